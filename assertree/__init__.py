@@ -1,0 +1,1 @@
+"""assertree: validate JSON and YAML against kyverno-json ValidatingPolicy assertion trees."""

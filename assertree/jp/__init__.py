@@ -1,0 +1,94 @@
+"""assertree's JMESPath dialect: the language kyverno-json evaluates.
+
+    >>> from assertree import jp
+    >>> jp.search("items[?price > `10`].name | sort(@)", data)
+    >>> expression = jp.compile("length($payload.spec.containers)")
+    >>> expression.search(data, {"payload": document})
+
+Standard JMESPath plus arithmetic, ``$name`` variables, ``let``, the root
+reference ``$`` and the Kyverno function library (DIALECT.md in the shared
+conformance folder pins it down). Compiled expressions are cached by text.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from assertree.jp.errors import (
+    ArityError,
+    EvaluationError,
+    FunctionError,
+    InvalidTypeError,
+    InvalidValueError,
+    JMESPathError,
+    ParseError,
+    UndefinedVariableError,
+    UnknownFunctionError,
+)
+
+__all__ = [
+    "ArityError",
+    "EvaluationError",
+    "Expression",
+    "FunctionError",
+    "InvalidTypeError",
+    "InvalidValueError",
+    "JMESPathError",
+    "ParseError",
+    "UndefinedVariableError",
+    "UnknownFunctionError",
+    "compile",
+    "search",
+]
+
+
+class Expression:
+    """A compiled expression: parse once, `search` many times.
+
+    `problems` lists what is wrong regardless of the data (unknown functions,
+    wrong argument counts); such calls raise when evaluated, as in go-jmespath.
+    """
+
+    __slots__ = ("text", "tree", "problems", "uses_root", "variables", "_code")
+
+    def __init__(self, text: str, dialect: str = "kyverno") -> None:
+        from assertree.jp.compiler import Compiler
+        from assertree.jp.parser import parse
+
+        self.text = text
+        self.tree = parse(text)
+        compiler = Compiler(dialect)
+        self._code = compiler.compile(self.tree)
+        self.problems: tuple[str, ...] = tuple(compiler.problems)
+        self.uses_root = compiler.uses_root
+        self.variables = frozenset(compiler.variables)
+
+    def search(self, data: Any, bindings: dict[str, Any] | None = None) -> Any:
+        """Evaluate against `data`; `bindings` maps variable names (without ``$``) to values."""
+        scope = {} if bindings is None else bindings
+        if self.uses_root:
+            scope = {**scope, "$": data}
+        try:
+            return self._code(data, scope)
+        except RecursionError:
+            raise EvaluationError("expression or document nested too deeply") from None
+
+    def __repr__(self) -> str:
+        return f"Expression({self.text!r})"
+
+
+@lru_cache(maxsize=4096)
+def compile(expression: str, dialect: str = "kyverno") -> Expression:  # noqa: A001  (mirrors jmespath.compile)
+    """Parse and compile `expression` (cached); raises ParseError on invalid text.
+
+    `dialect` picks the function table: ``kyverno`` (default; kyverno-json's,
+    with the Kyverno library) or ``community`` (go-jmespath's builtins only
+    meaning, as the JMESPath compliance suites expect).
+    """
+    return Expression(expression, dialect)
+
+
+def search(expression: str, data: Any, bindings: dict[str, Any] | None = None) -> Any:
+    """Compile (cached) and evaluate `expression` against `data` in one call."""
+    return compile(expression).search(data, bindings)

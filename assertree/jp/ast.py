@@ -1,0 +1,42 @@
+"""The parsed form of an expression: a tree of `Node`s.
+
+Node types follow jmespath.py's names (``field``, ``subexpression``,
+``projection``, ``filter_projection``, ...) plus the dialect's own
+(``arithmetic``, ``arithmetic_unary``, ``variable_ref``, ``let_expression``,
+``root``), so anyone who has read a JMESPath implementation finds their way.
+`assertree jp parse` prints this tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    type: str
+    children: tuple[Node, ...] = ()
+    value: Any = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The tree as plain data, for printing."""
+        out: dict[str, Any] = {"type": self.type}
+        if self.value is not None or self.type == "literal":
+            out["value"] = self.value
+        if self.children:
+            out["children"] = [child.to_dict() for child in self.children]
+        return out
+
+    def walk(self) -> Iterator[Node]:
+        """This node and every descendant, depth first."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+
+def node(type_: str, *children: Node, value: Any = None) -> Node:
+    return Node(type_, children, value)

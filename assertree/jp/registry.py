@@ -1,0 +1,248 @@
+"""The function registry: one decorated Python function per JMESPath function.
+
+A function is registered with its signature written the way users read it::
+
+    @function("pad_left(subject: string, width: number, pad?: string) -> string")
+    def pad_left(subject, width, pad=" "):
+        \"\"\"Pads `subject` on the left to `width` bytes.\"\"\"
+
+The signature is parsed once, at import: it gives the arity (checked when an
+expression is compiled, so a policy with a wrong call fails at load time) and
+per-argument type checks (run before every call, with an error naming the
+function). The docstring's first line is the description `assertree jp
+function` prints. Argument types are JMESPath names (`string`, `number`,
+`boolean`, `array`, `object`, `null`, `any`, `expref`, `array[string]`,
+`array[number]`) joined with `|`; `name?` marks an optional argument and
+`*name` a variadic tail.
+
+Registering a name twice is an error unless the later registration says
+`replaces=True`: kyverno-json registers Kyverno's library after the community
+builtins, and five names (`items`, `replace`, `split`, `trim`, `sum`) are
+replaced on purpose.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from assertree.jp.errors import ArityError, InvalidTypeError
+from assertree.jp.values import type_name
+
+_SIMPLE_CHECKS: dict[str, Callable[[Any], bool]] = {
+    "any": lambda v: True,
+    "string": lambda v: type(v) is str or isinstance(v, str),
+    "number": lambda v: (type(v) is int or type(v) is float)
+    or (isinstance(v, (int, float)) and not isinstance(v, bool)),
+    "boolean": lambda v: type(v) is bool,
+    "array": lambda v: type(v) is list or isinstance(v, list),
+    "object": lambda v: type(v) is dict or isinstance(v, dict),
+    "null": lambda v: v is None,
+    "expref": lambda v: type(v).__name__ == "Expref",
+}
+
+
+def _array_of(item_type: str) -> Callable[[Any], bool]:
+    check = _SIMPLE_CHECKS[item_type]
+    return lambda v: isinstance(v, list) and all(check(item) for item in v)
+
+
+def _type_check(types: tuple[str, ...]) -> Callable[[Any], bool]:
+    checks = []
+    for name in types:
+        if name in _SIMPLE_CHECKS:
+            checks.append(_SIMPLE_CHECKS[name])
+        elif (m := re.fullmatch(r"array\[(\w+)\]", name)) and m.group(1) in _SIMPLE_CHECKS:
+            checks.append(_array_of(m.group(1)))
+        else:
+            raise ValueError(f"unknown JMESPath type {name!r} in a function signature")
+    if len(checks) == 1:
+        return checks[0]
+    return lambda v: any(check(v) for check in checks)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One declared argument: its name, accepted types, and whether optional or variadic."""
+
+    name: str
+    types: tuple[str, ...]
+    optional: bool = False
+    variadic: bool = False
+    check: Callable[[Any], bool] = field(repr=False, compare=False, default=lambda v: True)
+
+    def describe(self) -> str:
+        prefix = "*" if self.variadic else ""
+        suffix = "?" if self.optional else ""
+        return f"{prefix}{self.name}{suffix}: {'|'.join(self.types)}"
+
+
+@dataclass(frozen=True)
+class Function:
+    """A registered function: what `assertree jp function` lists and the compiler calls."""
+
+    name: str
+    params: tuple[Param, ...]
+    returns: str
+    impl: Callable[..., Any] = field(repr=False)
+    description: str
+    group: str
+
+    @property
+    def min_args(self) -> int:
+        return sum(1 for p in self.params if not p.optional and not p.variadic)
+
+    @property
+    def max_args(self) -> int | None:
+        if any(p.variadic for p in self.params):
+            return None
+        return len(self.params)
+
+    @property
+    def signature(self) -> str:
+        args = ", ".join(p.describe() for p in self.params)
+        return f"{self.name}({args}) -> {self.returns}"
+
+    def arity_problem(self, count: int) -> str | None:
+        """Why `count` arguments are wrong for this function, or None when they are fine."""
+        low, high = self.min_args, self.max_args
+        if count < low:
+            expected = f"at least {low}" if high != low else str(low)
+        elif high is not None and count > high:
+            expected = f"at most {high}" if high != low else str(high)
+        else:
+            return None
+        noun = "argument" if (high or low) == 1 else "arguments"
+        return f"function {self.name}() expects {expected} {noun} but {count} were supplied"
+
+    def check_arguments(self, args: list[Any]) -> None:
+        """Raise ArityError or InvalidTypeError, naming the function, if `args` do not fit."""
+        problem = self.arity_problem(len(args))
+        if problem is not None:
+            raise ArityError(problem)
+        params = self.params
+        last = len(params) - 1
+        for index, value in enumerate(args):
+            param = params[index if index <= last else last]
+            if not param.check(value):
+                raise InvalidTypeError(
+                    f"function {self.name}() argument {index + 1} ({param.name}) must be "
+                    f"{' or '.join(param.types)}, got {type_name(value)}: {_short(value)}"
+                )
+
+    def __call__(self, *args: Any) -> Any:
+        self.check_arguments(list(args))
+        return self.impl(*args)
+
+
+def _short(value: Any) -> str:
+    from assertree.jp.values import to_json
+
+    try:
+        text = to_json(value)
+    except ValueError:
+        text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+REGISTRY: dict[str, Function] = {}
+"""The table kyverno-json evaluates with: community builtins, then its own, then Kyverno's."""
+
+REPLACED: dict[str, Function] = {}
+"""Builtins that a later registration replaced, kept for the plain community dialect."""
+
+DIALECTS = ("kyverno", "community")
+
+_SIGNATURE = re.compile(r"\s*(?P<name>[a-z_][a-z0-9_]*)\s*\((?P<params>.*)\)\s*->\s*(?P<returns>.+?)\s*$")
+_PARAM = re.compile(r"\s*(?P<star>\*)?(?P<name>[a-z_][a-z0-9_]*)(?P<opt>\?)?\s*:\s*(?P<types>[\w\[\]| ]+?)\s*$")
+
+
+def parse_signature(text: str) -> tuple[str, tuple[Param, ...], str]:
+    """Split ``name(a: t, b?: t|u, *rest: t) -> r`` into its name, parameters and return type."""
+    match = _SIGNATURE.fullmatch(text)
+    if match is None:
+        raise ValueError(f"malformed function signature: {text!r}")
+    params: list[Param] = []
+    body = match.group("params").strip()
+    for part in body.split(",") if body else []:
+        m = _PARAM.fullmatch(part)
+        if m is None:
+            raise ValueError(f"malformed parameter {part!r} in signature {text!r}")
+        types = tuple(t.strip() for t in m.group("types").split("|"))
+        params.append(
+            Param(
+                name=m.group("name"),
+                types=types,
+                optional=bool(m.group("opt")),
+                variadic=bool(m.group("star")),
+                check=_type_check(types),
+            )
+        )
+    seen_optional = False
+    for index, param in enumerate(params):
+        if param.variadic and index != len(params) - 1:
+            raise ValueError(f"only the last parameter may be variadic: {text!r}")
+        if param.optional:
+            seen_optional = True
+        elif seen_optional and not param.variadic:
+            raise ValueError(f"a required parameter follows an optional one: {text!r}")
+    return match.group("name"), tuple(params), match.group("returns")
+
+
+def function(signature: str, *, replaces: bool = False, group: str | None = None) -> Callable:
+    """Register the decorated Python function under the JMESPath name of `signature`."""
+
+    def register(impl: Callable[..., Any]) -> Callable[..., Any]:
+        name, params, returns = parse_signature(signature)
+        if name in REGISTRY and not replaces:
+            raise ValueError(f"function {name}() is already registered; pass replaces=True to override it")
+        if replaces and name not in REGISTRY:
+            raise ValueError(f"function {name}() says it replaces a registration, but none exists")
+        doc = (impl.__doc__ or "").strip().splitlines()
+        if not doc:
+            raise ValueError(f"function {name}() needs a docstring: its first line is the description")
+        module_group = group or impl.__module__.rsplit(".", 1)[-1]
+        if replaces:
+            REPLACED[name] = REGISTRY[name]
+        REGISTRY[name] = Function(
+            name=name,
+            params=params,
+            returns=returns,
+            impl=impl,
+            description=doc[0].strip(),
+            group=module_group,
+        )
+        return impl
+
+    return register
+
+
+def lookup(name: str, dialect: str = "kyverno") -> Function | None:
+    """The function called `name` in a dialect's table, loading the library on first use.
+
+    ``kyverno`` is kyverno-json's table (what policies use). ``community`` is
+    go-jmespath's own, where `items`, `replace`, `split`, `trim` and `sum` keep
+    their community meaning (what the JMESPath compliance suites test).
+    """
+    _load_library()
+    if dialect == "community" and name in REPLACED:
+        return REPLACED[name]
+    return REGISTRY.get(name)
+
+
+def all_functions() -> list[Function]:
+    """Every registered function, sorted by name."""
+    _load_library()
+    return sorted(REGISTRY.values(), key=lambda f: f.name)
+
+
+_loaded = False
+
+
+def _load_library() -> None:
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        import assertree.jp.functions  # noqa: F401  (registers everything on import)

@@ -1,0 +1,189 @@
+"""JSON values as the dialect sees them: types, truth, equality, Go-style text.
+
+Values are plain Python JSON values (`dict`, `list`, `str`, `int`, `float`,
+`bool`, `None`). Two rules differ from Python's own and are kept here, in one
+place, so every part of assertree applies them the same way:
+
+* booleans are never numbers (Python's ``True == 1`` must not leak through);
+* numbers compare by value whatever their Python type (``3 == 3.0``).
+
+Text forms follow Go, because kyverno-json users see them: `to_json` is Go's
+``json.Marshal`` (sorted keys, ``<>&`` escaped, integral floats without a
+fraction), used by ``to_string()`` and JSON output of expressions.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+NUMBER_TYPES = (int, float)
+_NUMBER_TYPE_SET = frozenset((int, float))
+
+_TYPE_NAMES: dict[type, str] = {
+    str: "string",
+    bool: "boolean",
+    int: "number",
+    float: "number",
+    list: "array",
+    dict: "object",
+    type(None): "null",
+}
+
+
+def type_name(value: Any) -> str:
+    """The JMESPath type of a value: string, number, boolean, array, object, null or expref."""
+    name = _TYPE_NAMES.get(type(value))
+    if name is not None:
+        return name
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    if callable(value):
+        return "expref"
+    return type(value).__name__
+
+
+def is_number(value: Any) -> bool:
+    """True for int and float, never for bool."""
+    return type(value) in _NUMBER_TYPE_SET or (
+        isinstance(value, (int, float)) and not isinstance(value, bool)
+    )
+
+
+def is_false(value: Any) -> bool:
+    """JMESPath falsiness: null, false, and empty strings, arrays and objects (0 is true)."""
+    return value is None or value is False or (type(value) in (str, list, dict) and not value)
+
+
+def equal(a: Any, b: Any) -> bool:
+    """Deep JSON equality: numbers by value, booleans apart from numbers, objects unordered."""
+    ta = type(a)
+    tb = type(b)
+    if ta is tb:
+        if ta is list:
+            return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b))
+        if ta is dict:
+            return len(a) == len(b) and all(k in b and equal(v, b[k]) for k, v in a.items())
+        return a == b
+    if ta in _NUMBER_TYPE_SET and tb in _NUMBER_TYPE_SET:
+        return a == b
+    if ta is bool or tb is bool:
+        return False
+    # Subclasses of the JSON types (rare: user data from Python callers).
+    if is_number(a) and is_number(b):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return len(a) == len(b) and all(k in b and equal(v, b[k]) for k, v in a.items())
+    if isinstance(a, str) and isinstance(b, str):
+        return str(a) == str(b)
+    return False
+
+
+def format_float(value: float) -> str:
+    """A float as Go's ``encoding/json`` writes it: ``3`` not ``3.0``, ``1e+21``, ``1e-7``.
+
+    Raises ValueError for NaN and infinities, which JSON cannot hold.
+    """
+    if math.isnan(value) or math.isinf(value):
+        raise ValueError(f"json: unsupported value: {go_float_word(value)}")
+    if value == 0:
+        return "-0" if math.copysign(1.0, value) < 0 else "0"
+    magnitude = abs(value)
+    if 1e-6 <= magnitude < 1e21:
+        if value.is_integer():
+            return str(int(value))
+        text = repr(value)
+        if "e" in text:  # repr uses exponents below 1e-4; Go does not until 1e-6
+            text = _positional(value)
+        return text
+    text = repr(value)
+    mantissa, _, exponent = text.partition("e")
+    if not exponent:
+        return text
+    sign = "-" if exponent.startswith("-") else "+"
+    digits = exponent.lstrip("+-").lstrip("0") or "0"
+    if mantissa.endswith(".0"):
+        mantissa = mantissa[:-2]
+    return f"{mantissa}e{sign}{digits}"
+
+
+def _positional(value: float) -> str:
+    """Shortest round-tripping digits of `value`, written without an exponent."""
+    from decimal import Decimal
+
+    text = format(Decimal(repr(value)), "f")
+    return text
+
+
+def go_float_word(value: float) -> str:
+    """How Go prints NaN and the infinities (``NaN``, ``+Inf``, ``-Inf``)."""
+    if math.isnan(value):
+        return "NaN"
+    return "+Inf" if value > 0 else "-Inf"
+
+
+def format_number(value: int | float) -> str:
+    """A number as Go's JSON encoder writes it (integers exactly, floats via `format_float`)."""
+    if type(value) is float:
+        return format_float(value)
+    return str(int(value))
+
+
+_JSON_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "<": "\\u003c",
+    ">": "\\u003e",
+    "&": "\\u0026",
+    "\u2028": "\\u2028",
+    "\u2029": "\\u2029",
+}
+
+
+def _quote(text: str) -> str:
+    out = ['"']
+    for ch in text:
+        escaped = _JSON_ESCAPES.get(ch)
+        if escaped is not None:
+            out.append(escaped)
+        elif ch < " ":
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def to_json(value: Any) -> str:
+    """Compact JSON exactly as Go's ``json.Marshal`` writes a JSON value.
+
+    Raises ValueError for NaN/Infinity and for values that are not JSON.
+    """
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, str):
+        return _quote(value)
+    if is_number(value):
+        return format_number(value)
+    if isinstance(value, list):
+        return "[" + ",".join(to_json(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(_quote(str(k)) + ":" + to_json(value[k]) for k in sorted(value)) + "}"
+    raise ValueError(f"json: unsupported type: {type_name(value)}")
