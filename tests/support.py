@@ -26,3 +26,88 @@ def json_equal(actual: Any, expected: Any) -> bool:
             json_equal(actual[k], v) for k, v in expected.items()
         )
     return type(actual) is type(expected) and actual == expected
+
+
+def go_value(value: Any, *, expected: bool = False) -> str:
+    """A value as kyverno-json prints it in field errors (Go's fmt), to compare our structured
+    results with its text: ``"null"`` (actual) or ``<nil>`` (expected) for null, ``%q`` strings,
+    ``map[string]interface {}{...}`` and ``[]interface {}{...}`` for compound values."""
+    if value is None:
+        return "<nil>" if expected else '"null"'
+    if isinstance(value, (dict, list)):
+        return _go_sharp(value)
+    return _go_plain(value)
+
+
+def _go_plain(value: Any) -> str:
+    import json
+
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return _go_float(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    raise TypeError(value)
+
+
+def _go_float(value: float) -> str:
+    """Go's %v for float64: shortest digits, exponent form below 1e-4 or from 1e21."""
+    if value == int(value) and abs(value) < 1e21:
+        return str(int(value))
+    text = repr(value)
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        sign = "-" if exponent.startswith("-") else "+"
+        return f"{mantissa}e{sign}{exponent.lstrip('+-').zfill(2)}"
+    return text
+
+
+def _go_sharp(value: Any) -> str:
+    if value is None:
+        return "interface {}(nil)"
+    if isinstance(value, dict):
+        items = ", ".join(f'"{k}":{_go_sharp(value[k])}' for k in sorted(value))
+        return "map[string]interface {}{" + items + "}"
+    if isinstance(value, list):
+        return "[]interface {}{" + ", ".join(_go_sharp(item) for item in value) + "}"
+    return _go_plain(value)
+
+
+def go_body(error) -> str:
+    """The Kubernetes field-error body kyverno-json prints for one of our FieldErrors."""
+    if error.type == "FieldValueRequired":
+        return f"Required value: {error.detail}"
+    if error.has_expected:
+        return f"Invalid value: {go_value(error.value)}: Expected value: {go_value(error.expected, expected=True)}"
+    return f"Invalid value: {go_value(error.value)}: {error.detail}"
+
+
+def as_go_text(text: str, result) -> str:
+    """Our text report with each field-error line re-rendered with Go value syntax."""
+    errors = iter(e for r in result.results for v in r.violations for e in v.errors)
+    lines = []
+    for line in text.splitlines():
+        if line.startswith("  -> "):
+            error = next(errors)
+            line = f"  -> {go_body(error)} (PATH={error.field})"
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def order_insensitive(text: str) -> list[str]:
+    """Lines with each run of sibling lines (field errors, binding echoes) sorted: kyverno-json
+    emits those in Go's random map order."""
+    out: list[str] = []
+    run: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("  -> ") or (line.startswith("- ") and " -> " in line and "(POLICY=" not in line):
+            run.append(line)
+            continue
+        out.extend(sorted(run))
+        run = []
+        out.append(line)
+    out.extend(sorted(run))
+    return out

@@ -50,7 +50,7 @@ class Expression:
     wrong argument counts); such calls raise when evaluated, as in go-jmespath.
     """
 
-    __slots__ = ("text", "tree", "problems", "uses_root", "variables", "_code")
+    __slots__ = ("_code", "problems", "text", "tree", "uses_root", "variables")
 
     def __init__(self, text: str, dialect: str = "kyverno") -> None:
         from assertree.jp.compiler import Compiler
@@ -79,7 +79,7 @@ class Expression:
 
 
 @lru_cache(maxsize=4096)
-def compile(expression: str, dialect: str = "kyverno") -> Expression:  # noqa: A001  (mirrors jmespath.compile)
+def compile(expression: str, dialect: str = "kyverno") -> Expression:
     """Parse and compile `expression` (cached); raises ParseError on invalid text.
 
     `dialect` picks the function table: ``kyverno`` (default; kyverno-json's,

@@ -45,7 +45,7 @@ class Lazy:
     Put one in a scope dict; variable references resolve it transparently.
     """
 
-    __slots__ = ("_compute", "_value", "_done")
+    __slots__ = ("_compute", "_done", "_value")
 
     def __init__(self, compute: Callable[[], Any]) -> None:
         self._compute = compute
@@ -188,7 +188,6 @@ class Compiler:
             def zero_step(value, scope):
                 if isinstance(value, list):
                     raise InvalidValueError("slice step cannot be 0")
-                return None
 
             return zero_step
         bounds = slice(start, stop, step)
@@ -445,7 +444,7 @@ def _identity(value: Any, scope: dict) -> Any:
     return value
 
 
-def _float(number: int | float) -> float:
+def _float(number: float) -> float:
     if type(number) is float:
         return number
     try:

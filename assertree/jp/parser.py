@@ -371,7 +371,7 @@ def _describe(token: Token) -> str:
     if token.type == "eof":
         return "end of expression"
     if token.type in ("literal", "quoted_identifier", "unquoted_identifier", "number", "variable"):
-        text = {"variable": "$" + str(token.value)}.get(token.type, None)
+        text = {"variable": "$" + str(token.value)}.get(token.type)
         if text is None:
             text = str(token.value) if token.type in ("unquoted_identifier", "number") else repr(token.value)
         return f"{token.type.replace('_', ' ')} {text}"

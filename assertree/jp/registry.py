@@ -125,7 +125,7 @@ class Function:
         params = self.params
         last = len(params) - 1
         for index, value in enumerate(args):
-            param = params[index if index <= last else last]
+            param = params[min(index, last)]
             if not param.check(value):
                 raise InvalidTypeError(
                     f"function {self.name}() argument {index + 1} ({param.name}) must be "

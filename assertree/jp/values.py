@@ -112,8 +112,7 @@ def format_float(value: float) -> str:
         return text
     sign = "-" if exponent.startswith("-") else "+"
     digits = exponent.lstrip("+-").lstrip("0") or "0"
-    if mantissa.endswith(".0"):
-        mantissa = mantissa[:-2]
+    mantissa = mantissa.removesuffix(".0")
     return f"{mantissa}e{sign}{digits}"
 
 
@@ -132,7 +131,7 @@ def go_float_word(value: float) -> str:
     return "+Inf" if value > 0 else "-Inf"
 
 
-def format_number(value: int | float) -> str:
+def format_number(value: float) -> str:
     """A number as Go's JSON encoder writes it (integers exactly, floats via `format_float`)."""
     if type(value) is float:
         return format_float(value)
@@ -187,3 +186,36 @@ def to_json(value: Any) -> str:
     if isinstance(value, dict):
         return "{" + ",".join(_quote(str(k)) + ":" + to_json(value[k]) for k in sorted(value)) + "}"
     raise ValueError(f"json: unsupported type: {type_name(value)}")
+
+
+def to_display(value: Any) -> str:
+    """A value as people read it in reports: compact JSON, keys sorted, no HTML escaping.
+
+    Unlike `to_json` it never fails: NaN and infinities print as Go does
+    (``NaN``, ``+Inf``), and non-JSON values fall back to ``repr``.
+    """
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, str):
+        return _display_quote(value)
+    if is_number(value):
+        if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+            return go_float_word(value)
+        return format_number(value)
+    if isinstance(value, list):
+        return "[" + ",".join(to_display(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(
+            _display_quote(str(k)) + ":" + to_display(value[k]) for k in sorted(value, key=str)
+        ) + "}"
+    return repr(value)
+
+
+def _display_quote(text: str) -> str:
+    import json
+
+    return json.dumps(text, ensure_ascii=False)

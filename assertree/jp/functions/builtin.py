@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
 
 from assertree.jp.errors import InvalidTypeError, InvalidValueError
 from assertree.jp.registry import function

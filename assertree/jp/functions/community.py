@@ -12,7 +12,10 @@ from __future__ import annotations
 from assertree.jp.errors import InvalidTypeError, InvalidValueError
 from assertree.jp.registry import function
 
-_GO_WHITESPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+_GO_WHITESPACE = (  # unicode.IsSpace
+    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000"
+)
 
 
 def _integer(value, name: str, argument: str) -> int:

@@ -1,0 +1,5 @@
+"""``python -m assertree`` runs the command line."""
+
+from assertree.cli import run
+
+run()

@@ -1,0 +1,74 @@
+"""The ``assertree`` command: arguments in, a library call, a report out, an exit code.
+
+Exit codes: 0 every rule passed (or did not apply), 1 a rule failed or
+errored, 2 bad input (a policy, payload, expression or flag that cannot be
+used; one line on stderr naming the file, line and field), 3 an internal bug.
+Commands import the library lazily so that ``assertree --help`` and small
+scans start fast.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERNAL = 3
+
+
+def build_app() -> typer.Typer:
+    from assertree.cli import jp as jp_commands
+    from assertree.cli import scan as scan_command
+
+    app = typer.Typer(
+        name="assertree",
+        help="Validate JSON and YAML (Terraform plans, Kubernetes manifests, any config) "
+        "against kyverno-json ValidatingPolicy assertion trees.",
+        invoke_without_command=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+    @app.callback()
+    def root(context: typer.Context) -> None:
+        if context.invoked_subcommand is None:
+            typer.echo(context.get_help())
+
+    app.command("scan", no_args_is_help=True)(scan_command.scan)
+    app.add_typer(jp_commands.app, name="jp")
+    return app
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns (and, as a script, exits with) the exit code."""
+    from assertree.errors import AssertreeError
+
+    try:
+        build_app()(args=argv, prog_name="assertree")
+    except SystemExit as done:
+        code = done.code
+        return code if isinstance(code, int) else (0 if code is None else EXIT_BAD_INPUT)
+    except AssertreeError as error:
+        print(f"assertree: error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("assertree: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except RecursionError:
+        print("assertree: error: input nested too deeply to process", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except Exception as error:  # noqa: BLE001  (a bug: still one line, never a traceback)
+        print(f"assertree: internal error: {type(error).__name__}: {error} "
+              "(please report this at the project's issue tracker)", file=sys.stderr)
+        return EXIT_INTERNAL
+    return EXIT_OK
+
+
+def run() -> None:
+    """Console-script entry point."""
+    sys.exit(main())

@@ -1,0 +1,137 @@
+"""``assertree jp``: evaluate, parse and look up JMESPath expressions of the dialect."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(
+    help="Provides a command-line interface to JMESPath, enhanced with custom functions.",
+    invoke_without_command=True,
+    add_completion=False,
+)
+
+
+@app.callback()
+def jp_group(context: typer.Context) -> None:
+    """Provides a command-line interface to JMESPath, enhanced with custom functions."""
+    if context.invoked_subcommand is None:
+        typer.echo(context.get_help())
+
+
+@app.command("query")
+def query(
+    expressions: Annotated[
+        list[str] | None, typer.Argument(help="Expressions to evaluate.", show_default=False)
+    ] = None,
+    input_file: Annotated[Path | None, typer.Option(
+        "--input", "-i", help="JSON or YAML document to search (default: stdin).", show_default=False)] = None,
+    query_files: Annotated[list[Path] | None, typer.Option(
+        "--query", "-q", help="File holding an expression. Repeatable.", show_default=False)] = None,
+    compact: Annotated[bool, typer.Option("--compact", "-c", help="Print JSON on one line.")] = False,
+    unquoted: Annotated[bool, typer.Option(
+        "--unquoted", "-u", help="Print string results without quotes.")] = False,
+) -> None:
+    """Provides a command-line interface to JMESPath, enhanced with Kyverno specific custom functions."""
+    from assertree import jp
+    from assertree.errors import AssertreeError, UsageError
+    from assertree.payload import read_payload
+
+    texts = list(expressions or [])
+    for file in query_files or []:
+        try:
+            texts.append(file.read_text().strip())
+        except OSError as error:
+            raise UsageError(f"cannot read query file: {error.strerror or error}", source=str(file)) from None
+    if not texts and input_file is None:
+        raise UsageError("at least one query or input object is required")
+    compiled = []
+    for text in texts:
+        try:
+            compiled.append(jp.compile(text))
+        except jp.ParseError as error:
+            raise UsageError(f"invalid expression:\n{error.pretty()}") from None
+    document = read_payload(str(input_file) if input_file else "-").value
+    for expression in compiled:
+        try:
+            result = expression.search(document)
+        except jp.JMESPathError as error:
+            raise AssertreeError(f"{expression.text}: {error}") from None
+        sys.stdout.write(_format(result, compact=compact, unquoted=unquoted) + "\n")
+
+
+def _format(value, *, compact: bool, unquoted: bool) -> str:
+    import json
+
+    from assertree.jp.values import go_float_word
+
+    if unquoted and isinstance(value, str):
+        return value
+    try:
+        return json.dumps(_printable(value), indent=None if compact else 2, ensure_ascii=False,
+                          separators=(",", ":") if compact else None)
+    except ValueError:
+        return go_float_word(value) if isinstance(value, float) else repr(value)
+
+
+def _printable(value):
+    """Integral floats as integers, as go-jmespath prints its float64 results."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return int(value)
+    if isinstance(value, list):
+        return [_printable(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _printable(item) for key, item in value.items()}
+    return value
+
+
+@app.command("parse")
+def parse(
+    expressions: Annotated[list[str] | None, typer.Argument(help="Expressions to parse.", show_default=False)] = None,
+    files: Annotated[list[Path] | None, typer.Option(
+        "--file", "-f", help="File holding an expression. Repeatable.", show_default=False)] = None,
+) -> None:
+    """Parses jmespath expression and prints corresponding AST."""
+    import json
+
+    from assertree import jp
+    from assertree.errors import UsageError
+    from assertree.jp.parser import parse as parse_expression
+
+    texts = list(expressions or [])
+    for file in files or []:
+        texts.append(file.read_text().strip())
+    if not texts:
+        texts.append(sys.stdin.read().strip())
+    for text in texts:
+        try:
+            tree = parse_expression(text)
+        except jp.ParseError as error:
+            raise UsageError(f"invalid expression:\n{error.pretty()}") from None
+        sys.stdout.write(f"# {text}\n{json.dumps(tree.to_dict(), indent=2, ensure_ascii=False)}\n")
+
+
+@app.command("function")
+def function(
+    names: Annotated[list[str] | None, typer.Argument(help="Functions to describe (default: all).",
+                                                      show_default=False)] = None,
+) -> None:
+    """Provides function informations."""
+    from assertree.errors import UsageError
+    from assertree.jp.registry import all_functions, lookup
+
+    if names:
+        chosen = []
+        for name in names:
+            found = lookup(name)
+            if found is None:
+                raise UsageError(f"unknown function {name!r} (run 'assertree jp function' to list them)")
+            chosen.append(found)
+    else:
+        chosen = all_functions()
+    for item in chosen:
+        sys.stdout.write(f"Name: {item.name}\n  Signature: {item.signature}\n  Group: {item.group}\n"
+                         f"  Description: {item.description}\n\n")

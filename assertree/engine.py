@@ -1,0 +1,190 @@
+"""Runs compiled policies over resources and collects the results.
+
+For each resource, each policy, each rule, in that order (the order results
+are reported in): bind ``$payload``, ``$policy``, ``$rule`` over the user's
+bindings, register the rule's context entries (lazy, in order), then
+``match``, ``exclude`` and ``assert``; compute the identifier and feedback for
+every rule that applied. A rule whose match fails or whose exclude matches
+produces no result. Evaluation problems make that rule's result ERROR; they
+never stop the scan.
+
+Differences from kyverno-json, on purpose: ``match``/``exclude`` with both
+``any`` and ``all`` require both (kyverno-json ignores ``all`` once an ``any``
+tree matched), and a null identifier means "no identifier" (kyverno-json
+prints ``<nil>``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from assertree.jp.compiler import Lazy
+from assertree.jp.errors import EvaluationError, JMESPathError
+from assertree.jp.values import to_display
+from assertree.policy.model import Policy
+from assertree.results import ERROR, FAIL, PASS, Resource, RuleResult, ScanResult, Violation
+from assertree.rules import CompiledContextEntry, CompiledMatch, CompiledPolicy, CompiledRule, compile_policy
+from assertree.tree.nodes import TreeError
+
+
+def scan(
+    resources: Iterable[Any],
+    policies: Iterable[Policy | CompiledPolicy],
+    bindings: Mapping[str, Any] | None = None,
+) -> ScanResult:
+    """Check every resource against every policy.
+
+    `resources` are JSON values (or `Resource`s carrying their source);
+    `policies` come from `load_policies` (or are `Policy` models, compiled
+    here); `bindings` are extra variables, available as ``$name``.
+    """
+    items = [item if isinstance(item, Resource) else Resource(item) for item in resources]
+    compiled = [_compiled(policy) for policy in policies]
+    user = dict(bindings or {})
+    rules = []
+    for policy in compiled:
+        for rule in policy.rules:
+            scope = {**user, "payload": None, **rule.scope}
+            rules.append((rule, scope))
+    results: list[RuleResult] = []
+    append = results.append
+    for resource in items:
+        value = resource.value
+        for rule, scope in rules:
+            scope["payload"] = value
+            result = evaluate_rule(rule, resource, scope)
+            if result is not None:
+                append(result)
+    return ScanResult(items, [policy.policy for policy in compiled], results)
+
+
+def _compiled(policy: Policy | CompiledPolicy) -> CompiledPolicy:
+    if isinstance(policy, CompiledPolicy):
+        return policy
+    cached = getattr(policy, "compiled", None)
+    return cached if cached is not None else compile_policy(policy)
+
+
+def evaluate_rule(rule: CompiledRule, resource: Resource, scope: dict) -> RuleResult | None:
+    """One rule on one resource; None when the rule does not apply (match/exclude)."""
+    value = resource.value
+    if rule.context:
+        scope = _with_context(rule, value, scope)
+    try:
+        if rule.match is not None and not _matches(rule.match, value, scope):
+            return None
+        if rule.exclude is not None and _matches(rule.exclude, value, scope):
+            return None
+        violations = _assert(rule, value, scope)
+    except TreeError as error:
+        return _result(rule, resource, scope, ERROR, error=error.text())
+    if violations:
+        return _result(rule, resource, scope, FAIL, violations=violations)
+    return _result(rule, resource, scope, PASS)
+
+
+def _with_context(rule: CompiledRule, value: Any, scope: dict) -> dict:
+    """Register the context entries; each is computed on first use and sees the earlier ones."""
+    for entry in rule.context:
+        if entry.evaluate is None:
+            scope = {**scope, entry.name: entry.constant}
+        else:
+            scope = {**scope, entry.name: Lazy(_context_value(entry, value, scope))}
+    return scope
+
+
+def _context_value(entry: CompiledContextEntry, value: Any, scope: dict):
+    """The computation of a context entry, run where the entry is first used."""
+
+    def compute() -> Any:
+        try:
+            return entry.evaluate(value, scope)
+        except Exception as error:
+            raise EvaluationError(f"{entry.path}: Internal error: {error}") from error
+
+    return compute
+
+
+def _matches(match: CompiledMatch, value: Any, scope: dict) -> bool:
+    """Whether a match/exclude block holds: one `any` tree (if any) and every `all` tree."""
+    if match.any and not any(_holds(tree, value, scope) for tree in match.any):
+        return False
+    return all(_holds(tree, value, scope) for tree in match.all)
+
+
+def _holds(tree, value: Any, scope: dict) -> bool:
+    errors: list = []
+    tree.check(value, scope, None, errors)
+    return not errors
+
+
+def _assert(rule: CompiledRule, value: Any, scope: dict) -> list[Violation]:
+    """The violations of the assert block: `any` needs one passing assertion, `all` every one."""
+    if rule.any:
+        failures = []
+        for assertion in rule.any:
+            violation = _check(assertion, value, scope)
+            if violation is None:
+                failures = []
+                break
+            failures.append(violation)
+        if failures:
+            return failures
+    violations = []
+    for assertion in rule.all:
+        violation = _check(assertion, value, scope)
+        if violation is not None:
+            violations.append(violation)
+    return violations
+
+
+def _check(assertion, value: Any, scope: dict) -> Violation | None:
+    errors: list = []
+    assertion.tree.check(value, scope, None, errors)
+    if not errors:
+        return None
+    message = assertion.message.render(value, scope) if assertion.message is not None else None
+    return Violation(assertion.check_path, message, errors)
+
+
+def _result(rule: CompiledRule, resource: Resource, scope: dict, status: str, *,
+            violations: list[Violation] | None = None, error: str | None = None) -> RuleResult:
+    value = resource.value
+    return RuleResult(
+        resource=resource,
+        policy=rule.policy,
+        rule=rule.rule,
+        status=status,
+        identifier=_identifier(rule, value, scope),
+        violations=violations or [],
+        error=error,
+        feedback=_feedback(rule, value, scope),
+    )
+
+
+def _identifier(rule: CompiledRule, value: Any, scope: dict) -> str | None:
+    if rule.identifier is None:
+        return None
+    try:
+        result = rule.identifier.search(value, scope)
+    except JMESPathError as error:
+        return f"(error: {error})"
+    if result is None:
+        return None
+    return result if isinstance(result, str) else to_display(result)
+
+
+def _feedback(rule: CompiledRule, value: Any, scope: dict) -> dict[str, Any]:
+    if not rule.feedback:
+        return {}
+    out = {}
+    for item in rule.feedback:
+        if item.evaluate is None:
+            out[item.name] = {"value": item.constant}
+            continue
+        try:
+            out[item.name] = {"value": item.evaluate(value, scope)}
+        except JMESPathError as error:
+            out[item.name] = {"error": str(error)}
+    return out

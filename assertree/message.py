@@ -1,0 +1,47 @@
+"""Assertion messages with ``{{ expression }}`` placeholders.
+
+As in kyverno-json, each placeholder is JMESPath (whatever the compiler), is
+evaluated against the **whole resource** with the rule's bindings, and only
+strings are inserted: null gives ``ERR (<expr> not found)``, other types
+``ERR (<expr> not a string)``, an evaluation error ``ERR (<expr> - <error>)``.
+Unlike kyverno-json, a placeholder that is not a valid expression is a policy
+error at load time.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from assertree.compilers import compile_jp_expression
+from assertree.jp.errors import JMESPathError
+
+_PLACEHOLDER = re.compile(r"{{(.*?)}}")
+
+
+class Message:
+    __slots__ = ("_expressions", "text")
+
+    def __init__(self, text: str, at: tuple = ()) -> None:
+        self.text = text
+        self._expressions = {}
+        for match in _PLACEHOLDER.finditer(text):
+            statement = match.group(1).strip()
+            if statement not in self._expressions:
+                self._expressions[statement] = compile_jp_expression(statement, at)
+
+    def render(self, resource: Any, scope: dict) -> str:
+        if not self._expressions:
+            return self.text
+        return _PLACEHOLDER.sub(lambda m: self._substitute(m.group(1).strip(), resource, scope), self.text)
+
+    def _substitute(self, statement: str, resource: Any, scope: dict) -> str:
+        try:
+            result = self._expressions[statement].search(resource, scope)
+        except JMESPathError as error:
+            return f"ERR ({statement} - {error})"
+        if result is None:
+            return f"ERR ({statement} not found)"
+        if not isinstance(result, str):
+            return f"ERR ({statement} not a string)"
+        return result

@@ -1,0 +1,1 @@
+"""Policy model, loading and validation."""

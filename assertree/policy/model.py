@@ -1,0 +1,149 @@
+"""The ValidatingPolicy model: typed access to a policy document.
+
+Built from a document that already passed the schema check, so constructors
+only read fields; free-form parts (assertion trees, context variables,
+feedback values) stay plain JSON values. Each object keeps the part of the
+document it came from (`document`) because ``$policy`` and ``$rule`` expose
+the policy and the rule to expressions as JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+API_VERSION = "json.kyverno.io/v1alpha1"
+KIND = "ValidatingPolicy"
+
+
+@dataclass(eq=False)
+class Assertion:
+    check: Any
+    message: str | None = None
+    compiler: str | None = None
+
+
+@dataclass(eq=False)
+class AssertBlock:
+    any: list[Assertion] = field(default_factory=list)
+    all: list[Assertion] = field(default_factory=list)
+    compiler: str | None = None
+
+
+@dataclass(eq=False)
+class Match:
+    any: list[Any] = field(default_factory=list)
+    all: list[Any] = field(default_factory=list)
+    compiler: str | None = None
+
+
+@dataclass(eq=False)
+class ContextEntry:
+    name: str
+    variable: Any = None
+    compiler: str | None = None
+
+
+@dataclass(eq=False)
+class Feedback:
+    name: str
+    value: Any = None
+    compiler: str | None = None
+
+
+@dataclass(eq=False)
+class Rule:
+    name: str
+    assert_: AssertBlock
+    index: int = 0
+    compiler: str | None = None
+    context: list[ContextEntry] = field(default_factory=list)
+    match: Match | None = None
+    exclude: Match | None = None
+    identifier: str = ""
+    feedback: list[Feedback] = field(default_factory=list)
+    document: dict = field(default_factory=dict, repr=False)
+
+
+@dataclass(eq=False)
+class Policy:
+    name: str
+    rules: list[Rule]
+    labels: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str] = field(default_factory=dict)
+    compiler: str | None = None
+    document: dict = field(default_factory=dict, repr=False)
+    source: str | None = None  # file the policy was read from
+    document_index: int | None = None  # its position in that file's YAML stream
+    line: int | None = None  # where its document starts
+    compiled: Any = field(default=None, repr=False, compare=False)  # set by the loader (rules.CompiledPolicy)
+
+    @property
+    def severity(self) -> str | None:
+        """The ``policies.kyverno.io/severity`` annotation (low, medium, high, critical)."""
+        return self.annotations.get("policies.kyverno.io/severity")
+
+    @property
+    def title(self) -> str | None:
+        return self.annotations.get("title.policy.kyverno.io") or self.annotations.get("policies.kyverno.io/title")
+
+    @property
+    def description(self) -> str | None:
+        return self.annotations.get("description.policy.kyverno.io") or self.annotations.get(
+            "policies.kyverno.io/description"
+        )
+
+
+def _match(data: dict | None) -> Match | None:
+    if data is None:
+        return None
+    return Match(any=list(data.get("any") or []), all=list(data.get("all") or []), compiler=data.get("compiler"))
+
+
+def _assertions(items: list | None) -> list[Assertion]:
+    return [Assertion(check=a.get("check"), message=a.get("message"), compiler=a.get("compiler")) for a in items or []]
+
+
+def rule_from_document(data: dict, index: int) -> Rule:
+    assert_data = data.get("assert") or {}
+    return Rule(
+        name=data["name"],
+        index=index,
+        compiler=data.get("compiler"),
+        context=[
+            ContextEntry(name=c["name"], variable=c.get("variable"), compiler=c.get("compiler"))
+            for c in data.get("context") or []
+        ],
+        match=_match(data.get("match")),
+        exclude=_match(data.get("exclude")),
+        identifier=data.get("identifier") or "",
+        feedback=[
+            Feedback(name=f["name"], value=f.get("value"), compiler=f.get("compiler"))
+            for f in data.get("feedback") or []
+        ],
+        assert_=AssertBlock(
+            any=_assertions(assert_data.get("any")),
+            all=_assertions(assert_data.get("all")),
+            compiler=assert_data.get("compiler"),
+        ),
+        document=data,
+    )
+
+
+def policy_from_document(
+    document: dict, *, source: str | None = None, index: int | None = None, line: int | None = None
+) -> Policy:
+    """The model of a schema-valid ValidatingPolicy document."""
+    metadata = document.get("metadata") or {}
+    spec = document.get("spec") or {}
+    return Policy(
+        name=metadata.get("name", ""),
+        labels=dict(metadata.get("labels") or {}),
+        annotations=dict(metadata.get("annotations") or {}),
+        compiler=spec.get("compiler"),
+        rules=[rule_from_document(rule, i) for i, rule in enumerate(spec.get("rules") or [])],
+        document=document,
+        source=source,
+        document_index=index,
+        line=line,
+    )

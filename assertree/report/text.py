@@ -1,0 +1,68 @@
+"""The text report, laid out line for line like kyverno-json's scan output.
+
+    Loading policies ...
+    Loading payload ...
+    Pre processing ...
+    Running ( evaluating 1 resource against 1 policy ) ...
+    - FAILED (POLICY=p, RULE=r, ID=x)
+     -> message (CHECK=spec.rules[0].assert.all[0])
+      -> Invalid value: 3: Expected value: 4 (PATH=a.b)
+    Done
+
+Values are printed as JSON where kyverno-json prints Go syntax
+(``{"a":1}`` rather than ``map[string]interface {}{"a":1}``, ``null`` rather
+than ``"null"``/``<nil>``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from assertree.jp.values import to_display
+from assertree.results import ERROR, FAIL, PASS, RuleResult, ScanResult
+
+_STATUS = {PASS: "PASSED", FAIL: "FAILED"}
+
+
+def plural(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
+def render(result: ScanResult, *, bindings: Mapping[str, Any] | None = None, quiet: bool = False) -> str:
+    """The whole report; `quiet` keeps only failed and errored rules."""
+    lines: list[str] = []
+    if not quiet:
+        lines.append("Loading policies ...")
+        if bindings is not None:
+            lines.append("Loading bindings ...")
+            for key, value in bindings.items():
+                lines.append(f"- {key} -> {value if isinstance(value, str) else to_display(value)}")
+        lines.append("Loading payload ...")
+        lines.append("Pre processing ...")
+        lines.append(
+            f"Running ( evaluating {plural(len(result.resources), 'resource', 'resources')} against "
+            f"{plural(len(result.policies), 'policy', 'policies')} ) ..."
+        )
+    for rule_result in result.results:
+        if quiet and not rule_result.failed:
+            continue
+        lines.extend(rule_lines(rule_result))
+    if not quiet:
+        lines.append("Done")
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def rule_lines(result: RuleResult) -> list[str]:
+    """The status line of one rule result and its violation lines."""
+    names = f"POLICY={result.policy.name}, RULE={result.rule.name}"
+    if result.identifier:
+        names += f", ID={result.identifier}"
+    if result.status == ERROR:
+        return [f"- ERROR: {result.error} ({names})"]
+    lines = [f"- {_STATUS[result.status]} ({names})"]
+    for violation in result.violations:
+        lines.append(f" -> {violation.headline()}")
+        for error in violation.errors:
+            lines.append(f"  -> {error}")
+    return lines

@@ -1,0 +1,207 @@
+"""What a scan produces: plain data that reporters format and users walk.
+
+The engine never prints; reporters never re-derive anything. A scan gives,
+for every resource, every rule that applied to it: its status, identifier,
+feedback, and for a failure the violations (one per failing assertion, each
+with the field errors kyverno-json would list).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from assertree.jp.values import to_display
+from assertree.tree import fieldpath
+
+if TYPE_CHECKING:
+    from assertree.policy.model import Policy, Rule
+
+PASS = "pass"
+FAIL = "fail"
+ERROR = "error"
+SKIP = "skip"
+
+# Kubernetes field.ErrorType names, as kyverno-json's JSON report writes them.
+INVALID = "FieldValueInvalid"
+REQUIRED = "FieldValueRequired"
+TYPE_INVALID = "FieldValueTypeInvalid"
+INTERNAL = "InternalError"
+
+_BODY_PREFIX = {INVALID: "Invalid value", REQUIRED: "Required value", TYPE_INVALID: "Invalid value"}
+_NO_VALUE = object()
+
+
+@dataclass(slots=True)
+class FieldError:
+    """One failing node of an assertion tree.
+
+    `path` is the raw field path (see `assertree.tree.fieldpath`); `field` its
+    kyverno-json text. `expected` is set when a leaf did not match.
+    """
+
+    type: str
+    path: Any
+    detail: str
+    value: Any = None
+    expected: Any = _NO_VALUE
+
+    @property
+    def field(self) -> str:
+        return fieldpath.render(self.path)
+
+    @property
+    def has_expected(self) -> bool:
+        return self.expected is not _NO_VALUE
+
+    @property
+    def payload_steps(self) -> list[Any]:
+        """Keys/indexes of the failing field inside the resource, as far as they are known."""
+        return fieldpath.payload_steps(self.path)
+
+    def body(self) -> str:
+        """``Invalid value: 3: Expected value: 4``, as kyverno-json words it (values in JSON)."""
+        prefix = _BODY_PREFIX[self.type]
+        if self.type == REQUIRED:
+            return f"{prefix}: {self.detail}"
+        return f"{prefix}: {to_display(self.value)}: {self.detail}"
+
+    def __str__(self) -> str:
+        return f"{self.body()} (PATH={self.field})"
+
+
+def expected_detail(expected: Any) -> str:
+    return f"Expected value: {to_display(expected)}"
+
+
+@dataclass(slots=True)
+class Violation:
+    """One failing assertion of a rule: where it is in the policy, its message, its errors."""
+
+    check: str  # "spec.rules[0].assert.all[1]"
+    message: str | None
+    errors: list[FieldError]
+
+    def headline(self) -> str:
+        """``<message> (CHECK=...)``, or ``(CHECK=...)`` without a message."""
+        if self.message:
+            return f"{self.message} (CHECK={self.check})"
+        return f"(CHECK={self.check})"
+
+
+@dataclass(slots=True)
+class Resource:
+    """One payload item being checked, and where it came from."""
+
+    value: Any
+    source: str | None = None  # file path, "<stdin>", or None for values passed in Python
+    document: int | None = None  # index of the YAML document / JSON array item in the source
+    root: Any = field(default=None, repr=False)  # the whole document the resource was taken from
+
+    @property
+    def label(self) -> str:
+        """Short text naming the resource's source for people."""
+        if self.source is None:
+            return "<input>"
+        if self.document is None:
+            return self.source
+        return f"{self.source}#{self.document}"
+
+
+@dataclass(slots=True)
+class RuleResult:
+    """The outcome of one rule on one resource (skipped pairs are not stored, see ScanResult)."""
+
+    resource: Resource
+    policy: Policy
+    rule: Rule
+    status: str
+    identifier: str | None = None
+    violations: list[Violation] = field(default_factory=list)
+    error: str | None = None
+    feedback: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> bool:
+        return self.status in (FAIL, ERROR)
+
+
+@dataclass
+class Summary:
+    resources: int
+    policies: int
+    rules: int
+    passed: int
+    failed: int
+    errors: int
+    skipped: int
+    violations: int
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "resources": self.resources,
+            "policies": self.policies,
+            "rules": self.rules,
+            "passed": self.passed,
+            "failed": self.failed,
+            "errors": self.errors,
+            "skipped": self.skipped,
+            "violations": self.violations,
+        }
+
+
+@dataclass
+class ScanResult:
+    """Every result of a scan, in evaluation order (resource, policy, rule).
+
+    Only rules that applied are stored; `skipped()` derives the (resource,
+    rule) pairs whose match failed or exclude matched, so a 10,000-resource
+    plan does not allocate tens of thousands of "skip" objects up front.
+    """
+
+    resources: list[Resource]
+    policies: list[Policy]
+    results: list[RuleResult]
+
+    @property
+    def failed(self) -> bool:
+        """True when any rule failed or errored (exit code 1)."""
+        return any(result.failed for result in self.results)
+
+    def by_resource(self) -> Iterator[tuple[Resource, list[RuleResult]]]:
+        """Results grouped per resource, in resource order (resources with no result included)."""
+        grouped: dict[int, list[RuleResult]] = {}
+        for result in self.results:
+            grouped.setdefault(id(result.resource), []).append(result)
+        for resource in self.resources:
+            yield resource, grouped.get(id(resource), [])
+
+    def skipped(self) -> Iterator[tuple[Resource, Policy, Rule]]:
+        """Every (resource, policy, rule) that produced no result, in evaluation order."""
+        applied = {(id(r.resource), id(r.rule)) for r in self.results}
+        for resource in self.resources:
+            for policy in self.policies:
+                for rule in policy.rules:
+                    if (id(resource), id(rule)) not in applied:
+                        yield resource, policy, rule
+
+    def unmatched_rules(self) -> list[tuple[Policy, Rule]]:
+        """Rules that applied to no resource at all ("nothing was checked")."""
+        applied = {id(r.rule) for r in self.results}
+        return [(p, rule) for p in self.policies for rule in p.rules if id(rule) not in applied]
+
+    def summary(self) -> Summary:
+        statuses = Counter(result.status for result in self.results)
+        rule_count = sum(len(policy.rules) for policy in self.policies)
+        return Summary(
+            resources=len(self.resources),
+            policies=len(self.policies),
+            rules=rule_count,
+            passed=statuses[PASS],
+            failed=statuses[FAIL],
+            errors=statuses[ERROR],
+            skipped=len(self.resources) * rule_count - len(self.results),
+            violations=sum(len(result.violations) for result in self.results),
+        )

@@ -1,0 +1,139 @@
+"""Compiling a policy into what the engine runs, once, at load time.
+
+Everything that can be decided without a payload is decided here: which
+expression language each ``(...)`` uses, every expression parsed and checked
+(unknown functions, wrong argument counts), every assertion tree turned into
+nodes, every message template parsed. A problem is a `PolicyError` whose
+`path` points into the policy document, so the loader can name the line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from assertree import jp
+from assertree.compilers import Compilers, compile_jp_expression
+from assertree.errors import PolicyError
+from assertree.message import Message
+from assertree.policy.model import Match, Policy, Rule
+from assertree.tree.nodes import Evaluate, Node, compile_scalar, compile_tree
+
+
+@dataclass(eq=False)
+class CompiledAssertion:
+    check_path: str  # "spec.rules[0].assert.all[1]"
+    tree: Node
+    message: Message | None
+
+
+@dataclass(eq=False)
+class CompiledMatch:
+    any: list[Node]
+    all: list[Node]
+
+
+@dataclass(eq=False)
+class CompiledContextEntry:
+    name: str
+    constant: Any
+    evaluate: Evaluate | None
+    path: str  # "spec.rules[0].context[1].variable", for errors
+
+
+@dataclass(eq=False)
+class CompiledFeedback:
+    name: str
+    constant: Any
+    evaluate: Evaluate | None
+
+
+@dataclass(eq=False)
+class CompiledRule:
+    policy: Policy
+    rule: Rule
+    context: list[CompiledContextEntry]
+    match: CompiledMatch | None
+    exclude: CompiledMatch | None
+    any: list[CompiledAssertion]
+    all: list[CompiledAssertion]
+    identifier: jp.Expression | None
+    feedback: list[CompiledFeedback]
+    scope: dict = field(default_factory=dict)
+    """Bindings every evaluation of this rule starts from ($policy, $rule); the engine adds $payload."""
+
+
+@dataclass(eq=False)
+class CompiledPolicy:
+    policy: Policy
+    rules: list[CompiledRule]
+
+
+def compile_policy(policy: Policy) -> CompiledPolicy:
+    """Compile every rule of `policy`; raises PolicyError pointing into the document."""
+    compilers = Compilers().with_default(policy.compiler)
+    rules = [_compile_rule(policy, rule, compilers) for rule in policy.rules]
+    return CompiledPolicy(policy, rules)
+
+
+def _compile_rule(policy: Policy, rule: Rule, compilers: Compilers) -> CompiledRule:
+    at = ("spec", "rules", rule.index)
+    compilers = compilers.with_default(rule.compiler)
+    context = []
+    for position, entry in enumerate(rule.context):
+        entry_at = at + ("context", position, "variable")
+        constant, evaluate = compile_scalar(
+            entry.variable, compilers.with_default(entry.compiler).compile, entry_at
+        )
+        context.append(CompiledContextEntry(
+            entry.name, constant, evaluate, f"spec.rules[{rule.index}].context[{position}].variable"
+        ))
+    feedback = []
+    for position, item in enumerate(rule.feedback):
+        item_at = at + ("feedback", position, "value")
+        constant, evaluate = compile_scalar(item.value, compilers.with_default(item.compiler).compile, item_at)
+        feedback.append(CompiledFeedback(item.name, constant, evaluate))
+    identifier = None
+    if rule.identifier:
+        identifier = compile_jp_expression(rule.identifier, at + ("identifier",))
+    assert_block = rule.assert_
+    if not assert_block.any and not assert_block.all:
+        raise PolicyError("an empty assert is not valid: give at least one assertion under any or all",
+                          path=at + ("assert",))
+    assert_compilers = compilers.with_default(assert_block.compiler)
+    return CompiledRule(
+        policy=policy,
+        rule=rule,
+        context=context,
+        match=_compile_match(rule.match, compilers, at + ("match",)),
+        exclude=_compile_match(rule.exclude, compilers, at + ("exclude",)),
+        any=_compile_assertions(assert_block.any, assert_compilers, at + ("assert", "any")),
+        all=_compile_assertions(assert_block.all, assert_compilers, at + ("assert", "all")),
+        identifier=identifier,
+        feedback=feedback,
+        scope={"policy": policy.document, "rule": rule.document},
+    )
+
+
+def _compile_match(match: Match | None, compilers: Compilers, at: tuple) -> CompiledMatch | None:
+    if match is None:
+        return None
+    if not match.any and not match.all:
+        raise PolicyError("an empty match is not valid: give at least one tree under any or all", path=at)
+    compilers = compilers.with_default(match.compiler)
+    return CompiledMatch(
+        any=[compile_tree(tree, compilers.compile, at + ("any", i)) for i, tree in enumerate(match.any)],
+        all=[compile_tree(tree, compilers.compile, at + ("all", i)) for i, tree in enumerate(match.all)],
+    )
+
+
+def _compile_assertions(assertions, compilers: Compilers, at: tuple) -> list[CompiledAssertion]:
+    compiled = []
+    for position, assertion in enumerate(assertions):
+        here = at + (position,)
+        assertion_compilers = compilers.with_default(assertion.compiler)
+        tree = compile_tree(assertion.check, assertion_compilers.compile, here + ("check",))
+        message = Message(assertion.message, here + ("message",)) if assertion.message else None
+        check_path = f"spec.rules[{at[2]}].assert.{at[-1]}[{position}]"
+        compiled.append(CompiledAssertion(check_path, tree, message))
+    return compiled

@@ -1,0 +1,1 @@
+"""Assertion trees: key syntax, the three node kinds, and leaf comparison."""

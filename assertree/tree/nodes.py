@@ -1,0 +1,258 @@
+"""The three node kinds of an assertion tree, compiled once and evaluated many times.
+
+* a **map** node projects the value through each key (a plain lookup, or an
+  expression) and hands the result to the child node; ``~`` runs the child for
+  each item of a list or map, ``->name`` binds the projected value;
+* a **slice** node needs a list of the same length and checks item by item;
+* a **scalar** node (leaf) compares the value with its expected value, which
+  may itself be an expression.
+
+Evaluation appends a `FieldError` to `errors` for each failing node and raises
+`TreeError` for what kyverno-json treats as an internal error (the rule is then
+ERROR). Paths are built as cheap tuples and only rendered for errors.
+
+Bindings follow the documented scoping, not kyverno-json's accident: a
+``->name`` or ``~name.`` binding is visible to the node's descendants only, never
+to sibling keys (in Go it leaks to siblings visited later, in random order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from assertree.errors import PolicyError
+from assertree.jp.values import to_display
+from assertree.results import INTERNAL, INVALID, REQUIRED, TYPE_INVALID, FieldError, expected_detail
+from assertree.tree import fieldpath
+from assertree.tree.compare import NotComparable, matches
+from assertree.tree.keys import parse_key
+
+Evaluate = Callable[[Any, dict], Any]
+CompileStatement = Callable[[str, str, tuple], "Evaluate | None"]
+"""(compiler, statement, policy path) -> evaluator, or None for an unknown compiler."""
+
+_MISSING = object()
+
+
+class TreeError(Exception):
+    """An evaluation error at a node: the rule's result is ERROR with this text."""
+
+    def __init__(self, path: Any, kind: str, detail: str, value: Any = None) -> None:
+        self.path = path
+        self.kind = kind
+        self.detail = detail
+        self.value = value
+        super().__init__(self.text())
+
+    def text(self) -> str:
+        where = fieldpath.render(self.path)
+        if self.kind == INTERNAL:
+            body = f"Internal error: {self.detail}"
+        else:
+            body = f"Invalid value: {to_display(self.value)}: {self.detail}"
+        return f"{where}: {body}" if where else body
+
+
+class Node:
+    __slots__ = ()
+
+    def check(self, value: Any, scope: dict, path: Any, errors: list) -> None:
+        raise NotImplementedError
+
+
+class _Entry:
+    """One key of a map node, compiled."""
+
+    __slots__ = ("binding", "child", "evaluate", "foreach", "foreach_name", "key", "text")
+
+    def __init__(self, text, key, evaluate, foreach, foreach_name, binding, child):
+        self.text = text
+        self.key = key  # plain lookup key, or _MISSING when `evaluate` projects
+        self.evaluate = evaluate
+        self.foreach = foreach
+        self.foreach_name = foreach_name
+        self.binding = binding
+        self.child = child
+
+
+class MapNode(Node):
+    __slots__ = ("entries",)
+
+    def __init__(self, entries: list[_Entry]) -> None:
+        self.entries = entries
+
+    def check(self, value, scope, path, errors):
+        for entry in self.entries:
+            key = entry.key
+            if key is not _MISSING:
+                if type(value) is dict or isinstance(value, dict):
+                    projected = value.get(key, _MISSING)
+                    if projected is _MISSING:
+                        errors.append(FieldError(REQUIRED, fieldpath.child(path, entry.text, key),
+                                                 "field not found in the input object"))
+                        continue
+                elif value is None:
+                    errors.append(FieldError(REQUIRED, fieldpath.child(path, entry.text, key),
+                                             "field not found in the input object"))
+                    continue
+                else:
+                    raise TreeError(fieldpath.child(path, entry.text), INTERNAL, "projection not recognized")
+                child_path = fieldpath.child(path, entry.text, key)
+            else:
+                child_path = fieldpath.child(path, entry.text)
+                try:
+                    projected = entry.evaluate(value, scope)
+                except TreeError:
+                    raise
+                except Exception as error:  # JMESPath (or CEL) evaluation error
+                    raise TreeError(child_path, INTERNAL, str(error)) from error
+            child_scope = scope
+            if entry.binding:
+                child_scope = {**scope, entry.binding: projected}
+            if entry.foreach:
+                self._foreach(entry, projected, child_scope, child_path, key is not _MISSING, errors)
+            else:
+                entry.child.check(projected, child_scope, child_path, errors)
+
+    @staticmethod
+    def _foreach(entry, projected, scope, path, in_payload, errors):
+        name = entry.foreach_name
+        child = entry.child
+        if isinstance(projected, list):
+            for position, item in enumerate(projected):
+                item_scope = {**scope, name: position} if name else scope
+                item_path = fieldpath.index(path, position, position if in_payload else fieldpath.NOT_IN_PAYLOAD)
+                child.check(item, item_scope, item_path, errors)
+        elif isinstance(projected, dict):
+            for key, item in projected.items():
+                item_scope = {**scope, name: key} if name else scope
+                item_path = fieldpath.index(path, key, key if in_payload else fieldpath.NOT_IN_PAYLOAD)
+                child.check(item, item_scope, item_path, errors)
+        else:
+            raise TreeError(path, TYPE_INVALID, "expected a slice or a map", projected)
+
+
+class EmptyMapNode(Node):
+    """``{}`` in a tree: the value must exist and not be null."""
+
+    __slots__ = ()
+
+    def check(self, value, scope, path, errors):
+        if value is None:
+            errors.append(FieldError(INVALID, path, "invalid value, must not be null", None))
+
+
+class SliceNode(Node):
+    __slots__ = ("items",)
+
+    def __init__(self, items: list[Node]) -> None:
+        self.items = items
+
+    def check(self, value, scope, path, errors):
+        if value is None:
+            errors.append(FieldError(INVALID, path, "value is null", None))
+        elif not isinstance(value, list):
+            raise TreeError(path, TYPE_INVALID, "expected a slice", value)
+        elif len(value) != len(self.items):
+            errors.append(FieldError(INVALID, path, "lengths of slices don't match", value))
+        else:
+            for position, (node, item) in enumerate(zip(self.items, value)):
+                node.check(item, scope, fieldpath.index(path, position, position), errors)
+
+
+class ConstantLeaf(Node):
+    __slots__ = ("expected",)
+
+    def __init__(self, expected: Any) -> None:
+        self.expected = expected
+
+    def check(self, value, scope, path, errors):
+        expected = self.expected
+        if type(value) is type(expected) and type(value) is not dict and type(value) is not list:
+            if value == expected:
+                return
+        else:
+            try:
+                if matches(expected, value):
+                    return
+            except NotComparable as error:
+                raise TreeError(path, INTERNAL, str(error)) from None
+        errors.append(FieldError(INVALID, path, expected_detail(expected), value, expected))
+
+
+class ExpressionLeaf(Node):
+    __slots__ = ("evaluate",)
+
+    def __init__(self, evaluate: Evaluate) -> None:
+        self.evaluate = evaluate
+
+    def check(self, value, scope, path, errors):
+        try:
+            expected = self.evaluate(value, scope)
+        except Exception as error:
+            raise TreeError(path, INTERNAL, str(error)) from error
+        try:
+            if matches(expected, value):
+                return
+        except NotComparable as error:
+            raise TreeError(path, INTERNAL, str(error)) from None
+        errors.append(FieldError(INVALID, path, expected_detail(expected), value, expected))
+
+
+def compile_tree(tree: Any, compile_statement: CompileStatement, at: tuple = ()) -> Node:
+    """Compile a tree from a policy; `at` is its position in the policy document (for errors)."""
+    if isinstance(tree, dict):
+        if not tree:
+            return EmptyMapNode()
+        return MapNode([_compile_entry(key, child, compile_statement, at) for key, child in tree.items()])
+    if isinstance(tree, list):
+        return SliceNode([compile_tree(item, compile_statement, at + (i,)) for i, item in enumerate(tree)])
+    if isinstance(tree, str):
+        return compile_leaf(tree, compile_statement, at)
+    return ConstantLeaf(tree)
+
+
+def compile_leaf(text: str, compile_statement: CompileStatement, at: tuple) -> Node:
+    """A string leaf: a literal, or an expression when written ``(...)``."""
+    constant, evaluate = compile_scalar(text, compile_statement, at)
+    return ExpressionLeaf(evaluate) if evaluate is not None else ConstantLeaf(constant)
+
+
+def compile_scalar(value: Any, compile_statement: CompileStatement, at: tuple) -> tuple[Any, Evaluate | None]:
+    """A scalar in a policy as ``(constant, None)`` or ``(None, evaluator)``.
+
+    Strings follow the key syntax (``(...)`` is an expression, ``\\text\\`` a
+    literal) but cannot carry ``~`` or ``->``. Used for leaves, context
+    variables and feedback values (only at their top level: strings inside a
+    map or list there are literals).
+    """
+    if not isinstance(value, str):
+        return value, None
+    syntax = parse_key(value)
+    if syntax.foreach:
+        raise PolicyError(f"invalid value {value!r}: foreach is not supported in scalar projections", path=at)
+    if syntax.binding:
+        raise PolicyError(
+            f"invalid value {value!r}: binding is not supported in scalar projections "
+            f"(escape it to compare the text literally: '\\{value}\\')",
+            path=at,
+        )
+    if syntax.compiler:
+        evaluate = compile_statement(syntax.compiler, syntax.statement, at)
+        if evaluate is not None:
+            return None, evaluate
+    return syntax.statement, None
+
+
+def _compile_entry(key: Any, child: Any, compile_statement: CompileStatement, at: tuple) -> _Entry:
+    here = at + (key,)
+    node = compile_tree(child, compile_statement, here)
+    if not isinstance(key, str):
+        return _Entry(str(key), key, None, False, "", "", node)
+    syntax = parse_key(key)
+    evaluate = None
+    if syntax.compiler:
+        evaluate = compile_statement(syntax.compiler, syntax.statement, here)
+    lookup = _MISSING if evaluate is not None else syntax.statement
+    return _Entry(key, lookup, evaluate, syntax.foreach, syntax.foreach_name, syntax.binding, node)
