@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from assertree.dispatch import RuleDispatch
 from assertree.jp.compiler import Lazy
 from assertree.jp.errors import EvaluationError, JMESPathError
 from assertree.jp.values import to_display
@@ -47,11 +48,12 @@ def scan(
         for rule in policy.rules:
             scope = {**user, "payload": None, **rule.scope}
             rules.append((rule, scope))
+    dispatch = RuleDispatch(rules)
     results: list[RuleResult] = []
     append = results.append
     for resource in items:
         value = resource.value
-        for rule, scope in rules:
+        for rule, scope in dispatch.candidates(value):
             scope["payload"] = value
             result = evaluate_rule(rule, resource, scope)
             if result is not None:
@@ -108,15 +110,9 @@ def _context_value(entry: CompiledContextEntry, value: Any, scope: dict):
 
 def _matches(match: CompiledMatch, value: Any, scope: dict) -> bool:
     """Whether a match/exclude block holds: one `any` tree (if any) and every `all` tree."""
-    if match.any and not any(_holds(tree, value, scope) for tree in match.any):
+    if match.any and not any(tree.holds(value, scope) for tree in match.any):
         return False
-    return all(_holds(tree, value, scope) for tree in match.all)
-
-
-def _holds(tree, value: Any, scope: dict) -> bool:
-    errors: list = []
-    tree.check(value, scope, None, errors)
-    return not errors
+    return all(tree.holds(value, scope) for tree in match.all)
 
 
 def _assert(rule: CompiledRule, value: Any, scope: dict) -> list[Violation]:
@@ -156,16 +152,17 @@ def _result(rule: CompiledRule, resource: Resource, scope: dict, status: str, *,
         policy=rule.policy,
         rule=rule.rule,
         status=status,
-        identifier=_identifier(rule, value, scope),
+        identifier=_identifier(rule, resource, scope),
         violations=violations or [],
         error=error,
         feedback=_feedback(rule, value, scope),
     )
 
 
-def _identifier(rule: CompiledRule, value: Any, scope: dict) -> str | None:
+def _identifier(rule: CompiledRule, resource: Resource, scope: dict) -> str | None:
     if rule.identifier is None:
-        return None
+        return resource.default_identifier
+    value = resource.value
     try:
         result = rule.identifier.search(value, scope)
     except JMESPathError as error:

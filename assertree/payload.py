@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from assertree.errors import PayloadError, UsageError
+from assertree.jp.values import type_name
 from assertree.results import Resource
 
 STDIN = "-"
@@ -56,6 +57,43 @@ def freeze_loaded() -> None:
     gc.freeze()
 
 
+PAYLOAD_SUFFIXES = (".json", ".yaml", ".yml")
+_GLOB_CHARACTERS = frozenset("*?[")
+
+
+def payload_files(arguments: Sequence[str]) -> list[str]:
+    """The payload files named by ``--payload`` arguments, in order, without repeats.
+
+    An argument is a file, ``-`` (standard input), a directory (every ``.json``,
+    ``.yaml`` and ``.yml`` file under it, sorted) or a glob pattern (``**``
+    included, for shells that do not expand it).
+    """
+    import glob
+
+    found: list[str] = []
+    for argument in arguments:
+        path = Path(argument)
+        if argument == STDIN or path.is_file():
+            found.append(argument)
+        elif path.is_dir():
+            matches = sorted(
+                str(p) for p in path.rglob("*") if p.is_file() and p.suffix.lower() in PAYLOAD_SUFFIXES
+            )
+            if not matches:
+                raise PayloadError("no .json, .yaml or .yml files in this directory", source=argument)
+            found.extend(matches)
+        elif _GLOB_CHARACTERS & set(argument):
+            matches = sorted(p for p in glob.glob(argument, recursive=True) if Path(p).is_file())
+            if not matches:
+                raise PayloadError("no file matches this pattern", source=argument)
+            found.extend(matches)
+        else:
+            raise PayloadError("payload file not found", source=argument)
+    if found.count(STDIN) > 1:
+        raise UsageError("standard input ('-') can be read only once")
+    return list(dict.fromkeys(found))
+
+
 def read_payload(path: str, stdin: Any = None) -> Payload:
     """Read one payload file (``-`` for standard input)."""
     if path == STDIN:
@@ -79,14 +117,14 @@ def read_payload(path: str, stdin: Any = None) -> Payload:
 
 def parse_payload(data: bytes, source: str, kind: str | None) -> Payload:
     """Parse payload bytes as JSON, YAML, or (kind None) whichever they are."""
-    if not data.strip():
+    if not data or data.isspace():
         raise PayloadError("payload is empty", source=source)
     if kind in ("json", None):
         try:
             return Payload(source, _parse_json(data))
-        except PayloadError:
+        except PayloadError as error:
             if kind == "json":
-                raise
+                raise error.located(source=source) from None
     return _parse_yaml(data, source)
 
 
@@ -174,6 +212,39 @@ def resources_from(payload: Payload, preprocessors=()) -> list[Resource]:
                 f"--pre-process {expression.text!r} returned null: nothing to check", source=payload.source
             )
     root = payload.value
+    if not isinstance(root, (dict, list)):
+        raise PayloadError(
+            f"payload must be an object or a list of objects, not a {type_name(root)}", source=payload.source
+        )
     if isinstance(value, list):
-        return [Resource(item, payload.source, index, root=root) for index, item in enumerate(value)]
-    return [Resource(value, payload.source, None, root=root)]
+        resources = [Resource(item, payload.source, index, root=root) for index, item in enumerate(value)]
+        if value is root:
+            for resource in resources:
+                resource.origin = (resource.document,)
+        return resources
+    return [Resource(value, payload.source, None, root=root, origin=() if value is root else None)]
+
+
+def find_origin(root: Any, target: Any) -> tuple | None:
+    """The keys/indexes leading from `root` to the very object `target` (identity, not equality).
+
+    Pre-processing with JMESPath hands out the payload's own objects, so a
+    resource can be traced back to its place in the file without knowing the
+    expression. Breadth first, so shallow matches are found quickly.
+    """
+    if target is root:
+        return ()
+    if not isinstance(target, (dict, list)):
+        return None
+    queue: list[tuple[Any, tuple]] = [(root, ())]
+    while queue:
+        next_level = []
+        for value, path in queue:
+            items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+            for key, child in items:
+                if child is target:
+                    return (*path, key)
+                if isinstance(child, (dict, list)):
+                    next_level.append((child, (*path, key)))
+        queue = next_level
+    return None

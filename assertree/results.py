@@ -39,12 +39,14 @@ class FieldError:
     """One failing node of an assertion tree.
 
     `path` is the raw field path (see `assertree.tree.fieldpath`); `field` its
-    kyverno-json text. `expected` is set when a leaf did not match.
+    kyverno-json text. A leaf that did not match carries `expected`, and its
+    `detail` ("Expected value: ...") is only worded when someone reads it:
+    match trees produce many such errors that nobody prints.
     """
 
     type: str
     path: Any
-    detail: str
+    reason: str = ""
     value: Any = None
     expected: Any = _NO_VALUE
 
@@ -55,6 +57,12 @@ class FieldError:
     @property
     def has_expected(self) -> bool:
         return self.expected is not _NO_VALUE
+
+    @property
+    def detail(self) -> str:
+        if self.expected is not _NO_VALUE:
+            return f"Expected value: {to_display(self.expected)}"
+        return self.reason
 
     @property
     def payload_steps(self) -> list[Any]:
@@ -70,10 +78,6 @@ class FieldError:
 
     def __str__(self) -> str:
         return f"{self.body()} (PATH={self.field})"
-
-
-def expected_detail(expected: Any) -> str:
-    return f"Expected value: {to_display(expected)}"
 
 
 @dataclass(slots=True)
@@ -99,6 +103,8 @@ class Resource:
     source: str | None = None  # file path, "<stdin>", or None for values passed in Python
     document: int | None = None  # index of the YAML document / JSON array item in the source
     root: Any = field(default=None, repr=False)  # the whole document the resource was taken from
+    origin: tuple | None = None  # keys/indexes from `root` to the resource, when known
+    default_identifier: str | None = None  # used when a rule has no identifier (Terraform: the address)
 
     @property
     def label(self) -> str:
@@ -108,6 +114,15 @@ class Resource:
         if self.document is None:
             return self.source
         return f"{self.source}#{self.document}"
+
+    def origin_path(self) -> tuple | None:
+        """Keys/indexes from the source document to this resource (found by identity when a
+        pre-process expression picked it out), or None when it is not part of the document."""
+        if self.origin is None and self.root is not None:
+            from assertree.payload import find_origin
+
+            self.origin = find_origin(self.root, self.value)
+        return self.origin
 
 
 @dataclass(slots=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -13,38 +14,52 @@ from assertree.cli import EXIT_FAILED, EXIT_OK
 
 def scan(
     payload: Annotated[list[str], typer.Option(
-        "--payload", "-p", help="Payload file (JSON or YAML; '-' for stdin). Repeatable.",
-        show_default=False)],
+        "--payload", "-p", show_default=False,
+        help="Payload: a JSON/YAML file, a directory, a glob, or '-' for stdin. Repeatable.")],
     policy: Annotated[list[Path], typer.Option(
-        "--policy", help="Policy file or directory (searched recursively). Repeatable.", show_default=False)],
+        "--policy", show_default=False, help="Policy file or directory (searched recursively). Repeatable.")],
     bindings: Annotated[Path | None, typer.Option(
-        "--bindings", help="YAML/JSON file of extra variables, usable as $name.", show_default=False)] = None,
+        "--bindings", show_default=False, help="YAML/JSON file of extra variables, usable as $name.")] = None,
     pre_process: Annotated[list[str] | None, typer.Option(
-        "--pre-process", help="JMESPath expression applied to each payload before the scan. Repeatable.",
-        show_default=False)] = None,
+        "--pre-process", show_default=False,
+        help="JMESPath expression applied to each payload before the scan. Repeatable.")] = None,
+    terraform: Annotated[bool, typer.Option(
+        "--terraform", help="Read payloads as 'terraform show -json' plans: one resource per planned resource, "
+        "from every module, with its change.")] = False,
+    include_deleted: Annotated[bool, typer.Option(
+        "--include-deleted", help="With --terraform, also check resources the plan destroys.")] = False,
     labels: Annotated[list[str] | None, typer.Option(
-        "--labels", help="Only run policies whose labels match this selector (e.g. 'env=prod,team in (a,b)').",
-        show_default=False)] = None,
-    output: Annotated[str, typer.Option("--output", "-o", help="Report format: text or json.")] = "text",
+        "--labels", show_default=False,
+        help="Only run policies whose labels match this selector (e.g. 'env=prod,team in (a,b)').")] = None,
+    output: Annotated[list[str] | None, typer.Option(
+        "--output", "-o", show_default=False,
+        help="Report FORMAT or FORMAT=FILE; formats: text, json, sarif, junit, github. Repeatable "
+        "(default: text on stdout).")] = None,
+    color: Annotated[str, typer.Option(
+        "--color", help="Colour in text output: auto (on a terminal, unless NO_COLOR is set), always, never.")
+    ] = "auto",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only failed and errored rules.")] = False,
+    soft_fail: Annotated[bool, typer.Option(
+        "--soft-fail", help="Exit 0 even when rules fail (bad input still exits 2).")] = False,
+    fail_on_empty: Annotated[bool, typer.Option(
+        "--fail-on-empty", help="Exit 1 when no rule applied to any resource: nothing was checked.")] = False,
 ) -> None:
     """Check payloads against ValidatingPolicy files; exit 1 if any rule fails."""
+    from assertree.cli.outputs import parse_outputs, write_outputs
     from assertree.engine import scan as run_scan
     from assertree.errors import PayloadError, PolicyError, UsageError
     from assertree.labels import selector_from
-    from assertree.payload import compile_preprocessors, freeze_loaded, read_payload, resources_from
-    from assertree.policy.load import load_policies
-    from assertree.report import FORMATS, render
+    from assertree.payload import compile_preprocessors, freeze_loaded, payload_files, read_payload, resources_from
 
-    if output not in FORMATS:
-        raise UsageError(f"unknown --output format {output!r} (choose from: {', '.join(FORMATS)})")
+    if include_deleted and not terraform:
+        raise UsageError("--include-deleted only applies with --terraform")
+    if color not in ("auto", "always", "never"):
+        raise UsageError(f"unknown --color {color!r} (choose from: auto, always, never)")
+    outputs = parse_outputs(output or ["text"])
     preprocessors = compile_preprocessors(pre_process or [])
     selector = selector_from(labels or [])
-    policies = load_policies(*policy, selector=selector)
-    if not policies:
-        where = ", ".join(str(p) for p in policy)
-        detail = " match the --labels selector" if selector else " were found"
-        raise PolicyError(f"no policies{detail} in {where}: nothing would be checked")
+    files = payload_files(payload)
+    policies = _load_policies(policy, selector)
     binding_values = None
     if bindings is not None:
         loaded = read_payload(str(bindings))
@@ -52,9 +67,55 @@ def scan(
             raise PayloadError("the bindings file must hold one mapping of names to values", source=str(bindings))
         binding_values = loaded.value
     resources = []
-    for path in payload:
-        resources.extend(resources_from(read_payload(path), preprocessors))
-    freeze_loaded()
+    plans_without_flag = 0
+    for path in files:
+        loaded = read_payload(path)
+        freeze_loaded()
+        if terraform:
+            from assertree.terraform import plan_resources
+
+            resources.extend(plan_resources(loaded.value, loaded.source, include_deleted=include_deleted))
+        else:
+            from assertree.terraform import looks_like_plan
+
+            plans_without_flag += looks_like_plan(loaded.value) and not preprocessors
+            resources.extend(resources_from(loaded, preprocessors))
     result = run_scan(resources, policies, binding_values)
-    sys.stdout.write(render(output, result, bindings=binding_values, quiet=quiet))
-    raise typer.Exit(EXIT_FAILED if result.failed else EXIT_OK)
+    use_color = color == "always" or (color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
+    write_outputs(outputs, result, bindings=binding_values, quiet=quiet, color=use_color,
+                  multiple_sources=len(files) > 1)
+    _warn_unchecked(result, plans_without_flag)
+    if result.failed and not soft_fail:
+        raise typer.Exit(EXIT_FAILED)
+    if fail_on_empty and not result.results:
+        print("assertree: nothing was checked (--fail-on-empty)", file=sys.stderr)
+        raise typer.Exit(EXIT_FAILED)
+    raise typer.Exit(EXIT_OK)
+
+
+def _load_policies(paths: list[Path], selector):
+    from assertree.errors import PolicyError
+    from assertree.policy.load import load_policies
+
+    policies = load_policies(*paths, selector=selector)
+    if not policies:
+        where = ", ".join(str(p) for p in paths)
+        detail = " match the --labels selector" if selector else " were found"
+        raise PolicyError(f"no policies{detail} in {where}: nothing would be checked")
+    return policies
+
+
+def _warn_unchecked(result, plans_without_flag: int) -> None:
+    """Never pass silently: say which rules applied to no resource at all."""
+    unmatched = result.unmatched_rules()
+    if not unmatched:
+        return
+    if not result.results:
+        hint = ""
+        if plans_without_flag:
+            hint = (" The payload is a Terraform plan: add --terraform to check each planned resource "
+                    "(or --pre-process to pick resources out of it).")
+        print(f"assertree: warning: no rule applied to any resource: nothing was checked.{hint}", file=sys.stderr)
+        return
+    for policy, rule in unmatched:
+        print(f"assertree: warning: rule {policy.name}/{rule.name} applied to no resource", file=sys.stderr)

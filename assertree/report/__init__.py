@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-FORMATS = ("text", "json")
+import importlib
+
+FORMATS = ("text", "json", "sarif", "junit", "github")
 
 
 def render(format_name: str, result, **options) -> str:
-    """The whole report of `result` in `format_name`."""
-    if format_name == "text":
-        from assertree.report.text import render as render_text
-
-        return render_text(result, **options)
-    if format_name == "json":
-        from assertree.report.json import render as render_json
-
-        return render_json(result, **options)
-    raise ValueError(f"unknown output format {format_name!r}")
+    """The whole report of `result` in `format_name` (options a format does not use are ignored)."""
+    if format_name not in FORMATS:
+        raise ValueError(f"unknown output format {format_name!r}")
+    return importlib.import_module(f"assertree.report.{format_name}").render(result, **options)

@@ -29,8 +29,17 @@ def plural(count: int, one: str, many: str) -> str:
     return f"{count} {one if count == 1 else many}"
 
 
-def render(result: ScanResult, *, bindings: Mapping[str, Any] | None = None, quiet: bool = False) -> str:
-    """The whole report; `quiet` keeps only failed and errored rules."""
+def render(
+    result: ScanResult,
+    *,
+    bindings: Mapping[str, Any] | None = None,
+    quiet: bool = False,
+    color: bool = False,
+    multiple_sources: bool = False,
+    **_: Any,
+) -> str:
+    """The whole report; `quiet` keeps only failed and errored rules; `color` adds ANSI colours;
+    `multiple_sources` names each resource's file (SOURCE=) when several payloads were read."""
     lines: list[str] = []
     if not quiet:
         lines.append("Loading policies ...")
@@ -47,22 +56,37 @@ def render(result: ScanResult, *, bindings: Mapping[str, Any] | None = None, qui
     for rule_result in result.results:
         if quiet and not rule_result.failed:
             continue
-        lines.extend(rule_lines(rule_result))
+        lines.extend(rule_lines(rule_result, color=color, with_source=multiple_sources))
     if not quiet:
         lines.append("Done")
     return "\n".join(lines) + "\n" if lines else ""
 
 
-def rule_lines(result: RuleResult) -> list[str]:
+def rule_lines(result: RuleResult, *, color: bool = False, with_source: bool = False) -> list[str]:
     """The status line of one rule result and its violation lines."""
     names = f"POLICY={result.policy.name}, RULE={result.rule.name}"
     if result.identifier:
         names += f", ID={result.identifier}"
+    if with_source and result.resource.source is not None:
+        names += f", SOURCE={result.resource.label}"
+    paint = _paint if color else _plain
     if result.status == ERROR:
-        return [f"- ERROR: {result.error} ({names})"]
-    lines = [f"- {_STATUS[result.status]} ({names})"]
+        return [f"- {paint('ERROR', _RED)}: {result.error} ({names})"]
+    status = _STATUS[result.status]
+    lines = [f"- {paint(status, _GREEN if result.status == PASS else _RED)} ({names})"]
     for violation in result.violations:
         lines.append(f" -> {violation.headline()}")
         for error in violation.errors:
-            lines.append(f"  -> {error}")
+            lines.append(f"  -> {paint(str(error), _YELLOW)}")
     return lines
+
+
+_RED, _GREEN, _YELLOW = "31", "32", "33"
+
+
+def _paint(text: str, code: str) -> str:
+    return f"\x1b[{code}m{text}\x1b[0m"
+
+
+def _plain(text: str, code: str) -> str:
+    return text

@@ -23,7 +23,7 @@ from typing import Any
 
 from assertree.errors import PolicyError
 from assertree.jp.values import to_display
-from assertree.results import INTERNAL, INVALID, REQUIRED, TYPE_INVALID, FieldError, expected_detail
+from assertree.results import INTERNAL, INVALID, REQUIRED, TYPE_INVALID, FieldError
 from assertree.tree import fieldpath
 from assertree.tree.compare import NotComparable, matches
 from assertree.tree.keys import parse_key
@@ -58,7 +58,14 @@ class Node:
     __slots__ = ()
 
     def check(self, value: Any, scope: dict, path: Any, errors: list) -> None:
+        """Append a FieldError per failing node to `errors`; raise TreeError on an evaluation error."""
         raise NotImplementedError
+
+    def holds(self, value: Any, scope: dict) -> bool:
+        """Whether the tree passes (what match/exclude need); raises TreeError like `check`."""
+        errors: list = []
+        self.check(value, scope, None, errors)
+        return not errors
 
 
 class _Entry:
@@ -133,6 +140,68 @@ class MapNode(Node):
             raise TreeError(path, TYPE_INVALID, "expected a slice or a map", projected)
 
 
+class StaticMapNode(MapNode):
+    """A map tree of plain keys and literal leaves, such as ``{mode: managed, type: aws_s3_bucket}``.
+
+    Most match blocks look like this and run once per resource and rule, so
+    `holds` answers them with dict lookups alone. Whenever the answer could
+    involve more than equality of same-typed values (a missing parent, a null,
+    numbers of different types, a kind mismatch that is an error), it defers to
+    the general evaluation, so the outcome is always the same.
+    """
+
+    __slots__ = ("pairs",)
+
+    def __init__(self, entries: list[_Entry], pairs: list[tuple[tuple, Any]]) -> None:
+        super().__init__(entries)
+        self.pairs = pairs
+
+    def holds(self, value, scope):
+        if type(value) is not dict:
+            return Node.holds(self, value, scope)
+        result = True
+        for keys, expected in self.pairs:
+            current = value
+            for key in keys:
+                if type(current) is not dict:
+                    return Node.holds(self, value, scope)
+                current = current.get(key, _MISSING)
+                if current is _MISSING:
+                    break
+            if current is _MISSING:
+                result = False
+            elif type(current) is type(expected):
+                if current != expected:
+                    result = False
+            else:
+                return Node.holds(self, value, scope)
+        return result
+
+
+def _static_pairs(tree: dict, prefix: tuple = ()) -> list[tuple[tuple, Any]] | None:
+    """(key path, literal) for each leaf of a tree made only of plain keys and literal leaves."""
+    pairs = []
+    for key, child in tree.items():
+        if not isinstance(key, str) or _is_special(key):
+            return None
+        if isinstance(child, dict):
+            nested = _static_pairs(child, prefix + (key,)) if child else None
+            if nested is None:
+                return None
+            pairs.extend(nested)
+        elif isinstance(child, list) or (isinstance(child, str) and _is_special(child)):
+            return None
+        else:
+            pairs.append((prefix + (key,), child))
+    return pairs
+
+
+def _is_special(text: str) -> bool:
+    """Whether a key or leaf means more than its literal text (foreach, binding, escape, expression)."""
+    syntax = parse_key(text)
+    return syntax.foreach or bool(syntax.binding) or bool(syntax.compiler) or syntax.escaped
+
+
 class EmptyMapNode(Node):
     """``{}`` in a tree: the value must exist and not be null."""
 
@@ -178,7 +247,7 @@ class ConstantLeaf(Node):
                     return
             except NotComparable as error:
                 raise TreeError(path, INTERNAL, str(error)) from None
-        errors.append(FieldError(INVALID, path, expected_detail(expected), value, expected))
+        errors.append(FieldError(INVALID, path, "", value, expected))
 
 
 class ExpressionLeaf(Node):
@@ -197,7 +266,7 @@ class ExpressionLeaf(Node):
                 return
         except NotComparable as error:
             raise TreeError(path, INTERNAL, str(error)) from None
-        errors.append(FieldError(INVALID, path, expected_detail(expected), value, expected))
+        errors.append(FieldError(INVALID, path, "", value, expected))
 
 
 def compile_tree(tree: Any, compile_statement: CompileStatement, at: tuple = ()) -> Node:
@@ -205,7 +274,9 @@ def compile_tree(tree: Any, compile_statement: CompileStatement, at: tuple = ())
     if isinstance(tree, dict):
         if not tree:
             return EmptyMapNode()
-        return MapNode([_compile_entry(key, child, compile_statement, at) for key, child in tree.items()])
+        entries = [_compile_entry(key, child, compile_statement, at) for key, child in tree.items()]
+        pairs = _static_pairs(tree)
+        return StaticMapNode(entries, pairs) if pairs else MapNode(entries)
     if isinstance(tree, list):
         return SliceNode([compile_tree(item, compile_statement, at + (i,)) for i, item in enumerate(tree)])
     if isinstance(tree, str):
