@@ -33,7 +33,11 @@ _EXPORTS = {
     "resources_from": "assertree.payload",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [  # noqa: RUF022  (grouped as _EXPORTS)
+    "load_policies", "policy_from_mapping", "scan", "ScanResult", "RuleResult", "Violation", "FieldError",
+    "Resource", "Policy", "Rule", "AssertreeError", "PolicyError", "PayloadError", "UsageError",
+    "read_payload", "resources_from",
+]
 
 if TYPE_CHECKING:
     from assertree.engine import scan

@@ -137,6 +137,8 @@ def _parse_json(data: bytes) -> Any:
         except orjson.JSONDecodeError as error:
             line, column = _json_position(data, error.pos)
             reason = str(error).split(":", 1)[0]
+            if reason == "depth limit exceeded":
+                reason = "nested more than 1024 levels deep"
             raise PayloadError(f"invalid JSON: {reason}", line=line, column=column) from None
         except RecursionError:
             raise PayloadError("invalid JSON: nested too deeply") from None

@@ -132,7 +132,7 @@ def test_invalid_pre_process_expression():
     with pytest.raises(UsageError) as caught:
         compile_preprocessors(["planned_values.["])
     assert "invalid --pre-process expression 'planned_values.['" in str(caught.value)
-    with pytest.raises(UsageError, match="unknown function: nope"):
+    with pytest.raises(UsageError, match=r"unknown function: nope\(\)"):
         compile_preprocessors(["nope(@)"])
 
 
@@ -151,7 +151,7 @@ def test_very_large_numbers(tmp_path):
 
 def test_deeply_nested_payload(tmp_path):
     deep = "[" * 10_000 + "]" * 10_000
-    with pytest.raises(PayloadError, match="nested too deeply|invalid JSON"):
+    with pytest.raises(PayloadError, match=r"invalid JSON: nested more than 1024 levels deep"):
         read_payload(write(tmp_path, "deep.json", deep))
 
 
@@ -175,7 +175,7 @@ def test_payload_files_errors(tmp_path, monkeypatch):
         payload_files(["missing.json"])
     with pytest.raises(PayloadError, match="no file matches"):
         payload_files(["*.json"])
-    with pytest.raises(PayloadError, match="no .json, .yaml or .yml files"):
+    with pytest.raises(PayloadError, match=r"no \.json, \.yaml or \.yml files"):
         payload_files(["empty"])
     with pytest.raises(UsageError, match="only once"):
         payload_files(["-", "-"])

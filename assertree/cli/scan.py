@@ -47,7 +47,7 @@ def scan(
     """Check payloads against ValidatingPolicy files; exit 1 if any rule fails."""
     from assertree.cli.outputs import parse_outputs, write_outputs
     from assertree.engine import scan as run_scan
-    from assertree.errors import PayloadError, PolicyError, UsageError
+    from assertree.errors import PayloadError, UsageError
     from assertree.labels import selector_from
     from assertree.payload import compile_preprocessors, freeze_loaded, payload_files, read_payload, resources_from
 
