@@ -30,6 +30,11 @@ class Message:
             if statement not in self._expressions:
                 self._expressions[statement] = compile_jp_expression(statement, at)
 
+    @property
+    def expressions(self) -> list:
+        """The compiled placeholder expressions (for lint)."""
+        return list(self._expressions.values())
+
     def render(self, resource: Any, scope: dict) -> str:
         if not self._expressions:
             return self.text

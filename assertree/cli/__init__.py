@@ -21,6 +21,7 @@ EXIT_INTERNAL = 3
 
 def build_app() -> typer.Typer:
     from assertree.cli import jp as jp_commands
+    from assertree.cli import lint as lint_command
     from assertree.cli import scan as scan_command
 
     app = typer.Typer(
@@ -38,6 +39,7 @@ def build_app() -> typer.Typer:
             typer.echo(context.get_help())
 
     app.command("scan", no_args_is_help=True)(scan_command.scan)
+    app.command("lint", no_args_is_help=True)(lint_command.lint)
     app.add_typer(jp_commands.app, name="jp")
     return app
 

@@ -13,11 +13,15 @@ from assertree.cli import EXIT_FAILED, EXIT_OK
 
 
 def scan(
-    payload: Annotated[list[str], typer.Option(
+    payloads: Annotated[list[str] | None, typer.Argument(
+        metavar="PAYLOAD", show_default=False,
+        help="More payloads, as with --payload (how pre-commit passes the changed files).")] = None,
+    payload: Annotated[list[str] | None, typer.Option(
         "--payload", "-p", show_default=False,
-        help="Payload: a JSON/YAML file, a directory, a glob, or '-' for stdin. Repeatable.")],
-    policy: Annotated[list[Path], typer.Option(
-        "--policy", show_default=False, help="Policy file or directory (searched recursively). Repeatable.")],
+        help="Payload: a JSON/YAML file, a directory, a glob, or '-' for stdin. Repeatable.")] = None,
+    policy: Annotated[list[Path] | None, typer.Option(
+        "--policy", show_default=False, help="Policy file or directory (searched recursively). Repeatable.")
+    ] = None,
     bindings: Annotated[Path | None, typer.Option(
         "--bindings", show_default=False, help="YAML/JSON file of extra variables, usable as $name.")] = None,
     pre_process: Annotated[list[str] | None, typer.Option(
@@ -51,6 +55,11 @@ def scan(
     from assertree.labels import selector_from
     from assertree.payload import compile_preprocessors, freeze_loaded, payload_files, read_payload, resources_from
 
+    if not policy:
+        raise UsageError("give at least one --policy file or directory")
+    payload = [*(payload or []), *(payloads or [])]
+    if not payload:
+        raise UsageError("give at least one payload (--payload FILE, or files after the options)")
     if include_deleted and not terraform:
         raise UsageError("--include-deleted only applies with --terraform")
     if color not in ("auto", "always", "never"):

@@ -80,7 +80,8 @@ class Compiler:
         self.dialect = dialect
         self.problems: list[str] = []
         self.uses_root = False
-        self.variables: set[str] = set()
+        self.variables: set[str] = set()  # free variables: referenced and not bound by an enclosing let
+        self._let_bound: list[frozenset[str]] = []
 
     def compile(self, tree: Node) -> Compiled:
         method = getattr(self, "_" + tree.type)
@@ -118,7 +119,8 @@ class Compiler:
 
     def _variable_ref(self, tree: Node) -> Compiled:
         name = tree.value
-        self.variables.add(name)
+        if not any(name in bound for bound in self._let_bound):
+            self.variables.add(name)
 
         def variable(value, scope):
             try:
@@ -422,7 +424,11 @@ class Compiler:
         *bindings, body_tree = tree.children
         names = [binding.value for binding in bindings]
         values = [self.compile(binding.children[0]) for binding in bindings]
-        body = self.compile(body_tree)
+        self._let_bound.append(frozenset(names))
+        try:
+            body = self.compile(body_tree)
+        finally:
+            self._let_bound.pop()
 
         def let_expression(value, scope):
             computed = [compute(value, scope) for compute in values]

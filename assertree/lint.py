@@ -1,0 +1,334 @@
+"""``assertree lint``: every problem in a set of policies, without a payload.
+
+Loading stops at the first problem; lint keeps going and reports them all,
+each located as ``file:line:column: field.path: message``:
+
+* the document is not a ValidatingPolicy, or breaks the schema;
+* an expression does not parse, calls an unknown function or passes the wrong
+  number of arguments; a leaf carries ``~`` or ``->``; a message template is
+  invalid; ``assert`` or ``match`` is empty;
+* ``~`` over an expression that can never give a list or a map;
+* a ``$name`` that is bound in the rule but not visible where it is used
+  (bindings reach only the descendants of their key, context entries only the
+  entries after them), or that the policy never binds (warning: it must then
+  come from ``--bindings``); a binding or context entry that nothing uses;
+* two rules of one policy with the same name, two policies with the same name;
+* ``match``/``exclude`` with both ``any`` and ``all`` (assertree requires both;
+  kyverno-json ignores ``all`` once an ``any`` tree matched).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from assertree import jp
+from assertree.compilers import Compilers, compile_jp_expression
+from assertree.errors import AssertreeError, PolicyError, field_path_text
+from assertree.message import Message
+from assertree.policy.model import API_VERSION, KIND, Policy, Rule, policy_from_document
+from assertree.tree.keys import parse_key
+from assertree.tree.nodes import compile_scalar
+
+ERROR = "error"
+WARNING = "warning"
+BUILTINS = frozenset({"payload", "policy", "rule"})
+_SCALAR_TYPES = frozenset({"boolean", "number", "string", "null"})
+
+
+@dataclass(frozen=True)
+class Problem:
+    source: str | None
+    line: int | None
+    column: int | None
+    path: tuple
+    message: str
+    severity: str = ERROR
+
+    def __str__(self) -> str:
+        where = ":".join(str(part) for part in (self.source, self.line, self.column) if part is not None)
+        field_text = field_path_text(self.path)
+        text = f"{self.severity}: {field_text + ': ' if field_text else ''}{self.message}"
+        return f"{where}: {text}" if where else text
+
+
+def lint_paths(paths: Iterable[str | Path]) -> list[Problem]:
+    """Every problem in the policy files and directories named."""
+    from assertree.policy.load import policy_files
+    from assertree.source import SourceError, load_documents
+
+    problems: list[Problem] = []
+    seen_names: dict[str, str] = {}
+    try:
+        files = policy_files(paths)
+    except AssertreeError as error:
+        return [Problem(error.source, error.line, error.column, error.path, error.message)]
+    for file in files:
+        try:
+            documents = load_documents(file)
+        except SourceError as error:
+            problems.append(Problem(error.path, error.line, error.column, (), error.message))
+            continue
+        for document in documents:
+            def locate(path: tuple, _document=document) -> tuple[int | None, int | None]:
+                return _document.locate(path) if path else (_document.line, None)
+
+            found = list(lint_document(document.value))
+            for path, message, severity in found:
+                line, column = locate(path)
+                problems.append(Problem(document.path, line, column, path, message, severity))
+            name = (document.value.get("metadata") or {}).get("name") if isinstance(document.value, dict) else None
+            if isinstance(name, str) and name:
+                here = f"{document.path}:{document.line}"
+                if name in seen_names:
+                    line, column = locate(("metadata", "name"))
+                    problems.append(Problem(
+                        document.path, line, column, ("metadata", "name"),
+                        f"another policy is also named {name!r} ({seen_names[name]})", WARNING,
+                    ))
+                else:
+                    seen_names[name] = here
+    return problems
+
+
+def lint_document(value: Any) -> Iterator[tuple[tuple, str, str]]:
+    """(field path, message, severity) for each problem of one policy document."""
+    from assertree.policy.schema import problems as schema_problems
+
+    if not isinstance(value, dict):
+        yield (), f"expected a {KIND} document (a mapping), found {type(value).__name__}", ERROR
+        return
+    if value.get("apiVersion") != API_VERSION or value.get("kind") != KIND:
+        yield (("kind",) if value.get("apiVersion") == API_VERSION else ("apiVersion",),
+               f"unsupported document: apiVersion {value.get('apiVersion')!r}, kind {value.get('kind')!r}", ERROR)
+        return
+    found = schema_problems(value)
+    for problem in found:
+        yield problem.path, problem.message, ERROR
+    if found:
+        return
+    policy = policy_from_document(value)
+    yield from _PolicyLinter(policy).run()
+
+
+@dataclass
+class _Binding:
+    name: str
+    path: tuple
+    kind: str  # "binding", "foreach" or "context"
+    used: bool = False
+
+
+@dataclass
+class _Scope:
+    visible: dict[str, _Binding] = field(default_factory=dict)
+
+    def with_binding(self, binding: _Binding) -> _Scope:
+        return _Scope({**self.visible, binding.name: binding})
+
+
+class _PolicyLinter:
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+        self.found: list[tuple[tuple, str, str]] = []
+
+    def run(self) -> list[tuple[tuple, str, str]]:
+        compilers = Compilers().with_default(self.policy.compiler)
+        names: dict[str, int] = {}
+        for rule in self.policy.rules:
+            at = ("spec", "rules", rule.index)
+            if rule.name in names:
+                self.error(at + ("name",), f"duplicate rule name {rule.name!r} (also rule {names[rule.name]})")
+            names.setdefault(rule.name, rule.index)
+            self.rule(rule, compilers.with_default(rule.compiler), at)
+        return self.found
+
+    def error(self, path: tuple, message: str) -> None:
+        self.found.append((path, message, ERROR))
+
+    def warning(self, path: tuple, message: str) -> None:
+        self.found.append((path, message, WARNING))
+
+    # -- a rule ----------------------------------------------------------------------------------
+
+    def rule(self, rule: Rule, compilers: Compilers, at: tuple) -> None:
+        self.bound_anywhere = self._names_bound_in(rule)
+        scope = _Scope()
+        context: list[_Binding] = []
+        for position, entry in enumerate(rule.context):
+            path = at + ("context", position, "variable")
+            self.scalar(entry.variable, compilers.with_default(entry.compiler), path, scope)
+            binding = _Binding(entry.name, at + ("context", position, "name"), "context")
+            context.append(binding)
+            scope = scope.with_binding(binding)
+        rule_scope = scope
+        if rule.identifier:
+            self.expression(lambda: compile_jp_expression(rule.identifier, at + ("identifier",)),
+                            at + ("identifier",), rule_scope)
+        for position, item in enumerate(rule.feedback):
+            self.scalar(item.value, compilers.with_default(item.compiler), at + ("feedback", position, "value"),
+                        rule_scope)
+        for block_name in ("match", "exclude"):
+            block = getattr(rule, block_name)
+            if block is None:
+                continue
+            block_at = at + (block_name,)
+            if not block.any and not block.all:
+                self.error(block_at, f"an empty {block_name} is not valid: give at least one tree under any or all")
+            if block.any and block.all:
+                self.warning(block_at, f"{block_name} has both any and all: assertree requires one any tree and "
+                             "every all tree (kyverno-json ignores all once an any tree matches)")
+            block_compilers = compilers.with_default(block.compiler)
+            for kind in ("any", "all"):
+                for position, tree in enumerate(getattr(block, kind)):
+                    self.tree(tree, block_compilers, block_at + (kind, position), rule_scope)
+        assert_block = rule.assert_
+        if not assert_block.any and not assert_block.all:
+            self.error(at + ("assert",), "an empty assert is not valid: give at least one assertion under any or all")
+        assert_compilers = compilers.with_default(assert_block.compiler)
+        for kind in ("any", "all"):
+            for position, assertion in enumerate(getattr(assert_block, kind)):
+                here = at + ("assert", kind, position)
+                self.tree(assertion.check, assert_compilers.with_default(assertion.compiler), here + ("check",),
+                          rule_scope)
+                if assertion.message:
+                    self.expression(lambda a=assertion, h=here: Message(a.message, h + ("message",)),
+                                    here + ("message",), rule_scope)
+        for binding in context:
+            if not binding.used:
+                self.warning(binding.path, f"context entry ${binding.name} is never used")
+
+    @staticmethod
+    def _names_bound_in(rule: Rule) -> dict[str, str]:
+        """Every name some ->binding or ~name. of the rule defines (for 'not visible here' hints)."""
+        names: dict[str, str] = {}
+
+        def walk(tree: Any) -> None:
+            if isinstance(tree, dict):
+                for key, child in tree.items():
+                    if isinstance(key, str):
+                        syntax = parse_key(key)
+                        if syntax.binding:
+                            names.setdefault(syntax.binding, key)
+                        if syntax.foreach_name:
+                            names.setdefault(syntax.foreach_name, key)
+                    walk(child)
+            elif isinstance(tree, list):
+                for child in tree:
+                    walk(child)
+
+        for block in (rule.match, rule.exclude):
+            if block is not None:
+                for tree in block.any + block.all:
+                    walk(tree)
+        for assertion in rule.assert_.any + rule.assert_.all:
+            walk(assertion.check)
+        return names
+
+    # -- trees and expressions ---------------------------------------------------------------------
+
+    def tree(self, tree: Any, compilers: Compilers, at: tuple, scope: _Scope) -> None:
+        if isinstance(tree, dict):
+            for key, child in tree.items():
+                self.key(key, child, compilers, at + (key,), scope)
+        elif isinstance(tree, list):
+            for position, child in enumerate(tree):
+                self.tree(child, compilers, at + (position,), scope)
+        else:
+            self.scalar(tree, compilers, at, scope)
+
+    def key(self, key: Any, child: Any, compilers: Compilers, at: tuple, scope: _Scope) -> None:
+        if not isinstance(key, str):
+            self.tree(child, compilers, at, scope)
+            return
+        syntax = parse_key(key)
+        expression = None
+        if syntax.compiler:
+            expression = self.expression(lambda: compilers.compile(syntax.compiler, syntax.statement, at), at, scope)
+            if syntax.foreach and isinstance(expression, jp.Expression):
+                kinds = _result_types(expression.tree)
+                if kinds is not None and kinds <= _SCALAR_TYPES:
+                    self.error(at, f"~ over {syntax.statement!r}, which is always a {' or '.join(sorted(kinds))}: "
+                               "foreach needs a list or a map")
+        own: list[_Binding] = []
+        if syntax.binding:
+            own.append(_Binding(syntax.binding, at, "binding"))
+        if syntax.foreach_name:
+            own.append(_Binding(syntax.foreach_name, at, "foreach"))
+        child_scope = scope
+        for binding in own:
+            child_scope = child_scope.with_binding(binding)
+        self.tree(child, compilers, at, child_scope)
+        for binding in own:
+            if not binding.used:
+                what = "binding ->" if binding.kind == "binding" else "foreach ~"
+                self.warning(at, f"{what}{binding.name} is never used: no expression below this key reads "
+                             f"${binding.name}")
+
+    def scalar(self, value: Any, compilers: Compilers, at: tuple, scope: _Scope) -> None:
+        if isinstance(value, str):
+            self.expression(lambda: compile_scalar(value, compilers.compile, at)[1], at, scope)
+
+    def expression(self, build, at: tuple, scope: _Scope) -> Any:
+        """Build an expression (or message); record its problem or check its variables."""
+        try:
+            built = build()
+        except PolicyError as error:
+            self.error(error.path or at, error.message)
+            return None
+        expressions = _expressions_of(built)
+        for expression in expressions:
+            for name in sorted(expression.variables):
+                self._variable(name, at, scope)
+        return built
+
+    def _variable(self, name: str, at: tuple, scope: _Scope) -> None:
+        binding = scope.visible.get(name)
+        if binding is not None:
+            binding.used = True
+        elif name in BUILTINS:
+            return
+        elif name in self.bound_anywhere:
+            self.error(at, f"${name} is not visible here: it is bound by the key {self.bound_anywhere[name]!r}, "
+                       "and a binding reaches only the descendants of its key")
+        else:
+            self.warning(at, f"${name} is not bound by this policy: it must come from --bindings")
+
+
+def _expressions_of(built: Any) -> list[jp.Expression]:
+    """The JMESPath expressions inside what a compile step returned (evaluator, Expression, Message)."""
+    if isinstance(built, jp.Expression):
+        return [built]
+    if isinstance(built, Message):
+        return list(built.expressions)
+    owner = getattr(built, "__self__", None)  # a bound Expression.search
+    return [owner] if isinstance(owner, jp.Expression) else []
+
+
+def _result_types(tree) -> frozenset[str] | None:
+    """The JSON types an expression can produce, when the syntax alone decides it; else None."""
+    kind = tree.type
+    if kind in ("comparator", "not_expression"):
+        return frozenset({"boolean", "null"}) if kind == "comparator" else frozenset({"boolean"})
+    if kind in ("arithmetic", "arithmetic_unary"):
+        return frozenset({"number", "null"})
+    if kind == "literal":
+        value = tree.value
+        return None if isinstance(value, (list, dict)) else frozenset({jp_type(value)})
+    if kind == "function_expression":
+        from assertree.jp.registry import lookup
+
+        function = lookup(tree.value)
+        if function is None:
+            return None
+        returns = frozenset(part.strip() for part in function.returns.split("|"))
+        return returns if returns <= _SCALAR_TYPES else None
+    return None
+
+
+def jp_type(value: Any) -> str:
+    from assertree.jp.values import type_name
+
+    return type_name(value)

@@ -1,0 +1,1 @@
+"""The JSON Schema of ValidatingPolicy, shipped with the package (package data)."""
