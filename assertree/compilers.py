@@ -32,8 +32,7 @@ def compile_jp_expression(statement: str, at: tuple = ()) -> jp.Expression:
     try:
         expression = jp.compile(statement)
     except jp.ParseError as error:
-        raise PolicyError(f"invalid expression {statement!r}: {error.message} at column {error.position + 1}",
-                          path=at) from None
+        raise PolicyError(f"invalid expression {statement!r}: {error.located()}", path=at) from None
     if expression.problems:
         raise PolicyError(f"invalid expression {statement!r}: {'; '.join(expression.problems)}", path=at)
     return expression

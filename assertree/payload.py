@@ -190,7 +190,7 @@ def compile_preprocessors(expressions: Sequence[str]):
         try:
             expression = jp.compile(text)
         except jp.ParseError as error:
-            raise UsageError(f"invalid --pre-process expression {text!r}: {error.pretty()}") from None
+            raise UsageError(f"invalid --pre-process expression {text!r}: {error.located()}") from None
         if expression.problems:
             raise UsageError(f"invalid --pre-process expression {text!r}: {'; '.join(expression.problems)}")
         compiled.append(expression)

@@ -172,7 +172,7 @@ def _yaml_locator(root: yaml.Node):
         for step in path:
             if isinstance(node, yaml.MappingNode):
                 for key_node, value_node in node.value:
-                    if isinstance(key_node, yaml.ScalarNode) and _key_matches(key_node, step):
+                    if isinstance(key_node, yaml.ScalarNode) and key_node.value == str(step):
                         node, mark = value_node, key_node.start_mark
                         break
                 else:
@@ -185,12 +185,6 @@ def _yaml_locator(root: yaml.Node):
         return mark.line + 1, mark.column + 1
 
     return locate
-
-
-def _key_matches(key_node: yaml.ScalarNode, step: str | int) -> bool:
-    if key_node.value == str(step):
-        return True
-    return False
 
 
 # -- JSON ----------------------------------------------------------------------------------------

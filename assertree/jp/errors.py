@@ -35,6 +35,10 @@ class ParseError(JMESPathError):
             return self.message
         return f"{self.message} at column {self.position + 1} in {self.expression!r}"
 
+    def located(self) -> str:
+        """The reason and the column, for messages that already quote the expression."""
+        return f"{self.message} at column {self.position + 1}"
+
     def pretty(self) -> str:
         return f"{self.message}\n{self.expression}\n{' ' * self.position}^"
 
