@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from assertree import jp
-from assertree.errors import PolicyError
+from assertree.errors import PolicyError, shorten
 from assertree.tree.keys import DEFAULT_COMPILER
 
 JP = "jp"
@@ -32,9 +32,9 @@ def compile_jp_expression(statement: str, at: tuple = ()) -> jp.Expression:
     try:
         expression = jp.compile(statement)
     except jp.ParseError as error:
-        raise PolicyError(f"invalid expression {statement!r}: {error.located()}", path=at) from None
+        raise PolicyError(f"invalid expression {shorten(repr(statement))}: {error.located()}", path=at) from None
     if expression.problems:
-        raise PolicyError(f"invalid expression {statement!r}: {'; '.join(expression.problems)}", path=at)
+        raise PolicyError(f"invalid expression {shorten(repr(statement))}: {'; '.join(expression.problems)}", path=at)
     return expression
 
 

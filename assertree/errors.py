@@ -11,6 +11,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 
+def shorten(text: str, limit: int = 100) -> str:
+    """`text`, cut in the middle when longer than `limit`, so a one-line error stays readable."""
+    if len(text) <= limit:
+        return text
+    keep = (limit - 5) // 2
+    return f"{text[:keep]} ... {text[-keep:]}"
+
+
 def field_path_text(path: Sequence[str | int]) -> str:
     """``("spec", "rules", 0, "name")`` as ``spec.rules[0].name``."""
     out = []
@@ -18,9 +26,9 @@ def field_path_text(path: Sequence[str | int]) -> str:
         if isinstance(step, int) and not isinstance(step, bool):
             out.append(f"[{step}]")
         elif out:
-            out.append(f".{step}")
+            out.append(f".{shorten(str(step))}")
         else:
-            out.append(str(step))
+            out.append(shorten(str(step)))
     return "".join(out)
 
 

@@ -247,8 +247,9 @@ class _PolicyLinter:
         expression = None
         if syntax.compiler:
             expression = self.expression(lambda: compilers.compile(syntax.compiler, syntax.statement, at), at, scope)
-            if syntax.foreach and isinstance(expression, jp.Expression):
-                kinds = _result_types(expression.tree)
+            compiled = _expressions_of(expression)
+            if syntax.foreach and len(compiled) == 1:
+                kinds = _result_types(compiled[0].tree)
                 if kinds is not None and kinds <= _SCALAR_TYPES:
                     self.error(at, f"~ over {syntax.statement!r}, which is always a {' or '.join(sorted(kinds))}: "
                                "foreach needs a list or a map")

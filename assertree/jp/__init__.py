@@ -59,7 +59,10 @@ class Expression:
         self.text = text
         self.tree = parse(text)
         compiler = Compiler(dialect)
-        self._code = compiler.compile(self.tree)
+        try:
+            self._code = compiler.compile(self.tree)
+        except RecursionError:  # e.g. 10,000 terms joined by `+`: parsed in a loop, but nested in the tree
+            raise ParseError("expression is nested too deeply", text, 0) from None
         self.problems: tuple[str, ...] = tuple(compiler.problems)
         self.uses_root = compiler.uses_root
         self.variables = frozenset(compiler.variables)

@@ -1,0 +1,115 @@
+"""GitHub Actions workflow commands: each finding becomes an annotation on the payload file's line.
+
+    ::error file=k8s/app.yaml,line=13,col=11,title=no-latest-tag/pinned-images (app)::app runs ...
+
+One annotation per violation and one per rule that errored, then a summary
+line. The command follows the policy's ``policies.kyverno.io/severity``:
+critical, high or none give ``::error``, medium and low ``::warning``, info
+``::notice``; a rule that errored is always an ``::error``. Values are
+escaped as the Actions runner unescapes them: ``%``, CR and LF in the message,
+and also ``:`` and ``,`` in properties. File paths are relative to the
+working directory, which in a workflow is the checkout.
+
+GitHub shows at most 10 annotations of each kind per step and silently drops
+the rest (they stay in the log). `overflow_note` says when that happens, so
+the CLI can point at the log instead of letting findings vanish unseen.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+from assertree.report.locate import Locator
+from assertree.report.text import plural
+from assertree.results import ERROR, RuleResult, ScanResult, Violation
+
+ANNOTATION_LIMIT = 10  # per kind (error, warning, notice) and step
+_COMMANDS = {"critical": "error", "high": "error", "medium": "warning", "low": "warning", "info": "notice"}
+
+
+def command(result: RuleResult) -> str:
+    """The workflow command (error, warning, notice) of a result's annotations."""
+    if result.status == ERROR:
+        return "error"
+    return _COMMANDS.get((result.policy.severity or "").strip().lower(), "error")
+
+
+def annotations(result: ScanResult) -> Iterator[tuple[str, RuleResult, Violation | None]]:
+    """(command, rule result, violation) of every annotation, in report order; violation is None
+    for a rule that errored."""
+    for rule_result in result.results:
+        if rule_result.status == ERROR:
+            yield command(rule_result), rule_result, None
+        for violation in rule_result.violations:
+            yield command(rule_result), rule_result, violation
+
+
+def annotation_counts(result: ScanResult) -> Counter[str]:
+    """How many annotations of each kind `render` writes."""
+    return Counter(kind for kind, _, _ in annotations(result))
+
+
+def overflow_note(result: ScanResult) -> str | None:
+    """A sentence for stderr when GitHub will not show every annotation, else None."""
+    counts = annotation_counts(result)
+    over = [
+        plural(counts[kind], kind, kind + "s")
+        for kind in ("error", "warning", "notice")
+        if counts[kind] > ANNOTATION_LIMIT
+    ]
+    if not over:
+        return None
+    return (
+        f"GitHub shows at most {ANNOTATION_LIMIT} annotations of each kind per step; this report has "
+        f"{' and '.join(over)}: the rest are only in the log"
+    )
+
+
+def render(result: ScanResult, **_: Any) -> str:
+    locator = Locator()
+    lines = []
+    for kind, rule_result, violation in annotations(result):
+        properties = []
+        location = locator.result(rule_result, violation)
+        if location is not None:
+            properties.append(("file", location.path))
+            if location.line is not None:
+                properties.append(("line", str(location.line)))
+                if location.column is not None:
+                    properties.append(("col", str(location.column)))
+        title = f"{rule_result.policy.name}/{rule_result.rule.name}"
+        if rule_result.identifier:
+            title += f" ({rule_result.identifier})"
+        properties.append(("title", title))
+        fields = ",".join(f"{name}={escape_property(value)}" for name, value in properties)
+        lines.append(f"::{kind} {fields}::{escape_data(_message(rule_result, violation))}")
+    lines.append(_summary(result))
+    return "\n".join(lines) + "\n"
+
+
+def escape_data(text: str) -> str:
+    """A command's message, escaped as the runner expects."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """A command's property value, escaped as the runner expects."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _message(result: RuleResult, violation: Violation | None) -> str:
+    if violation is None:
+        return f"rule error: {result.error}"
+    return "\n".join([violation.headline(), *(str(error) for error in violation.errors)])
+
+
+def _summary(result: ScanResult) -> str:
+    summary = result.summary()
+    return (
+        f"assertree: {plural(summary.resources, 'resource', 'resources')} checked against "
+        f"{plural(summary.policies, 'policy', 'policies')}: {summary.passed} passed, {summary.failed} failed, "
+        f"{plural(summary.errors, 'error', 'errors')}, {summary.skipped} skipped "
+        f"({plural(summary.violations, 'violation', 'violations')})"
+    )

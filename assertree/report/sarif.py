@@ -1,0 +1,205 @@
+"""The SARIF 2.1.0 report, for code-scanning dashboards (GitHub code scanning, Azure DevOps, IDEs).
+
+One run; one ``reportingDescriptor`` per policy rule (id ``policy/rule``),
+worded from the policy's title and description annotations; one result per
+violation and one per rule that errored, pointing at the failing field's line
+in the payload file (see `assertree.report.locate`). Levels follow the
+``policies.kyverno.io/severity`` annotation: critical and high are errors,
+medium a warning, low and info a note; no severity is an error.
+
+``partialFingerprints`` let a dashboard follow one finding across commits, so
+they hash what identifies it, never where it is: the rule, the payload file,
+the resource (its identifier, else its place in the file) and the failing
+check and fields. Line numbers are left out on purpose: an edit above a
+finding must not make it look new. Artifact URIs are relative to the working
+directory under ``%SRCROOT%``, so the output holds no machine-specific path
+(files outside the working directory are given as absolute ``file:`` URIs).
+
+Rules skipped for some or all resources (``match`` failed or ``exclude``
+matched) have no place among SARIF results; they are summed up per rule in
+``run.properties.skippedRules``, next to the scan's summary.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from assertree.policy.model import Policy, Rule
+from assertree.report.locate import Location, Locator, relative_path
+from assertree.results import ERROR, RuleResult, ScanResult, Violation
+
+SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+SRCROOT = "%SRCROOT%"
+FINGERPRINT = "assertree/v1"
+HELP_ANNOTATIONS = ("help.policy.kyverno.io", "policies.kyverno.io/help-url")
+
+_LEVELS = {"critical": "error", "high": "error", "medium": "warning", "low": "note", "info": "note"}
+
+
+def level(policy: Policy) -> str:
+    """The SARIF level of the policy's findings, from its severity annotation (default error)."""
+    return _LEVELS.get((policy.severity or "").strip().lower(), "error")
+
+
+def rule_id(policy: Policy, rule: Rule) -> str:
+    return f"{policy.name}/{rule.name}"
+
+
+def sarif_log(result: ScanResult) -> dict[str, Any]:
+    """The SARIF log of a scan, as JSON-ready data."""
+    descriptors: list[dict[str, Any]] = []
+    indexes: dict[int, int] = {}
+    for policy in result.policies:
+        for rule in policy.rules:
+            indexes[id(rule)] = len(descriptors)
+            descriptors.append(_descriptor(policy, rule))
+    locator = Locator()
+    results = []
+    for rule_result in result.results:
+        index = indexes[id(rule_result.rule)]
+        if rule_result.status == ERROR:
+            results.append(_result(rule_result, index, None, locator))
+        for violation in rule_result.violations:
+            results.append(_result(rule_result, index, violation, locator))
+    run: dict[str, Any] = {
+        "tool": {"driver": _driver(descriptors)},
+        "columnKind": "unicodeCodePoints",
+        "results": results,
+        "properties": {"summary": result.summary().as_dict(), "skippedRules": _skipped(result)},
+    }
+    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+
+def render(result: ScanResult, **_: Any) -> str:
+    import orjson
+
+    return orjson.dumps(
+        sarif_log(result), option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
+    ).decode()
+
+
+def _driver(descriptors: list[dict[str, Any]]) -> dict[str, Any]:
+    version, home = _package_metadata()
+    driver: dict[str, Any] = {"name": "assertree", "version": version, "semanticVersion": version}
+    if home:
+        driver["informationUri"] = home
+    driver["rules"] = descriptors
+    return driver
+
+
+def _package_metadata() -> tuple[str, str | None]:
+    """The installed version and home page (a Project-URL or Home-page), if the metadata has them."""
+    from importlib import metadata
+
+    try:
+        info = metadata.metadata("assertree")
+        version = metadata.version("assertree")
+    except metadata.PackageNotFoundError:
+        import assertree
+
+        return assertree.__version__, None
+    urls = [entry.partition(",")[2].strip() for entry in info.get_all("Project-URL") or ()]
+    home = info.get("Home-page") or next((url for url in urls if url), None)
+    return version, home
+
+
+def _descriptor(policy: Policy, rule: Rule) -> dict[str, Any]:
+    descriptor: dict[str, Any] = {"id": rule_id(policy, rule), "name": rule.name}
+    title = policy.title or f"{policy.name}: {rule.name}"
+    descriptor["shortDescription"] = {"text": title}
+    if policy.description:
+        descriptor["fullDescription"] = {"text": policy.description}
+    help_uri = next((policy.annotations[key] for key in HELP_ANNOTATIONS if _is_uri(policy.annotations.get(key))), None)
+    if help_uri:
+        descriptor["helpUri"] = help_uri
+    descriptor["defaultConfiguration"] = {"level": level(policy)}
+    properties: dict[str, Any] = {"policy": policy.name}
+    if policy.severity:
+        properties["severity"] = policy.severity
+    if policy.source:
+        properties["policySource"] = relative_path(policy.source)
+    descriptor["properties"] = properties
+    return descriptor
+
+
+def _is_uri(value: Any) -> bool:
+    return isinstance(value, str) and "://" in value and " " not in value.strip()
+
+
+def _result(result: RuleResult, index: int, violation: Violation | None, locator: Locator) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "ruleId": rule_id(result.policy, result.rule),
+        "ruleIndex": index,
+        "level": "error" if violation is None else level(result.policy),
+        "message": {"text": _message(result, violation)},
+    }
+    location = locator.result(result, violation)
+    if location is not None:
+        out["locations"] = [{"physicalLocation": _physical(location)}]
+    out["partialFingerprints"] = {FINGERPRINT: fingerprint(result, violation)}
+    properties: dict[str, Any] = {"resource": result.resource.label}
+    if result.identifier:
+        properties["identifier"] = result.identifier
+    if violation is not None:
+        properties["check"] = violation.check
+        properties["fields"] = [error.field for error in violation.errors]
+    if result.feedback:
+        properties["feedback"] = result.feedback
+    out["properties"] = properties
+    return out
+
+
+def _message(result: RuleResult, violation: Violation | None) -> str:
+    if violation is None:
+        return f"rule error: {result.error}"
+    return "\n".join([violation.headline(), *(f"- {error}" for error in violation.errors)])
+
+
+def _physical(location: Location) -> dict[str, Any]:
+    path = location.path
+    if Path(path).is_absolute():
+        artifact = {"uri": Path(path).as_uri()}
+    else:
+        artifact = {"uri": quote(path), "uriBaseId": SRCROOT}
+    physical: dict[str, Any] = {"artifactLocation": artifact}
+    if location.line is not None:
+        physical["region"] = {"startLine": location.line, "startColumn": location.column or 1}
+    return physical
+
+
+def fingerprint(result: RuleResult, violation: Violation | None) -> str:
+    """A hash of what identifies a finding (rule, file, resource, check, fields), never of its line."""
+    resource = result.resource
+    source = relative_path(resource.source) if resource.source else ""
+    if result.identifier:
+        where = f"id={result.identifier}"
+    else:
+        origin = resource.origin_path()
+        where = f"at={list(origin)!r}" if origin is not None else f"doc={resource.document}"
+    if violation is None:
+        what = ["error"]
+    else:
+        what = [violation.check, *sorted(error.field for error in violation.errors)]
+    text = "\0".join([rule_id(result.policy, result.rule), source, where, *what])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _skipped(result: ScanResult) -> list[dict[str, Any]]:
+    counts = Counter(id(rule) for _, _, rule in result.skipped())
+    unmatched = {id(rule) for _, rule in result.unmatched_rules()}
+    out = []
+    for policy in result.policies:
+        for rule in policy.rules:
+            if counts[id(rule)] or id(rule) in unmatched:
+                out.append(
+                    {
+                        "ruleId": rule_id(policy, rule),
+                        "skippedResources": counts[id(rule)],
+                        "appliedToNoResource": id(rule) in unmatched,
+                    }
+                )
+    return out
