@@ -114,10 +114,38 @@ def parse(
         sys.stdout.write(f"# {text}\n{json.dumps(tree.to_dict(), indent=2, ensure_ascii=False)}\n")
 
 
+# Section titles of `jp function --markdown`, in the order of the README's reference.
+GROUP_TITLES = {
+    "builtin": "JMESPath", "community": "JMESPath Community Edition", "kyverno_json": "kyverno-json",
+    "strings": "Strings", "regex": "Regular expressions and wildcards", "encoding": "Encoding and parsing",
+    "objects": "Objects and arrays", "arithmetic": "Arithmetic, quantities and durations", "times": "Time",
+    "semver": "Versions", "x509": "Certificates", "images": "Images", "urls": "URLs", "randomness": "Random",
+}
+
+
+def markdown_reference(functions) -> str:
+    """The README's function reference: one table per group, rows sorted by name."""
+    groups: dict[str, list] = {}
+    for item in functions:
+        groups.setdefault(item.group, []).append(item)
+    order = list(GROUP_TITLES) + sorted(set(groups) - set(GROUP_TITLES))
+    out = []
+    for group in order:
+        if group not in groups:
+            continue
+        out.append(f"#### {GROUP_TITLES.get(group, group)}\n\n| function | description |\n|---|---|\n")
+        for item in sorted(groups[group], key=lambda f: f.name):
+            signature, description = (text.replace("|", "\\|") for text in (item.signature, item.description))
+            out.append(f"| `{signature}` | {description} |\n")
+        out.append("\n")
+    return "".join(out).rstrip("\n") + "\n"
+
+
 @app.command("function")
 def function(
     names: Annotated[list[str] | None, typer.Argument(help="Functions to describe (default: all).",
                                                       show_default=False)] = None,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print the reference as Markdown tables.")] = False,
 ) -> None:
     """Provides function informations."""
     from assertree.errors import UsageError
@@ -132,6 +160,9 @@ def function(
             chosen.append(found)
     else:
         chosen = all_functions()
+    if markdown:
+        sys.stdout.write(markdown_reference(chosen))
+        return
     for item in chosen:
         sys.stdout.write(f"Name: {item.name}\n  Signature: {item.signature}\n  Group: {item.group}\n"
                          f"  Description: {item.description}\n\n")
