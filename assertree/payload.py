@@ -153,7 +153,7 @@ def _json_position(data: bytes, offset: int) -> tuple[int, int]:
 def _parse_yaml(data: bytes, source: str) -> Payload:
     import yaml
 
-    from assertree.yamlsafe import JSONSafeLoader
+    from assertree.yamlsafe import JSONSafeLoader, check_nesting
 
     try:
         text = data.decode("utf-8")
@@ -161,6 +161,7 @@ def _parse_yaml(data: bytes, source: str) -> Payload:
         line = data[: error.start].count(b"\n") + 1
         raise PayloadError(f"payload is not UTF-8 text (byte {error.start})", source=source, line=line) from None
     try:
+        check_nesting(text)
         with collector_paused():
             documents = [doc for doc in yaml.load_all(text, Loader=JSONSafeLoader) if doc is not None]
     except yaml.MarkedYAMLError as error:

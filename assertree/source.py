@@ -28,7 +28,7 @@ from typing import Any
 
 import yaml
 
-from assertree.yamlsafe import JSONSafeLoader
+from assertree.yamlsafe import JSONSafeLoader, check_nesting
 
 
 class SourceError(Exception):
@@ -107,6 +107,7 @@ def _yaml_documents(text: str, name: str, keep_empty: bool) -> list[Document]:
     loader = JSONSafeLoader(text)
     documents = []
     try:
+        check_nesting(text)
         index = 0
         while loader.check_node():
             node = loader.get_node()

@@ -16,6 +16,8 @@ def json_equal(actual: Any, expected: Any) -> bool:
     if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
         if isinstance(expected, float) and isinstance(actual, float) and math.isnan(expected):
             return math.isnan(actual)
+        if isinstance(expected, float) or isinstance(actual, float):  # `12345678901234567000` read as int
+            return float(actual) == float(expected)
         return actual == expected
     if isinstance(expected, list):
         return isinstance(actual, list) and len(actual) == len(expected) and all(

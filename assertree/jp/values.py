@@ -100,12 +100,12 @@ def format_float(value: float) -> str:
         return "-0" if math.copysign(1.0, value) < 0 else "0"
     magnitude = abs(value)
     if 1e-6 <= magnitude < 1e21:
-        if value.is_integer():
+        if value.is_integer() and magnitude < 2**53:  # beyond 2**53, int() shows digits Go does not print
             return str(int(value))
         text = repr(value)
-        if "e" in text:  # repr uses exponents below 1e-4; Go does not until 1e-6
+        if "e" in text:  # repr uses exponents below 1e-4 and from 1e16; Go does not in this range
             text = _positional(value)
-        return text
+        return text.removesuffix(".0")
     text = repr(value)
     mantissa, _, exponent = text.partition("e")
     if not exponent:
@@ -120,8 +120,7 @@ def _positional(value: float) -> str:
     """Shortest round-tripping digits of `value`, written without an exponent."""
     from decimal import Decimal
 
-    text = format(Decimal(repr(value)), "f")
-    return text
+    return format(Decimal(repr(value)), "f")
 
 
 def go_float_word(value: float) -> str:
