@@ -6,6 +6,13 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests are reproducible in the default run (same examples every time, so CI never flakes);
+# HYPOTHESIS_PROFILE=explore draws new examples on each run.
+settings.register_profile("default", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("ASSERTREE_SHARED", REPO.parent / "shared")).resolve()

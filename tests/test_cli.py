@@ -64,7 +64,7 @@ def test_sample_passing_scan_exits_0(capsys, monkeypatch):
     code, out, _ = run(["scan", "--payload", "samples/kubernetes/deployment-good.yaml",
                         "--policy", "samples/kubernetes/policies/"], capsys, monkeypatch, REPO)
     assert code == 0
-    assert out.count("- PASSED") == 3
+    assert out.count("- PASSED") == 4
 
 
 def test_json_output(workdir, capsys, snapshot):

@@ -16,7 +16,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "samples" / "kubernetes"
 PRE_COMMIT = [sys.executable, "-m", "pre_commit"]

@@ -40,7 +40,7 @@ expressions = st.sampled_from([
 
 
 @st.composite
-def keys(draw):
+def _keys(draw):
     kind = draw(st.sampled_from(["plain", "projection", "foreach", "named-foreach", "binding", "escaped"]))
     name = draw(names)
     expression = draw(expressions)
@@ -54,9 +54,11 @@ def keys(draw):
     }[kind]
 
 
+keys = _keys()
 leaves = st.one_of(scalars, expressions.map(lambda e: f"({e})"), st.just({}))
 trees = st.recursive(
-    leaves, lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(keys(), inner, min_size=1, max_size=3)),
+    leaves,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(keys, inner, min_size=1, max_size=3)),
     max_leaves=10,
 )
 
@@ -66,14 +68,15 @@ def policies(draw):
     rules = []
     for number in range(draw(st.integers(1, 3))):
         rule = {"name": f"rule-{number}", "assert": {draw(st.sampled_from(["any", "all"])): [
-            {"check": draw(st.dictionaries(keys(), trees, min_size=1, max_size=3)),
+            {"check": draw(st.dictionaries(keys, trees, min_size=1, max_size=3)),
              "message": draw(st.sampled_from(["failed", "{{ a }} is wrong", "{{ $x }}"]))}
             for _ in range(draw(st.integers(1, 2)))
         ]}}
         if draw(st.booleans()):
-            rule["match"] = {"any": [draw(st.dictionaries(keys(), trees, min_size=1, max_size=2))]}
+            rule["match"] = {"any": [draw(st.dictionaries(keys, trees, min_size=1, max_size=2))]}
         if draw(st.booleans()):
-            rule["context"] = [{"name": "x", "variable": draw(st.one_of(json_values, expressions.map(lambda e: f"({e})")))}]
+            variable = draw(st.one_of(json_values, expressions.map(lambda e: f"({e})")))
+            rule["context"] = [{"name": "x", "variable": variable}]
         if draw(st.booleans()):
             rule["identifier"] = draw(expressions)
         rules.append(rule)
@@ -184,9 +187,10 @@ def test_payload_nested_1000_levels_gives_a_result(tmp_path, capsys, name, text,
 def test_expression_with_10000_terms_is_a_clean_error(tmp_path, capsys, joiner):
     code, err = run(tmp_path, capsys, "ok.json", '{"a": 1}', expression=joiner.join(["a"] * 10_000))
     assert code == 2
-    assert "nested too deeply" in err and "policy.yaml:11:17" in err and len(err) < 400
+    assert "nested too deeply" in err and "policy.yaml:11:17" in err and len(err) - len(str(tmp_path)) < 350
 
 
 def test_flat_expression_with_10000_terms_gives_a_result(tmp_path, capsys):
-    code, _ = run(tmp_path, capsys, "ok.json", '{"a": 1}', expression="length([" + ", ".join(["a"] * 10_000) + "]) > `1`")
+    expression = "length([" + ", ".join(["a"] * 10_000) + "]) > `1`"
+    code, _ = run(tmp_path, capsys, "ok.json", '{"a": 1}', expression=expression)
     assert code == 0

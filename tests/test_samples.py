@@ -54,7 +54,7 @@ def json_report(args, monkeypatch, capsys):
 def failed_rules(report):
     """(policy name, identifier) of every failed rule in a json report."""
     return {(result["policy"]["metadata"]["name"], rule["identifier"])
-            for entry in report["reports"] for result in entry["results"] for rule in result["rules"]
+            for entry in report["reports"] for result in entry["results"] for rule in result.get("rules", [])
             if rule["status"] == "fail"}
 
 

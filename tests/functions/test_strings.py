@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from assertree import jp
-from assertree.jp.functions.strings import simple_fold, simple_lower, simple_upper
+from assertree.jp.functions.unicase import simple_fold, simple_lower, simple_upper
 from assertree.jp.registry import lookup
 
 

@@ -7,7 +7,7 @@ imports below keep that order; modules that replace a builtin say so with
 ``replaces=True`` at the registration.
 """
 
-from assertree.jp.functions import (  # noqa: F401  (imported for their registrations)
+from assertree.jp.functions import (  # noqa: F401, I001  (imported for their registrations, in this order)
     builtin,
     community,
     kyverno_json,

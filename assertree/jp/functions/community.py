@@ -10,6 +10,7 @@ the compliance suites test.
 from __future__ import annotations
 
 from assertree.jp.errors import InvalidTypeError, InvalidValueError
+from assertree.jp.functions.unicase import simple_lower, simple_upper
 from assertree.jp.registry import function
 
 _GO_WHITESPACE = (  # unicode.IsSpace
@@ -82,14 +83,14 @@ def items(obj):
 
 @function("lower(subject: string) -> string")
 def lower(subject):
-    """The string in lower case."""
-    return subject.lower()
+    """The string in lower case (Go's simple case mapping, as `to_lower`)."""
+    return simple_lower(subject)
 
 
 @function("upper(subject: string) -> string")
 def upper(subject):
-    """The string in upper case."""
-    return subject.upper()
+    """The string in upper case (Go's simple case mapping, as `to_upper`)."""
+    return simple_upper(subject)
 
 
 def _pad(subject: str, width, pad, name: str, left: bool) -> str:
