@@ -1,9 +1,38 @@
-"""Helpers for tests that are not fixtures: comparing JSON the way the suites ask."""
+"""Helpers for tests that are not fixtures: comparing JSON the way the suites ask, calling functions."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
+
+import pytest
+
+from assertree import jp
+
+
+def run(expression: str, data: Any = None) -> Any:
+    """Evaluate `expression` against `data` with the kyverno-json function table."""
+    return jp.search(expression, data)
+
+
+def fails_with(expression: str, message: str) -> None:
+    """`expression` raises an assertree.jp error whose text is exactly `message`."""
+    with pytest.raises(jp.JMESPathError) as caught:
+        run(expression)
+    assert str(caught.value) == message
+
+
+def call(name: str, *args: Any) -> Any:
+    """Call a function on arguments passed as data, so no JMESPath quoting gets in the way."""
+    names = [f"a{index}" for index in range(len(args))]
+    return jp.search(f"{name}({', '.join(names)})", dict(zip(names, args)))
+
+
+def call_fails_with(message: str, name: str, *args: Any) -> None:
+    """`call(name, *args)` raises an assertree.jp error whose text is exactly `message`."""
+    with pytest.raises(jp.JMESPathError) as caught:
+        call(name, *args)
+    assert str(caught.value) == message
 
 
 def json_equal(actual: Any, expected: Any) -> bool:

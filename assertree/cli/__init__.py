@@ -9,6 +9,7 @@ scans start fast.
 
 from __future__ import annotations
 
+import os
 import sys
 
 import typer
@@ -72,5 +73,16 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run() -> None:
-    """Console-script entry point."""
-    sys.exit(main())
+    """Console-script entry point.
+
+    Exits without tearing the interpreter down: freeing a large payload's
+    millions of objects one by one at shutdown costs a tenth of a second per
+    10,000 Terraform resources, for nothing. Output is flushed first.
+    """
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:
+        pass
+    os._exit(code)

@@ -220,29 +220,41 @@ def function(signature: str, *, replaces: bool = False, group: str | None = None
 
 
 def lookup(name: str, dialect: str = "kyverno") -> Function | None:
-    """The function called `name` in a dialect's table, loading the library on first use.
+    """The function called `name` in a dialect's table, importing its module on first use.
 
     ``kyverno`` is kyverno-json's table (what policies use). ``community`` is
     go-jmespath's own, where `items`, `replace`, `split`, `trim` and `sum` keep
     their community meaning (what the JMESPath compliance suites test).
     """
-    _load_library()
+    from assertree.jp.functions import MODULE_OF
+
+    _load(BASE)
+    module = MODULE_OF.get(name)
+    if module is not None:
+        _load((module,))
     if dialect == "community" and name in REPLACED:
         return REPLACED[name]
     return REGISTRY.get(name)
 
 
 def all_functions() -> list[Function]:
-    """Every registered function, sorted by name."""
-    _load_library()
+    """Every registered function (the whole library is loaded), sorted by name."""
+    from assertree.jp.functions import LIBRARY_MODULES
+
+    _load(BASE)
+    _load(LIBRARY_MODULES)
     return sorted(REGISTRY.values(), key=lambda f: f.name)
 
 
-_loaded = False
+BASE = ("builtin", "community")
+_loaded: set[str] = set()
 
 
-def _load_library() -> None:
-    global _loaded
-    if not _loaded:
-        _loaded = True
-        import assertree.jp.functions  # noqa: F401  (registers everything on import)
+def _load(modules: tuple[str, ...]) -> None:
+    """Import function modules (each registers its functions on import), once."""
+    import importlib
+
+    for module in modules:
+        if module not in _loaded:
+            _loaded.add(module)
+            importlib.import_module(f"assertree.jp.functions.{module}")

@@ -218,3 +218,8 @@ def _display_quote(text: str) -> str:
     import json
 
     return json.dumps(text, ensure_ascii=False)
+
+
+def go_quote(text: str) -> str:
+    """Go's ``%q`` for plain text in error messages (escapes ``"`` and ``\\``)."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'

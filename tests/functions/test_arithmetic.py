@@ -8,20 +8,10 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import fails_with, run
 
 from assertree import jp
 from assertree.jp.registry import lookup
-
-
-def run(expression: str):
-    return jp.search(expression, None)
-
-
-def fails_with(expression: str, message: str) -> None:
-    with pytest.raises(jp.JMESPathError) as caught:
-        run(expression)
-    assert str(caught.value) == message
-
 
 # -- results of each operand pairing -------------------------------------------------------------
 

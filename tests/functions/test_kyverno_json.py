@@ -3,22 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from support import call, call_fails_with
 
 from assertree import jp
 from assertree.jp.registry import lookup
-
-
-def call(name: str, *args):
-    """Call a function on arguments passed as data, so no JMESPath quoting gets in the way."""
-    names = [f"a{index}" for index in range(len(args))]
-    return jp.search(f"{name}({', '.join(names)})", dict(zip(names, args)))
-
-
-def fails_with(message: str, name: str, *args) -> None:
-    with pytest.raises(jp.JMESPathError) as caught:
-        call(name, *args)
-    assert str(caught.value) == message
-
 
 # -- at ---------------------------------------------------------------------------------------------
 
@@ -47,7 +35,7 @@ def test_at(array, index, expected):
     ],
 )
 def test_at_out_of_range_is_an_error_not_a_panic(array, index, message):
-    fails_with(message, "at", array, index)
+    call_fails_with(message, "at", array, index)
 
 
 def test_at_is_what_foreach_indexes_need():
@@ -127,7 +115,7 @@ def test_json_parse_gives_plain_json_values(expression, expected):
     ],
 )
 def test_json_parse_errors(text, reason):
-    fails_with(f"JMESPath function 'json_parse': {reason}", "json_parse", text)
+    call_fails_with(f"JMESPath function 'json_parse': {reason}", "json_parse", text)
 
 
 def test_json_parse_other_errors_name_the_offset():

@@ -3,18 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from support import fails_with, run
 
 from assertree import jp
-
-
-def run(expression: str, data=None):
-    return jp.search(expression, data)
-
-
-def fails_with(expression: str, message: str) -> None:
-    with pytest.raises(jp.JMESPathError) as caught:
-        run(expression)
-    assert str(caught.value) == message
 
 
 @pytest.mark.parametrize(

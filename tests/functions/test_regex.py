@@ -5,23 +5,11 @@ from __future__ import annotations
 import time
 
 import pytest
+from support import call, call_fails_with
 
 from assertree import jp
 from assertree.jp.functions.regex import compile_go, wildcard_match
 from assertree.jp.registry import lookup
-
-
-def call(name: str, *args):
-    """Call a function on arguments passed as data, so no JMESPath quoting gets in the way."""
-    names = [f"a{index}" for index in range(len(args))]
-    return jp.search(f"{name}({', '.join(names)})", dict(zip(names, args)))
-
-
-def fails_with(message: str, name: str, *args) -> None:
-    with pytest.raises(jp.JMESPathError) as caught:
-        call(name, *args)
-    assert str(caught.value) == message
-
 
 # -- Go replacement templates --------------------------------------------------------------------
 
@@ -156,9 +144,9 @@ def test_lone_surrogates_are_replaced_as_go_would():
     ],
 )
 def test_bad_patterns_give_go_errors(pattern, go_error):
-    fails_with(go_error, "regex_match", pattern, "a")  # Kyverno returns regexp's error as it is
-    fails_with(f"JMESPath function 'regex_replace_all': {go_error}", "regex_replace_all", pattern, "a", "b")
-    fails_with(
+    call_fails_with(go_error, "regex_match", pattern, "a")  # Kyverno returns regexp's error as it is
+    call_fails_with(f"JMESPath function 'regex_replace_all': {go_error}", "regex_replace_all", pattern, "a", "b")
+    call_fails_with(
         f"JMESPath function 'regex_replace_all_literal': {go_error}", "regex_replace_all_literal", pattern, "a", "b"
     )
 

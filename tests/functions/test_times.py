@@ -6,18 +6,9 @@ import re
 import time
 
 import pytest
+from support import fails_with, run
 
 from assertree import jp
-
-
-def run(expression: str):
-    return jp.search(expression, None)
-
-
-def fails_with(expression: str, message: str) -> None:
-    with pytest.raises(jp.JMESPathError) as caught:
-        run(expression)
-    assert str(caught.value) == message
 
 
 @pytest.mark.parametrize(

@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import functools
 import json
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import re2
+if TYPE_CHECKING:  # re2 is imported with the first pattern: wildcard-only scans never load it
+    import re2
 
 from assertree.jp.errors import FunctionError
 from assertree.jp.functions.conversions import float32_text
@@ -59,13 +60,14 @@ class RegexError(ValueError):
     """A pattern Go's `regexp` would not compile; the text is Go's message."""
 
 
-def _options() -> re2.Options:
+@functools.cache
+def _re2() -> tuple[Any, Any]:
+    """The re2 module and the options every pattern is compiled with."""
+    import re2
+
     options = re2.Options()
     options.log_errors = False  # RE2 otherwise logs every bad pattern to stderr
-    return options
-
-
-_OPTIONS = _options()
+    return re2, options
 
 
 class _Compiled(NamedTuple):
@@ -76,8 +78,9 @@ class _Compiled(NamedTuple):
 @functools.lru_cache(maxsize=512)
 def compile_go(pattern: str) -> _Compiled:
     """`pattern` compiled with Go's syntax rules; RegexError with Go's message if it is invalid."""
+    re2, options = _re2()
     try:
-        regex = re2.compile(pattern, _OPTIONS)
+        regex = re2.compile(pattern, options)
     except re2.error as error:
         raise RegexError(_go_error_text(error)) from None
     if _has_any_byte_escape(pattern):

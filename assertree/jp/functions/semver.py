@@ -31,6 +31,7 @@ from typing import NamedTuple
 
 from assertree.jp.errors import FunctionError
 from assertree.jp.registry import function
+from assertree.jp.values import go_quote
 
 _NUMBERS = frozenset("0123456789")
 _ALPHANUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-")
@@ -51,16 +52,12 @@ class Version(NamedTuple):
 ZERO = Version(0, 0, 0)
 
 
-def _go_quote(text: str) -> str:
-    """Go's ``%q`` for the plain texts blang quotes (escapes ``"`` and ``\\``)."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
 
 def _uint(text: str, what: str) -> int:
     if not set(text) <= _NUMBERS:
-        raise ValueError(f"Invalid character(s) found in {what} number {_go_quote(text)}")
+        raise ValueError(f"Invalid character(s) found in {what} number {go_quote(text)}")
     if len(text) > 1 and text[0] == "0":
-        raise ValueError(f"{what.capitalize()} number must not contain leading zeroes {_go_quote(text)}")
+        raise ValueError(f"{what.capitalize()} number must not contain leading zeroes {go_quote(text)}")
     return _parse_uint(text)
 
 
@@ -70,7 +67,7 @@ def _parse_uint(text: str) -> int:
         raise ValueError('strconv.ParseUint: parsing "": invalid syntax')
     value = int(text)
     if value > _UINT64_MAX:
-        raise ValueError(f"strconv.ParseUint: parsing {_go_quote(text)}: value out of range")
+        raise ValueError(f"strconv.ParseUint: parsing {go_quote(text)}: value out of range")
     return value
 
 
@@ -98,7 +95,7 @@ def parse_version(text: str) -> Version:
         if not identifier:
             raise ValueError("Build meta data is empty")
         if not set(identifier) <= _ALPHANUM:
-            raise ValueError(f"Invalid character(s) found in build meta data {_go_quote(identifier)}")
+            raise ValueError(f"Invalid character(s) found in build meta data {go_quote(identifier)}")
     return Version(major, minor, patch, pre, tuple(build))
 
 
@@ -107,11 +104,11 @@ def _prerelease(identifier: str) -> int | str:
         raise ValueError("Prerelease is empty")
     if set(identifier) <= _NUMBERS:
         if len(identifier) > 1 and identifier[0] == "0":
-            raise ValueError(f"Numeric PreRelease version must not contain leading zeroes {_go_quote(identifier)}")
+            raise ValueError(f"Numeric PreRelease version must not contain leading zeroes {go_quote(identifier)}")
         return _parse_uint(identifier)
     if set(identifier) <= _ALPHANUM:
         return identifier
-    raise ValueError(f"Invalid character(s) found in prerelease {_go_quote(identifier)}")
+    raise ValueError(f"Invalid character(s) found in prerelease {go_quote(identifier)}")
 
 
 def compare(a: Version, b: Version) -> int:
@@ -157,15 +154,15 @@ def parse_range(text: str) -> Range:
             test = _COMPARATORS.get(operator)
             if test is None:
                 raise ValueError(
-                    f"Could not parse Range {_go_quote(word)}: Could not parse comparator {_go_quote(operator)} "
-                    f"in {_go_quote(operator + version_text)}"
+                    f"Could not parse Range {go_quote(word)}: Could not parse comparator {go_quote(operator)} "
+                    f"in {go_quote(operator + version_text)}"
                 )
             try:
                 version = parse_version(version_text)
             except ValueError as error:
                 raise ValueError(
-                    f"Could not parse Range {_go_quote(word)}: Could not parse version {_go_quote(version_text)} "
-                    f"in {_go_quote(operator + version_text)}: {error}"
+                    f"Could not parse Range {go_quote(word)}: Could not parse version {go_quote(version_text)} "
+                    f"in {go_quote(operator + version_text)}: {error}"
                 ) from None
             checks.append((test, version))
         alternatives.append(checks)
@@ -173,7 +170,7 @@ def parse_range(text: str) -> Range:
     def satisfied(version: Version) -> bool:
         for group in alternatives:
             if not group:  # blang leaves a nil function here and panics when it is reached
-                raise ValueError(f"Could not evaluate range {_go_quote(text)}: empty group between '||'")
+                raise ValueError(f"Could not evaluate range {go_quote(text)}: empty group between '||'")
             if all(test(compare(version, bound)) for test, bound in group):
                 return True
         return False
@@ -223,7 +220,7 @@ def _split_comparator(word: str) -> tuple[str, str]:
     for i, char in enumerate(word):
         if unicodedata.category(char) == "Nd":
             return word[:i].strip(), word[i:]
-    raise ValueError(f"Could not get version from string: {_go_quote(word)}")
+    raise ValueError(f"Could not get version from string: {go_quote(word)}")
 
 
 def _expand_wildcards(groups: list[list[str]]) -> list[list[str]]:

@@ -31,6 +31,7 @@ from typing import NamedTuple
 
 from assertree.jp.errors import FunctionError
 from assertree.jp.registry import function
+from assertree.jp.values import go_quote
 
 _LOOPBACK_OR_PRIVATE = tuple(
     ipaddress.ip_network(net)
@@ -75,9 +76,6 @@ class URL(NamedTuple):
         return host
 
 
-def _quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
 
 def parse_url(raw: str) -> URL:
     """Go's ``url.Parse``: raise URLError (``parse "RAW": reason``) where Go fails."""
@@ -85,12 +83,12 @@ def parse_url(raw: str) -> URL:
     try:
         fields = _parse(text)
     except ValueError as error:
-        raise URLError(f"parse {_quote(text)}: {error}") from None
+        raise URLError(f"parse {go_quote(text)}: {error}") from None
     if hash_sign and fragment:
         try:
             decoded = _unescape(fragment, "fragment")
         except ValueError as error:
-            raise URLError(f"parse {_quote(raw)}: {error}") from None
+            raise URLError(f"parse {go_quote(raw)}: {error}") from None
         fields["fragment"] = decoded
         if _escape(decoded, "fragment") != fragment:
             fields["raw_fragment"] = fragment
@@ -163,14 +161,14 @@ def _host(host: str) -> str:
             raise ValueError("missing ']' in host")
         port = host[end + 1 :]
         if not _valid_port(port):
-            raise ValueError(f"invalid port {_quote(port)} after host")
+            raise ValueError(f"invalid port {go_quote(port)} after host")
         zone = host.find("%25", 0, end)
         if zone >= 0:
             return _unescape(host[:zone], "host") + _unescape(host[zone:end], "zone") + _unescape(host[end:], "host")
     else:
         colon = host.rfind(":")
         if colon >= 0 and not _valid_port(host[colon:]):
-            raise ValueError(f"invalid port {_quote(host[colon:])} after host")
+            raise ValueError(f"invalid port {go_quote(host[colon:])} after host")
     return _unescape(host, "host")
 
 
@@ -190,10 +188,10 @@ def _unescape(text: str, mode: str) -> str:
         if byte == 0x25:  # %
             triple = data[i : i + 3].decode("utf-8", "replace")
             if i + 2 >= len(data) or chr(data[i + 1]) not in _HEX or chr(data[i + 2]) not in _HEX:
-                raise ValueError(f"invalid URL escape {_quote(triple)}")
+                raise ValueError(f"invalid URL escape {go_quote(triple)}")
             value = int(data[i + 1 : i + 3], 16)
             if mode == "host" and value < 0x80 and triple != "%25":
-                raise ValueError(f"invalid URL escape {_quote(triple)}")
+                raise ValueError(f"invalid URL escape {go_quote(triple)}")
             if (
                 mode == "zone"
                 and triple != "%25"
@@ -201,12 +199,12 @@ def _unescape(text: str, mode: str) -> str:
                 and value < 0x80
                 and chr(value) not in _HOST_ALLOWED
             ):
-                raise ValueError(f"invalid URL escape {_quote(triple)}")
+                raise ValueError(f"invalid URL escape {go_quote(triple)}")
             out.append(value)
             i += 3
             continue
         if mode in ("host", "zone") and byte < 0x80 and chr(byte) not in _HOST_ALLOWED:
-            raise ValueError(f"invalid character {_quote(chr(byte))} in host name")
+            raise ValueError(f"invalid character {go_quote(chr(byte))} in host name")
         out.append(byte)
         i += 1
     return out.decode("utf-8", "surrogateescape")
@@ -260,5 +258,5 @@ def is_external_url(url):
     if address is not None:
         return not is_internal_ip(address)
     if not host:
-        raise FunctionError.kyverno("is_external_url", f"no host name in URL {_quote(url)}")
+        raise FunctionError.kyverno("is_external_url", f"no host name in URL {go_quote(url)}")
     return not _internal_name(host)

@@ -28,12 +28,11 @@ import ipaddress
 import re
 import warnings
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from cryptography import x509 as cx509
-from cryptography.exceptions import UnsupportedAlgorithm
-from cryptography.hazmat.primitives import hashes
-from cryptography.utils import CryptographyDeprecationWarning
+if TYPE_CHECKING:  # cryptography is imported on first use: a scan that decodes no certificate never pays for it
+    from cryptography import x509 as cx509
+    from cryptography.hazmat.primitives import hashes
 
 from assertree.jp.errors import FunctionError
 from assertree.jp.functions.urls import URLError, parse_url
@@ -243,6 +242,8 @@ def _signature_algorithm(oid: str, hash_algorithm: hashes.HashAlgorithm | None) 
 
 
 def _hash_or_none(document: cx509.Certificate | cx509.CertificateSigningRequest) -> hashes.HashAlgorithm | None:
+    from cryptography.exceptions import UnsupportedAlgorithm
+
     try:
         return document.signature_hash_algorithm
     except UnsupportedAlgorithm:  # a signature OID cryptography does not know
@@ -462,6 +463,9 @@ _CERTIFICATE_DEFAULTS: dict[str, Any] = {
 
 def decode_certificate(der: bytes) -> dict[str, Any]:
     """Go's JSON of an RSA x509.Certificate, PublicKey replaced by {"N", "E"}."""
+    from cryptography import x509 as cx509
+    from cryptography.utils import CryptographyDeprecationWarning
+
     try:
         with warnings.catch_warnings():  # Go accepts a zero serial number, cryptography warns about it
             warnings.simplefilter("ignore", CryptographyDeprecationWarning)
@@ -530,6 +534,8 @@ def _apply_extensions(encoded: bytes, fields: dict[str, Any], *, certificate: bo
 
 def decode_request(der: bytes) -> dict[str, Any]:
     """Go's JSON of an RSA x509.CertificateRequest, PublicKey replaced by {"N", "E"}."""
+    from cryptography import x509 as cx509
+
     try:
         request = cx509.load_der_x509_csr(der)
         tbs = request.tbs_certrequest_bytes

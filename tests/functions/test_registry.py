@@ -1,0 +1,32 @@
+"""The registry's lazy loading: the name-to-module map is right, and unused modules stay unloaded."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from assertree.jp.functions import LIBRARY_MODULES, MODULE_OF
+from assertree.jp.registry import BASE, REPLACED, all_functions
+
+
+def test_module_of_names_every_library_function_and_only_those():
+    registered = {f.name: f.impl.__module__.rsplit(".", 1)[-1] for f in all_functions()}
+    library = {name: module for name, module in registered.items() if module not in BASE}
+    assert library == MODULE_OF
+    assert set(MODULE_OF.values()) == set(LIBRARY_MODULES)
+    assert set(REPLACED) <= set(MODULE_OF) and len(registered) == 91
+
+
+def test_a_function_module_is_imported_only_when_one_of_its_functions_is_used():
+    probe = (
+        "import sys; from assertree import jp\n"
+        "assert jp.search(\"contains(@, 'a') && ends_with(@, 'c')\", 'abc') is True\n"
+        "assert jp.search(\"add('1Gi', '512Mi')\", None) == '1536Mi'\n"
+        "loaded = {m.rsplit('.', 1)[-1] for m in sys.modules if m.startswith('assertree.jp.functions.')}\n"
+        "print(sorted(loaded & {'x509', 'times', 'encoding', 'regex', 'semver', 'arithmetic'}),"
+        " 'cryptography' in sys.modules, 're2' in sys.modules)\n"
+        "jp.compile(\"time_now()\")\n"
+        "print('times' in {m.rsplit('.', 1)[-1] for m in sys.modules})\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["['arithmetic'] False False", "True"]
