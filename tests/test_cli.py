@@ -76,6 +76,14 @@ def test_json_output(workdir, capsys, snapshot):
     assert report == snapshot
 
 
+@pytest.mark.parametrize("format_name", ["json", "sarif", "junit", "github"])
+def test_every_output_format_of_the_sample(format_name, capsys, monkeypatch, snapshot):
+    code, out, _ = run(["scan", "samples/kubernetes/deployment-bad.yaml", "--policy", "samples/kubernetes/policies/",
+                        "-o", format_name], capsys, monkeypatch, REPO)
+    assert code == 1
+    assert out == snapshot
+
+
 def test_quiet_prints_only_failures(workdir, capsys):
     code, out, _ = run(["scan", "bad.json", "--policy", "policy.yaml", "-q"], capsys)
     assert code == 1

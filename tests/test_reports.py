@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from conftest import CONFORMANCE
 from jsonschema import Draft4Validator
 
 from assertree import load_policies, read_payload, resources_from, scan
@@ -16,7 +17,6 @@ from assertree.cli import main
 from assertree.report import render
 from assertree.report.github import escape_data, escape_property, overflow_note
 from assertree.report.locate import Locator
-from tests.conftest import CONFORMANCE
 
 REPO = Path(__file__).resolve().parents[1]
 K8S = REPO / "samples" / "kubernetes"
