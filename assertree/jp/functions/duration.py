@@ -41,7 +41,7 @@ _UINT64 = (1 << 64) - 1
 _LIMIT = 1 << 63
 
 
-def _quote(text: str) -> str:
+def time_quote(text: str) -> str:
     """Go's ``time.quote``: double quotes, and every byte of a non-ASCII or control character as ``\\xNN``."""
     out = ['"']
     for char in text:
@@ -97,7 +97,7 @@ def parse_duration(text: str) -> int:
     ``time: missing unit in duration "1"``, ``time: unknown unit "d" in
     duration "1d"``) when `text` is not a duration or does not fit in 64 bits.
     """
-    invalid = f"time: invalid duration {_quote(text)}"
+    invalid = f"time: invalid duration {time_quote(text)}"
     pos = 0
     end = len(text)
     negative = False
@@ -130,11 +130,11 @@ def parse_duration(text: str) -> int:
         while pos < end and not (text[pos] == "." or text[pos] in _DIGITS):
             pos += 1
         if pos == start:
-            raise ValueError(f"time: missing unit in duration {_quote(text)}")
+            raise ValueError(f"time: missing unit in duration {time_quote(text)}")
         unit_name = text[start:pos]
         unit = _UNITS.get(unit_name)
         if unit is None:
-            raise ValueError(f"time: unknown unit {_quote(unit_name)} in duration {_quote(text)}")
+            raise ValueError(f"time: unknown unit {time_quote(unit_name)} in duration {time_quote(text)}")
         if whole > _LIMIT // unit:
             raise ValueError(invalid)
         value = whole * unit

@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass
 from functools import lru_cache
 
-from assertree.jp.functions.duration import MAX_DURATION, MIN_DURATION, _quote
+from assertree.jp.functions.duration import MAX_DURATION, MIN_DURATION, time_quote
 
 RFC3339 = "2006-01-02T15:04:05Z07:00"
 
@@ -710,7 +710,7 @@ def parse(layout: str, value: str) -> GoTime:
             raise _cannot_parse(layout, value, str(failure.args[0]), literal) from None
         if not element:
             if rest:
-                raise ValueError(f"parsing time {_quote(value)}: extra text: {_quote(rest)}")
+                raise ValueError(f"parsing time {time_quote(value)}: extra text: {time_quote(rest)}")
             break
         next_element = chunks[index + 1][1] if index + 1 < len(chunks) else ""
         try:
@@ -718,10 +718,10 @@ def parse(layout: str, value: str) -> GoTime:
         except _Bad:
             raise _cannot_parse(layout, value, rest, element) from None
         except _OutOfRange as problem:
-            raise ValueError(f"parsing time {_quote(value)}: {problem.args[0]} out of range") from None
+            raise ValueError(f"parsing time {time_quote(value)}: {problem.args[0]} out of range") from None
     problem = fields.settle_date()
     if problem:
-        raise ValueError(f"parsing time {_quote(value)}: {problem}")
+        raise ValueError(f"parsing time {time_quote(value)}: {problem}")
     return fields.to_time()
 
 
@@ -741,6 +741,5 @@ def _skip(value: str, literal: str) -> str:
 
 
 def _cannot_parse(layout: str, value: str, rest: str, element: str) -> ValueError:
-    return ValueError(
-        f"parsing time {_quote(value)} as {_quote(layout)}: cannot parse {_quote(rest)} as {_quote(element)}"
-    )
+    quoted_value, quoted_layout, quoted_rest, quoted_element = map(time_quote, (value, layout, rest, element))
+    return ValueError(f"parsing time {quoted_value} as {quoted_layout}: cannot parse {quoted_rest} as {quoted_element}")
