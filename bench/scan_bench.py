@@ -52,17 +52,25 @@ def plan(size: int) -> tuple[Path, Path]:
     return path, expected
 
 
-def timed(command: list[str], repeat: int) -> tuple[float, bytes]:
-    """Median wall-clock seconds of `command` over `repeat` runs, and the last run's stdout."""
-    times, output = [], b""
+def run_once(command: list[str]) -> tuple[float, bytes]:
+    """Wall-clock seconds of one run of `command`, and its stdout."""
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True)
+    elapsed = time.perf_counter() - start
+    if done.returncode not in (0, 1):
+        sys.exit(f"command failed ({done.returncode}): {' '.join(command)}\n{done.stderr.decode()}")
+    return elapsed, done.stdout
+
+
+def timed_pair(first: list[str], second: list[str], repeat: int) -> tuple[float, float, bytes]:
+    """Median seconds of each command over `repeat` runs, alternating them so that drift in the
+    machine's speed affects both alike; and the second command's last stdout."""
+    first_times, second_times, output = [], [], b""
     for _ in range(repeat):
-        start = time.perf_counter()
-        done = subprocess.run(command, capture_output=True)
-        times.append(time.perf_counter() - start)
-        if done.returncode not in (0, 1):
-            sys.exit(f"command failed ({done.returncode}): {' '.join(command)}\n{done.stderr.decode()}")
-        output = done.stdout
-    return statistics.median(times), output
+        first_times.append(run_once(first)[0])
+        elapsed, output = run_once(second)
+        second_times.append(elapsed)
+    return statistics.median(first_times), statistics.median(second_times), output
 
 
 STATUS_LINE = re.compile(r"^- (FAILED|ERROR: .*) \(POLICY=([^,]+), RULE=[^,]+, ID=(.*)\)$")
@@ -100,9 +108,8 @@ def main() -> int:
     print(f"{'resources':>9}  {'baseline s':>10}  {'assertree s':>11}  {'ratio':>6}  findings")
     for size in args.sizes:
         path, expected = plan(size)
-        baseline_s, _ = timed([sys.executable, str(BENCH / "baseline.py"), str(path), "--out", os.devnull],
-                              args.repeat)
-        ours_s, report = timed(
+        baseline_s, ours_s, report = timed_pair(
+            [sys.executable, str(BENCH / "baseline.py"), str(path), "--out", os.devnull],
             [*assertree, "scan", "--payload", str(path), "--policy", str(BENCH / "policies"),
              "--pre-process", PRE_PROCESS],
             args.repeat,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 from assertree.jp.errors import FunctionError
@@ -58,7 +59,20 @@ def wildcard(pattern, name):
 
 
 def decode_json(text: str) -> Any:
-    """Decode JSON text as kyverno-json does; ValueError, worded as Go's, if it is not JSON."""
+    """Decode JSON text as kyverno-json does; ValueError, worded as Go's, if it is not JSON.
+
+    orjson decodes the common case (Terraform's JSON-in-a-string attributes) several times
+    faster; text it rejects, and text with integers that may not fit int64 (which Go reads as
+    float64 and orjson keeps exact), go through the exact decoder below for Go's results and
+    error texts.
+    """
+    if _LONG_DIGIT_RUN.search(text) is None:
+        import orjson
+
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
     try:
         value = json.loads(text, parse_int=_integer, parse_float=_float, parse_constant=_not_json)
     except json.JSONDecodeError as error:
@@ -68,6 +82,9 @@ def decode_json(text: str) -> Any:
     if "\\u" in text and _has_surrogate(value):
         value = _replace_surrogates(value)
     return value
+
+
+_LONG_DIGIT_RUN = re.compile(r"[0-9]{19}")
 
 
 def _integer(digits: str) -> int | float:
