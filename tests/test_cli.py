@@ -262,3 +262,10 @@ def test_runtime_expression_error_is_a_rule_error(workdir, capsys):
     code, out, _ = run(["scan", "ok.json", "--policy", "p.yaml"], capsys)
     assert code == 1
     assert "- ERROR: (to_string(`1` / `0`)): Internal error: to_string(): json: unsupported value: +Inf" in out
+
+
+def test_version(capsys):
+    from importlib import metadata
+
+    code, out, _ = run(["--version"], capsys)
+    assert code == 0 and out == f"assertree {metadata.version('assertree')}\n"
