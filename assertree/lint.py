@@ -28,7 +28,7 @@ from assertree import jp
 from assertree.compilers import Compilers, compile_jp_expression
 from assertree.errors import AssertreeError, PolicyError, field_path_text
 from assertree.message import Message
-from assertree.policy.model import API_VERSION, KIND, Policy, Rule, policy_from_document
+from assertree.policy.model import Policy, Rule, document_kind_problem, policy_from_document
 from assertree.tree.keys import parse_key
 from assertree.tree.nodes import compile_scalar
 
@@ -97,12 +97,9 @@ def lint_document(value: Any) -> Iterator[tuple[tuple, str, str]]:
     """(field path, message, severity) for each problem of one policy document."""
     from assertree.policy.schema import problems as schema_problems
 
-    if not isinstance(value, dict):
-        yield (), f"expected a {KIND} document (a mapping), found {type(value).__name__}", ERROR
-        return
-    if value.get("apiVersion") != API_VERSION or value.get("kind") != KIND:
-        yield (("kind",) if value.get("apiVersion") == API_VERSION else ("apiVersion",),
-               f"unsupported document: apiVersion {value.get('apiVersion')!r}, kind {value.get('kind')!r}", ERROR)
+    wrong_kind = document_kind_problem(value)
+    if wrong_kind is not None:
+        yield *wrong_kind, ERROR
         return
     found = schema_problems(value)
     for problem in found:

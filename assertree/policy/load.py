@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assertree.errors import AssertreeError, PolicyError
-from assertree.policy.model import API_VERSION, KIND, Policy, policy_from_document
+from assertree.policy.model import Policy, document_kind_problem, policy_from_document
 
 POLICY_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -85,14 +85,10 @@ def policy_from_mapping(value: object, *, source: str | None = None, index: int 
     from assertree.policy.schema import problems
     from assertree.rules import compile_policy
 
-    if not isinstance(value, dict):
-        raise PolicyError(f"expected a {KIND} document (a mapping), found {type(value).__name__}")
-    if value.get("apiVersion") != API_VERSION or value.get("kind") != KIND:
-        raise PolicyError(
-            f"unsupported document: apiVersion {value.get('apiVersion')!r}, kind {value.get('kind')!r} "
-            f"(policies must be apiVersion {API_VERSION}, kind {KIND})",
-            path=("kind",) if value.get("apiVersion") == API_VERSION else ("apiVersion",),
-        )
+    wrong_kind = document_kind_problem(value)
+    if wrong_kind is not None:
+        path, message = wrong_kind
+        raise PolicyError(message, path=path)
     found = problems(value)
     if found:
         first = found[0]

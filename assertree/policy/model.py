@@ -16,6 +16,20 @@ API_VERSION = "json.kyverno.io/v1alpha1"
 KIND = "ValidatingPolicy"
 
 
+def document_kind_problem(value: Any) -> tuple[tuple, str] | None:
+    """Why a loaded document is not a ValidatingPolicy, as (field path, message); None when it is one."""
+    expected = f"policies must be apiVersion {API_VERSION}, kind {KIND}"
+    if not isinstance(value, dict):
+        return (), f"expected a {KIND} document (a mapping), found {type(value).__name__}"
+    api_version, kind = value.get("apiVersion"), value.get("kind")
+    if api_version == API_VERSION and kind == KIND:
+        return None
+    where = ("kind",) if api_version == API_VERSION else ("apiVersion",)
+    if api_version is None and kind is None:
+        return where, f"not a policy: the document has no apiVersion and kind ({expected})"
+    return where, f"unsupported document: apiVersion {api_version!r}, kind {kind!r} ({expected})"
+
+
 @dataclass(eq=False)
 class Assertion:
     check: Any
