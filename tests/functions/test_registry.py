@@ -30,3 +30,26 @@ def test_a_function_module_is_imported_only_when_one_of_its_functions_is_used():
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.splitlines() == ["['arithmetic'] False False", "True"]
+
+
+def test_no_function_can_reach_files_the_environment_or_the_network():
+    """Expressions come from policy files: the whole dialect stays a pure function of its inputs."""
+    import ast
+    from pathlib import Path
+
+    import assertree.jp
+
+    forbidden_modules = {"os", "io", "socket", "subprocess", "urllib", "http", "shutil", "pathlib", "ctypes"}
+    forbidden_calls = {"open", "exec", "eval", "__import__"}
+    for path in Path(assertree.jp.__file__).parent.rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                names = {(node.module or "").split(".")[0]}
+            else:
+                names = set()
+            assert not names & forbidden_modules, f"{path.name} imports {names & forbidden_modules}"
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                assert node.func.id not in forbidden_calls, f"{path.name}:{node.lineno} calls {node.func.id}()"
