@@ -226,9 +226,8 @@ def lookup(name: str, dialect: str = "kyverno") -> Function | None:
     go-jmespath's own, where `items`, `replace`, `split`, `trim` and `sum` keep
     their community meaning (what the JMESPath compliance suites test).
     """
-    from assertree.jp.functions import MODULE_OF
+    from assertree.jp.functions import MODULE_OF  # importing the package registers the base table
 
-    _load(BASE)
     module = MODULE_OF.get(name)
     if module is not None:
         _load((module,))
@@ -241,12 +240,10 @@ def all_functions() -> list[Function]:
     """Every registered function (the whole library is loaded), sorted by name."""
     from assertree.jp.functions import LIBRARY_MODULES
 
-    _load(BASE)
     _load(LIBRARY_MODULES)
     return sorted(REGISTRY.values(), key=lambda f: f.name)
 
 
-BASE = ("builtin", "community")
 _loaded: set[str] = set()
 
 

@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assertree import jp
-from assertree.jp.functions.encoding import decode_base64, go_string, utf8_bytes
+from assertree.jp.functions.conversions import go_string, utf8_bytes
+from assertree.jp.functions.encoding import decode_base64
 from assertree.jp.registry import lookup
 
 

@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from assertree.jp.functions.quantity import BAD_SUFFIX, NOT_A_QUANTITY, Format, Quantity, go_float_text
+from assertree.jp.functions.conversions import go_float_text
+from assertree.jp.functions.quantity import BAD_SUFFIX, NOT_A_QUANTITY, Format, Quantity
 
 
 @pytest.mark.parametrize(

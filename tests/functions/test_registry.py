@@ -5,13 +5,13 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from assertree.jp.functions import LIBRARY_MODULES, MODULE_OF
-from assertree.jp.registry import BASE, REPLACED, all_functions
+from assertree.jp.functions import BASE_MODULES, LIBRARY_MODULES, MODULE_OF
+from assertree.jp.registry import REPLACED, all_functions
 
 
 def test_module_of_names_every_library_function_and_only_those():
     registered = {f.name: f.impl.__module__.rsplit(".", 1)[-1] for f in all_functions()}
-    library = {name: module for name, module in registered.items() if module not in BASE}
+    library = {name: module for name, module in registered.items() if module not in BASE_MODULES}
     assert library == MODULE_OF
     assert set(MODULE_OF.values()) == set(LIBRARY_MODULES)
     assert set(REPLACED) <= set(MODULE_OF) and len(registered) == 91

@@ -3,17 +3,21 @@
 kyverno-json builds one function table from three lists, later names replacing
 earlier ones: go-jmespath's builtins (the 26 standard functions and 15
 community additions), kyverno-json's own four, then Kyverno's library.
-The builtins (`registry.BASE`) are always loaded first, so that the modules
-replacing a builtin (``replaces=True`` at the registration: `items`,
-`replace`, `split`, `trim`, `sum`) find it. Every other module is imported
+The builtins (`BASE_MODULES`) are imported with this package, before any
+other module, so that the modules replacing a builtin (``replaces=True`` at
+the registration: `items`, `replace`, `split`, `trim`, `sum`) find it. Every other module is imported
 when one of its functions is first looked up, through `MODULE_OF`: a scan
 whose policies call no time, certificate or YAML function never imports
 those modules (or their libraries). `LIBRARY_MODULES` is the registration
-order for loading everything; tests/test_readme.py checks `MODULE_OF`
+order for loading everything; tests/functions/test_registry.py checks `MODULE_OF`
 against the registrations.
 """
 
-from assertree.jp.functions import builtin, community  # noqa: F401  (the base table, registered first)
+import importlib
+
+BASE_MODULES = ("builtin", "community")
+for _module in BASE_MODULES:  # the base table, registered before any module that replaces a name in it
+    importlib.import_module(f"{__name__}.{_module}")
 
 LIBRARY_MODULES = ("kyverno_json", "regex", "strings", "encoding", "objects", "arithmetic", "times", "semver", "x509",
                    "images", "urls", "randomness")

@@ -23,13 +23,12 @@ import math
 from typing import Any, NamedTuple
 
 from assertree.jp.errors import FunctionError
+from assertree.jp.functions.conversions import INT64_MIN
 from assertree.jp.functions.duration import SECOND, duration_seconds, format_duration, parse_duration
 from assertree.jp.functions.quantity import Quantity
 from assertree.jp.registry import function
 from assertree.jp.values import is_number
 
-_INT64_MIN = -(1 << 63)
-_INT64_MAX = (1 << 63) - 1
 _EXACT_INTEGERS = 2.0**53
 
 
@@ -75,13 +74,13 @@ def _operand(value: Any, name: str) -> _Operand:
 def _go_int64(number: float) -> int:
     """Go's ``int64(f)``: truncation toward zero; NaN and out-of-range values give the most negative int64 (amd64)."""
     if math.isnan(number) or not -(2.0**63) <= number < 2.0**63:
-        return _INT64_MIN
+        return INT64_MIN
     return int(number)
 
 
 def _wrap64(number: int) -> int:
     """`number` wrapped to a Go int64."""
-    return ((number - _INT64_MIN) & ((1 << 64) - 1)) + _INT64_MIN
+    return ((number - INT64_MIN) & ((1 << 64) - 1)) + INT64_MIN
 
 
 def _remainder(dividend: int, divisor: int) -> int:

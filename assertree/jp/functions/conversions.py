@@ -1,18 +1,29 @@
-"""Go's number-to-text conversions that leak into Kyverno function results.
+"""Go's conversions that leak into Kyverno function results: numbers to text, strings to bytes.
 
 Kyverno's `regex_*`, `pattern_match` and `object_from_lists` accept a number
 where a string is expected and print it with ``strconv.FormatFloat(f, 'f', -1,
 32)``: rounded to the nearest IEEE single, then the shortest decimal that
 reads back as that single, positional, no trailing ``.0``
 (``123456789`` -> ``"123456790"``). Python has no float32 type in the standard
-library, so the rounding goes through `struct`.
+library, so the rounding goes through `struct`. Error texts print float64s
+with ``%v`` (`go_float_text`), and sigs.k8s.io/yaml float32 keys with ``'g'``;
+both use Go's shortest ``%g`` layout (`go_g_layout`).
+
+Strings are UTF-8 bytes to Go, so both directions go through two helpers:
+`utf8_bytes` (a lone surrogate, which only a ``\\ud800`` JSON escape can
+make, is U+FFFD as Go's decoder makes it) and `go_string` (bytes that are
+not UTF-8 read back with one U+FFFD per bad byte, as Go prints them).
 """
 
 from __future__ import annotations
 
 import math
+import re
 import struct
 from decimal import Decimal
+
+INT64_MIN = -(1 << 63)
+INT64_MAX = (1 << 63) - 1
 
 _FLOAT32_MAX = 3.4028234663852886e38
 
@@ -50,3 +61,50 @@ def float32_text(value: int | float) -> str:
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return text
+
+
+def go_g_layout(shortest: str) -> str:
+    """Go's ``%g`` layout at shortest precision, given a finite number's shortest decimal
+    digits (``repr`` of a float64, `float32_text` of a float32): exponent form (``1e+06``,
+    ``-1.5e-05``) when the leading digit's power of ten is below -4 or at least 6, else positional."""
+    number = Decimal(shortest).normalize()
+    sign, digit_tuple, exponent = number.as_tuple()
+    digits = "".join(map(str, digit_tuple))
+    magnitude = len(digits) - 1 + exponent  # the power of ten of the leading digit
+    if -4 <= magnitude < 6:
+        return format(number, "f")
+    fraction = f".{digits[1:]}" if len(digits) > 1 else ""
+    return f"{'-' if sign else ''}{digits[0]}{fraction}e{'-' if magnitude < 0 else '+'}{abs(magnitude):02d}"
+
+
+def go_float_text(number: float) -> str:
+    """A float as Go's ``fmt.Sprintf("%v", f)`` prints it: ``2``, ``2.5``, ``1e+06``, ``1e-05``, ``-0``."""
+    if math.isnan(number):
+        return "NaN"
+    if math.isinf(number):
+        return "+Inf" if number > 0 else "-Inf"
+    if number == 0:
+        return "-0" if math.copysign(1.0, number) < 0 else "0"
+    return go_g_layout(repr(number))
+
+
+# -- Go strings --------------------------------------------------------------------------------------
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
+
+
+def utf8_bytes(text: str) -> bytes:
+    """`text` as the UTF-8 bytes of the Go string it stands for (lone surrogates become U+FFFD)."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")
+
+
+def go_string(data: bytes) -> str:
+    """Bytes read as a Go string is printed: each byte that is not part of valid UTF-8 becomes U+FFFD."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:  # surrogateescape gives one escape per bad byte, as Go's decoder does
+        return _ESCAPED_BYTE.sub("\ufffd", data.decode("utf-8", "surrogateescape"))

@@ -1,9 +1,7 @@
 """Kyverno's decoding and hashing: base64_decode/encode, parse_json, parse_yaml, sha256, sha1, md5.
 
-Strings are UTF-8 bytes to Go, so both directions go through two helpers:
-`utf8_bytes` (a lone surrogate, which only a ``\\ud800`` JSON escape can
-make, is U+FFFD as Go's decoder makes it) and `go_string` (bytes that are
-not UTF-8 read back with one U+FFFD per bad byte, as Go prints them).
+Strings are UTF-8 bytes to Go: both directions go through `conversions.utf8_bytes`
+and `conversions.go_string`.
 
 `base64_decode` is written by hand because Go's decoder differs from
 Python's in what users see: padding is required, line breaks anywhere are
@@ -17,33 +15,11 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import re
 
 from assertree.jp.errors import FunctionError
+from assertree.jp.functions.conversions import go_string, utf8_bytes
 from assertree.jp.functions.kyverno_json import decode_json
 from assertree.jp.registry import function
-
-# -- Go strings -------------------------------------------------------------------------------------
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
-
-
-def utf8_bytes(text: str) -> bytes:
-    """`text` as the UTF-8 bytes of the Go string it stands for (lone surrogates become U+FFFD)."""
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")
-
-
-def go_string(data: bytes) -> str:
-    """Bytes read as a Go string is printed: each byte that is not part of valid UTF-8 becomes U+FFFD."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:  # surrogateescape gives one escape per bad byte, as Go's decoder does
-        return _ESCAPED_BYTE.sub("\ufffd", data.decode("utf-8", "surrogateescape"))
-
 
 # -- base64 ----------------------------------------------------------------------------------------
 

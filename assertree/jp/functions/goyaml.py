@@ -21,20 +21,17 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal
 from typing import Any
 
 import yaml
 
 from assertree.jp.errors import FunctionError
-from assertree.jp.functions.conversions import float32_text
-from assertree.jp.functions.encoding import Base64Error, decode_base64, go_string, utf8_bytes
+from assertree.jp.functions.conversions import INT64_MAX, INT64_MIN, float32_text, go_g_layout, go_string, utf8_bytes
+from assertree.jp.functions.encoding import Base64Error, decode_base64
 from assertree.jp.values import go_float_word
 
 _EventSource = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _MAX_DEPTH = 1024
-_INT64_MIN = -(1 << 63)
-_INT64_LIMIT = 1 << 63
 _UINT64_LIMIT = 1 << 64
 
 _TAG = "tag:yaml.org,2002:"
@@ -81,7 +78,7 @@ def _go_integer(text: str) -> int | None:
         number = int(digits, 0)
     if sign == "-":
         number = -number
-    if _INT64_MIN <= number < _INT64_LIMIT or (not sign and number < _UINT64_LIMIT):
+    if INT64_MIN <= number <= INT64_MAX or (not sign and number < _UINT64_LIMIT):
         return number
     return None
 
@@ -143,16 +140,10 @@ _YAML_FLOAT_WORDS = {"NaN": ".nan", "+Inf": ".inf", "-Inf": "-.inf"}
 
 def _float32_g(number: float) -> str:
     """Go's ``FormatFloat(f, 'g', -1, 32)`` (how sigs.k8s.io/yaml writes float keys), with YAML's inf/nan words."""
-    text = float32_text(number)  # the same shortest digits, written positionally
+    text = float32_text(number)
     if text in _YAML_FLOAT_WORDS:
         return _YAML_FLOAT_WORDS[text]
-    sign, digits, exponent = Decimal(text).normalize().as_tuple()
-    magnitude = len(digits) - 1 + exponent  # the power of ten of the leading digit
-    if -4 <= magnitude < 6:
-        return text
-    fraction = "".join(map(str, digits[1:]))
-    mantissa = f"{'-' if sign else ''}{digits[0]}{'.' + fraction if fraction else ''}"
-    return f"{mantissa}e{'-' if magnitude < 0 else '+'}{abs(magnitude):02d}"
+    return go_g_layout(text)
 
 
 def _json_key(key: Any) -> str:
@@ -175,10 +166,10 @@ def _json_value(value: Any) -> Any:
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
             raise FunctionError(f"json: unsupported value: {go_float_word(value)}")
-        if value.is_integer() and _INT64_MIN <= value < _INT64_LIMIT:
+        if value.is_integer() and INT64_MIN <= value <= INT64_MAX:
             return int(value)  # Go writes it without a fraction, and it reads back as an integer
         return value
-    if isinstance(value, int) and not isinstance(value, bool) and value >= _INT64_LIMIT:
+    if isinstance(value, int) and not isinstance(value, bool) and value > INT64_MAX:
         return float(value)  # a uint64 beyond int64 reads back as a float
     return value
 

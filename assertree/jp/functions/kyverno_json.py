@@ -20,11 +20,9 @@ import re
 from typing import Any
 
 from assertree.jp.errors import FunctionError
+from assertree.jp.functions.conversions import INT64_MAX, INT64_MIN
 from assertree.jp.functions.regex import wildcard_match
 from assertree.jp.registry import function
-
-_INT64_MIN = -(1 << 63)
-_INT64_MAX = (1 << 63) - 1
 
 
 @function("at(array: array, index: number) -> any")
@@ -90,7 +88,7 @@ _LONG_DIGIT_RUN = re.compile(r"[0-9]{19}")
 def _integer(digits: str) -> int | float:
     if len(digits) <= 20:
         number = int(digits)
-        if _INT64_MIN <= number <= _INT64_MAX:
+        if INT64_MIN <= number <= INT64_MAX:
             return number
     return _float(digits)  # Go falls back to float64 beyond int64
 

@@ -16,8 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from assertree.jp.errors import FunctionError
-from assertree.jp.functions.conversions import float32_text
-from assertree.jp.functions.quantity import go_float_text
+from assertree.jp.functions.conversions import INT64_MAX, INT64_MIN, float32_text, go_float_text
 from assertree.jp.registry import function
 from assertree.jp.values import equal, is_number
 
@@ -40,7 +39,7 @@ def lookup(collection, key):
 def _index(number: int | float) -> int:
     """`number` as a Go int, with Kyverno's wording when it is not a whole number in range."""
     if isinstance(number, int):
-        if -(1 << 63) <= number < (1 << 63):
+        if INT64_MIN <= number <= INT64_MAX:
             return number
         number = float(number)
     if not -_INT64_BOUND <= number < _INT64_BOUND:

@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from decimal import Decimal
 from enum import Enum
+
+from assertree.jp.functions.conversions import INT64_MAX, INT64_MIN, go_float_text
 
 
 class Format(Enum):
@@ -49,7 +50,6 @@ MAX_DIGITS = 4000
 """Longest exact integer this module builds (Python's own default int/str limit is 4300 digits)."""
 
 _MAX_BITS = math.ceil(MAX_DIGITS * math.log2(10))
-_INT64_MAX = (1 << 63) - 1
 _NANO_PLACES = 9
 _DIGITS = frozenset("0123456789")
 _SUFFIX_CHARS = frozenset("eEinumkKMGTP")
@@ -137,7 +137,7 @@ class Quantity:
             scale = _int32(scale - len(denom))
             if scale >= -_NANO_PLACES:
                 result = int(num + denom) * mantissa
-                if result <= _INT64_MAX:
+                if result <= INT64_MAX:
                     return cls(result if positive else -result, scale, fmt)
 
         unscaled, places = _decimal(value)
@@ -156,8 +156,8 @@ class Quantity:
             else:
                 unscaled = -(-unscaled // _pow10(places - _NANO_PLACES))
             places = _NANO_PLACES
-        if fmt is Format.BINARY_SI and unscaled and unscaled > _INT64_MAX * 10**_NANO_PLACES:
-            unscaled, places = _INT64_MAX, 0
+        if fmt is Format.BINARY_SI and unscaled and unscaled > INT64_MAX * 10**_NANO_PLACES:
+            unscaled, places = INT64_MAX, 0
         if fmt is Format.BINARY_SI and 0 < unscaled < 10**_NANO_PLACES and places == _NANO_PLACES:
             fmt = Format.DECIMAL_SI
         return cls(-unscaled if negative else unscaled, -places, fmt)
@@ -348,7 +348,7 @@ def _interpret(suffix: str) -> tuple[int, int, Format]:
         body = digits[1:] if digits[0] in "+-" else digits
         if body and all(c in _DIGITS for c in body):
             parsed = int(digits) if len(body) <= 20 else None
-            if parsed is not None and -(1 << 63) <= parsed <= _INT64_MAX:
+            if parsed is not None and INT64_MIN <= parsed <= INT64_MAX:
                 return 10, _int32(parsed), Format.DECIMAL_EXPONENT
     raise ValueError(BAD_SUFFIX)
 
@@ -364,34 +364,3 @@ def _decimal(value: str) -> tuple[int, int]:
     if len(digits) > MAX_DIGITS:
         raise OverflowError(f"a quantity needs more than {MAX_DIGITS} digits to compute exactly")
     return sign * int(digits), len(fraction)
-
-
-def go_float_text(number: float) -> str:
-    """A float as Go's ``fmt.Sprintf("%v", f)`` prints it: ``2``, ``2.5``, ``1e+06``, ``1e-05``, ``-0``.
-
-    Shortest round-tripping digits (the same digits Python's ``repr``
-    chooses), in exponent form when the decimal exponent is below -4 or at
-    least 6 (Go's ``%g`` rule for shortest precision).
-    """
-    if math.isnan(number):
-        return "NaN"
-    if math.isinf(number):
-        return "+Inf" if number > 0 else "-Inf"
-    sign = "-" if math.copysign(1.0, number) < 0 else ""
-    if number == 0:
-        return sign + "0"
-    _, digit_tuple, exponent = Decimal(repr(abs(number))).as_tuple()
-    digits = "".join(map(str, digit_tuple))
-    stripped = digits.rstrip("0")
-    point = len(digits) + exponent  # the decimal point sits after this many digits
-    digits = stripped
-    exponent = point - 1
-    if exponent < -4 or exponent >= 6:
-        tail = f".{digits[1:]}" if len(digits) > 1 else ""
-        exp_sign = "-" if exponent < 0 else "+"
-        return f"{sign}{digits[0]}{tail}e{exp_sign}{abs(exponent):02d}"
-    if point <= 0:
-        return f"{sign}0.{'0' * -point}{digits}"
-    if point >= len(digits):
-        return f"{sign}{digits}{'0' * (point - len(digits))}"
-    return f"{sign}{digits[:point]}.{digits[point:]}"

@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # re2 is imported with the first pattern: wildcard-only scans
     import re2
 
 from assertree.jp.errors import FunctionError
-from assertree.jp.functions.conversions import float32_text
+from assertree.jp.functions.conversions import float32_text, utf8_bytes
 from assertree.jp.registry import function
 
 # RE2's wording of a compile error -> Go's (regexp/syntax ErrorCode texts).
@@ -121,14 +121,6 @@ def _has_any_byte_escape(pattern: str) -> bool:
     return False
 
 
-def _utf8(text: str) -> bytes:
-    """`text` as UTF-8; lone surrogates (only JSON escapes make them) become U+FFFD as in Go."""
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8")
-
-
 def _as_text(value: str | int | float) -> str:
     return value if isinstance(value, str) else float32_text(value)
 
@@ -155,12 +147,12 @@ def _parse_template(template: str) -> tuple[bytes | int | str, ...]:
             continue
         group, rest = reference
         if literal:
-            pieces.append(_utf8("".join(literal)))
+            pieces.append(utf8_bytes("".join(literal)))
             literal = []
         pieces.append(group)
     literal.append(rest)
     if text := "".join(literal):
-        pieces.append(_utf8(text))
+        pieces.append(utf8_bytes(text))
     return tuple(pieces)
 
 
@@ -214,7 +206,7 @@ def _expander(compiled: _Compiled, template: str):
 
 def _replace_all(compiled: _Compiled, text: str, insert) -> str:
     """Go's ``ReplaceAll``: every match replaced, but not an empty match right after the previous one."""
-    data = _utf8(text)
+    data = utf8_bytes(text)
     out = bytearray()
     regex = compiled.regex
     search_at = 0
@@ -256,7 +248,7 @@ def regex_match(pattern, text):
         compiled = compile_go(pattern)
     except RegexError as error:
         raise FunctionError(str(error)) from None
-    return compiled.regex.search(_utf8(_as_text(text))) is not None
+    return compiled.regex.search(utf8_bytes(_as_text(text))) is not None
 
 
 @function("regex_replace_all(pattern: string, text: string|number, replacement: string|number) -> string")
@@ -270,7 +262,7 @@ def regex_replace_all(pattern, text, replacement):
 def regex_replace_all_literal(pattern, text, replacement):
     """Replaces every match of `pattern` in `text` with `replacement`, inserted verbatim."""
     compiled = _compiled_for("regex_replace_all_literal", pattern)
-    literal = _utf8(_as_text(replacement))
+    literal = utf8_bytes(_as_text(replacement))
 
     def insert(match, data: bytes, out: bytearray) -> None:
         out += literal
