@@ -28,6 +28,7 @@ from assertree.jp.values import type_name
 from assertree.results import Resource
 
 STDIN = "-"
+STDIN_SOURCE = "<stdin>"  # the source name of a payload read from standard input
 YAML_SUFFIXES = (".yaml", ".yml")
 
 
@@ -100,7 +101,7 @@ def read_payload(path: str, stdin: Any = None) -> Payload:
         import sys
 
         stream = stdin if stdin is not None else sys.stdin.buffer
-        return parse_payload(stream.read(), "<stdin>", kind=None)
+        return parse_payload(stream.read(), STDIN_SOURCE, kind=None)
     file = Path(path)
     try:
         data = file.read_bytes()

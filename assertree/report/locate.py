@@ -21,10 +21,9 @@ from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
+from assertree.payload import STDIN_SOURCE
 from assertree.results import FieldError, Resource, RuleResult, Violation
 from assertree.source import Document, SourceError, load_documents
-
-STDIN_SOURCE = "<stdin>"  # Resource.source of a payload read from standard input
 
 
 @dataclass(frozen=True, slots=True)
