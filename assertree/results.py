@@ -193,6 +193,14 @@ class ScanResult:
         for resource in self.resources:
             yield resource, grouped.get(id(resource), [])
 
+    def findings(self) -> Iterator[tuple[RuleResult, Violation | None]]:
+        """Every finding in report order: a rule that errored (violation None), then each violation."""
+        for result in self.results:
+            if result.status == ERROR:
+                yield result, None
+            for violation in result.violations:
+                yield result, violation
+
     def skipped(self) -> Iterator[tuple[Resource, Policy, Rule]]:
         """Every (resource, policy, rule) that produced no result, in evaluation order."""
         applied = {(id(r.resource), id(r.rule)) for r in self.results}

@@ -41,7 +41,9 @@ def build_app() -> typer.Typer:
         version: bool = typer.Option(False, "--version", "-V", help="Print the version and exit.", is_eager=True),
     ) -> None:
         if version:
-            typer.echo(f"assertree {installed_version()}")
+            from assertree import __version__
+
+            typer.echo(f"assertree {__version__}")
             raise typer.Exit(EXIT_OK)
         if context.invoked_subcommand is None:
             typer.echo(context.get_help())
@@ -50,15 +52,6 @@ def build_app() -> typer.Typer:
     app.command("lint", no_args_is_help=True)(lint_command.lint)
     app.add_typer(jp_commands.app, name="jp")
     return app
-
-
-def installed_version() -> str:
-    from importlib import metadata
-
-    try:
-        return metadata.version("assertree")
-    except metadata.PackageNotFoundError:  # running from a source tree that was never installed
-        return "unknown"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -39,11 +39,8 @@ def command(result: RuleResult) -> str:
 def annotations(result: ScanResult) -> Iterator[tuple[str, RuleResult, Violation | None]]:
     """(command, rule result, violation) of every annotation, in report order; violation is None
     for a rule that errored."""
-    for rule_result in result.results:
-        if rule_result.status == ERROR:
-            yield command(rule_result), rule_result, None
-        for violation in rule_result.violations:
-            yield command(rule_result), rule_result, violation
+    for rule_result, violation in result.findings():
+        yield command(rule_result), rule_result, violation
 
 
 def annotation_counts(result: ScanResult) -> Counter[str]:

@@ -30,7 +30,7 @@ from urllib.parse import quote
 
 from assertree.policy.model import Policy, Rule
 from assertree.report.locate import Location, Locator, relative_path
-from assertree.results import ERROR, RuleResult, ScanResult, Violation
+from assertree.results import RuleResult, ScanResult, Violation
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -58,13 +58,10 @@ def sarif_log(result: ScanResult) -> dict[str, Any]:
             indexes[id(rule)] = len(descriptors)
             descriptors.append(_descriptor(policy, rule))
     locator = Locator()
-    results = []
-    for rule_result in result.results:
-        index = indexes[id(rule_result.rule)]
-        if rule_result.status == ERROR:
-            results.append(_result(rule_result, index, None, locator))
-        for violation in rule_result.violations:
-            results.append(_result(rule_result, index, violation, locator))
+    results = [
+        _result(rule_result, indexes[id(rule_result.rule)], violation, locator)
+        for rule_result, violation in result.findings()
+    ]
     run: dict[str, Any] = {
         "tool": {"driver": _driver(descriptors)},
         "columnKind": "unicodeCodePoints",
@@ -83,7 +80,9 @@ def render(result: ScanResult, **_: Any) -> str:
 
 
 def _driver(descriptors: list[dict[str, Any]]) -> dict[str, Any]:
-    version, home = _package_metadata()
+    from assertree import __version__ as version
+
+    home = _home_page()
     driver: dict[str, Any] = {"name": "assertree", "version": version, "semanticVersion": version}
     if home:
         driver["informationUri"] = home
@@ -91,20 +90,16 @@ def _driver(descriptors: list[dict[str, Any]]) -> dict[str, Any]:
     return driver
 
 
-def _package_metadata() -> tuple[str, str | None]:
-    """The installed version and home page (a Project-URL or Home-page), if the metadata has them."""
+def _home_page() -> str | None:
+    """The installed package's home page (Home-page or its first Project-URL), if the metadata has one."""
     from importlib import metadata
 
     try:
         info = metadata.metadata("assertree")
-        version = metadata.version("assertree")
-    except metadata.PackageNotFoundError:
-        import assertree
-
-        return assertree.__version__, None
+    except metadata.PackageNotFoundError:  # a source tree that was never installed
+        return None
     urls = [entry.partition(",")[2].strip() for entry in info.get_all("Project-URL") or ()]
-    home = info.get("Home-page") or next((url for url in urls if url), None)
-    return version, home
+    return info.get("Home-page") or next((url for url in urls if url), None)
 
 
 def _descriptor(policy: Policy, rule: Rule) -> dict[str, Any]:
