@@ -15,10 +15,9 @@ settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("ASSERTREE_SHARED", REPO.parent / "shared")).resolve()
-CONFORMANCE = SHARED / "conformance"
+# The peer suites, vendored (scripts/sync-conformance refreshes them; data/README.md gives each source).
+CONFORMANCE = REPO / "tests" / "conformance" / "data"
+GEN_TFPLAN = REPO / "bench" / "gen_tfplan.py"
 
-if not CONFORMANCE.is_dir():  # fail loudly: a missing corpus must never look like a pass
-    raise pytest.UsageError(
-        f"conformance data not found at {CONFORMANCE}; set ASSERTREE_SHARED to the shared folder"
-    )
+if not (CONFORMANCE / "README.md").is_file():  # fail loudly: a missing corpus must never look like a pass
+    raise pytest.UsageError(f"conformance data not found at {CONFORMANCE}; run scripts/sync-conformance")

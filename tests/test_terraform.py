@@ -8,7 +8,7 @@ import sys
 from collections import Counter
 
 import pytest
-from conftest import CONFORMANCE, SHARED
+from conftest import CONFORMANCE, GEN_TFPLAN
 
 from assertree.errors import PayloadError
 from assertree.terraform import looks_like_plan, plan_resources
@@ -19,7 +19,7 @@ def generated(tmp_path_factory):
     folder = tmp_path_factory.mktemp("plan")
     plan, expected = folder / "plan.json", folder / "expected.json"
     subprocess.run(
-        [sys.executable, str(SHARED / "bench" / "gen_tfplan.py"), "--resources", "120", "--seed", "7",
+        [sys.executable, str(GEN_TFPLAN), "--resources", "120", "--seed", "7",
          "--out", str(plan), "--expected", str(expected)],
         check=True, capture_output=True,
     )
