@@ -24,7 +24,7 @@ from assertree.jp.compiler import Lazy
 from assertree.jp.errors import EvaluationError, JMESPathError
 from assertree.jp.values import to_display
 from assertree.policy.model import Policy
-from assertree.results import ERROR, FAIL, PASS, Resource, RuleResult, ScanResult, Violation
+from assertree.results import ERROR, FAIL, PASS, Resource, RuleError, RuleResult, ScanResult, Violation
 from assertree.rules import CompiledContextEntry, CompiledMatch, CompiledPolicy, CompiledRule, compile_policy
 from assertree.tree.nodes import TreeError
 
@@ -80,7 +80,7 @@ def evaluate_rule(rule: CompiledRule, resource: Resource, scope: dict) -> RuleRe
             return None
         violations = _assert(rule, value, scope)
     except TreeError as error:
-        return _result(rule, resource, scope, ERROR, error=error.text())
+        return _result(rule, resource, scope, ERROR, error=RuleError(error.text(), kind='evaluation'))
     if violations:
         return _result(rule, resource, scope, FAIL, violations=violations)
     return _result(rule, resource, scope, PASS)
@@ -145,7 +145,7 @@ def _check(assertion, value: Any, scope: dict) -> Violation | None:
 
 
 def _result(rule: CompiledRule, resource: Resource, scope: dict, status: str, *,
-            violations: list[Violation] | None = None, error: str | None = None) -> RuleResult:
+            violations: list[Violation] | None = None, error: RuleError | None = None) -> RuleResult:
     value = resource.value
     return RuleResult(
         resource=resource,

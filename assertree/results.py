@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from assertree.jp.values import to_display
@@ -19,10 +20,19 @@ from assertree.tree import fieldpath
 if TYPE_CHECKING:
     from assertree.policy.model import Policy, Rule
 
-PASS = "pass"
-FAIL = "fail"
-ERROR = "error"
-SKIP = "skip"
+
+
+class Status(StrEnum):
+    """A rule's outcome on a resource, with Kyverno's names (a StrEnum: equal to its text)."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    ERROR = "error"
+    SKIP = "skip"  # Kyverno: preconditions or a conditional/global anchor not met; an exception applied
+    WARN = "warn"  # Kyverno: a failure of a policy that is not scored
+
+
+PASS, FAIL, ERROR, SKIP, WARN = Status.PASS, Status.FAIL, Status.ERROR, Status.SKIP, Status.WARN
 
 # Kubernetes field.ErrorType names, as kyverno-json's JSON report writes them.
 INVALID = "FieldValueInvalid"
@@ -96,6 +106,19 @@ class Violation:
 
 
 @dataclass(slots=True)
+class RuleError:
+    """Why a rule could not be evaluated (an ERROR result): kept as data until a reporter words it."""
+
+    message: str
+    path: tuple = ()  # where in the policy (or the resource) the problem is, when known
+    kind: str = "evaluation"  # "evaluation", "variable" (unresolved {{ }}), "identifier", "feedback", ...
+    value: Any = None  # the offending value, when there is one
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass(slots=True)
 class Resource:
     """One payload item being checked, and where it came from."""
 
@@ -135,8 +158,11 @@ class RuleResult:
     status: str
     identifier: str | None = None
     violations: list[Violation] = field(default_factory=list)
-    error: str | None = None
+    error: RuleError | None = None
     feedback: dict[str, Any] = field(default_factory=dict)
+    message: str | None = None  # Kyverno: the rule's message, variables substituted
+    exception: str | None = None  # the PolicyException that made this result a skip
+    patched: Any = None  # Kyverno mutate: the resource after this rule's patches
 
     @property
     def failed(self) -> bool:

@@ -37,7 +37,7 @@ def run(rule_yaml: str, payload, bindings=None, **spec):
         return None, []
     only = result.results[0]
     errors = [(v.check, e.field, e.body()) for v in only.violations for e in v.errors]
-    return (only.error if only.status == "error" else only.status), errors
+    return (only.error.message if only.status == "error" else only.status), errors
 
 
 def check(tree_yaml: str, payload, bindings=None):

@@ -45,7 +45,7 @@ def _rule(result: RuleResult) -> dict[str, Any]:
     if result.identifier:
         out["identifier"] = result.identifier
     if result.status == ERROR:
-        out["error"] = result.error
+        out["error"] = str(result.error)
     if result.violations:
         out["violations"] = [
             {

@@ -76,7 +76,7 @@ def _suite(policy: Policy, results: list[RuleResult], unmatched: list, locator: 
             failure.text = _clean(_details(rule_result, locator))
         elif rule_result.status == ERROR:
             counts["errors"] += 1
-            error = ET.SubElement(case, "error", message=_clean(rule_result.error or "error"), type="error")
+            error = ET.SubElement(case, "error", message=_clean(str(rule_result.error or "error")), type="error")
             error.text = _clean(_details(rule_result, locator))
     for rule in unmatched:
         counts["tests"] += 1

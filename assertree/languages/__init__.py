@@ -1,0 +1,1 @@
+"""The policy languages assertree runs, one package each; `base` is the interface the engine runs."""
