@@ -15,22 +15,22 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "load_policies": "assertree.policy.load",
-    "policy_from_mapping": "assertree.policy.load",
-    "scan": "assertree.engine",
+    "load_policies": "assertree.languages.load",
+    "policy_from_mapping": "assertree.languages.load",
+    "scan": "assertree.engine.scan",
     "ScanResult": "assertree.results",
     "RuleResult": "assertree.results",
     "Violation": "assertree.results",
     "FieldError": "assertree.results",
     "Resource": "assertree.results",
-    "Policy": "assertree.policy.model",
-    "Rule": "assertree.policy.model",
+    "Policy": "assertree.languages.kyverno_json.model",
+    "Rule": "assertree.languages.kyverno_json.model",
     "AssertreeError": "assertree.errors",
     "PolicyError": "assertree.errors",
     "PayloadError": "assertree.errors",
     "UsageError": "assertree.errors",
-    "read_payload": "assertree.payload",
-    "resources_from": "assertree.payload",
+    "read_payload": "assertree.inputs.payload",
+    "resources_from": "assertree.inputs.payload",
 }
 
 __all__ = [  # noqa: RUF022  (grouped as _EXPORTS)
@@ -40,11 +40,11 @@ __all__ = [  # noqa: RUF022  (grouped as _EXPORTS)
 ]
 
 if TYPE_CHECKING:
-    from assertree.engine import scan
+    from assertree.engine.scan import scan
     from assertree.errors import AssertreeError, PayloadError, PolicyError, UsageError
-    from assertree.payload import read_payload, resources_from
-    from assertree.policy.load import load_policies, policy_from_mapping
-    from assertree.policy.model import Policy, Rule
+    from assertree.inputs.payload import read_payload, resources_from
+    from assertree.languages.load import load_policies, policy_from_mapping
+    from assertree.languages.kyverno_json.model import Policy, Rule
     from assertree.results import FieldError, Resource, RuleResult, ScanResult, Violation
 
 

@@ -1,14 +1,19 @@
-"""The errors assertree reports to people: bad policies, payloads and arguments.
+"""Problems with the inputs, as data: one located-problem type, formatted in one place.
 
-Each carries what is known of where the problem is (file, line, column, field
-path) and prints as one line, ``file:line:column: field.path: message``, which
-the CLI shows with exit code 2. Evaluation problems inside a rule are not
-errors of this kind: they become an ERROR result for that rule.
+A `Problem` says what is wrong (message, severity) and where (`Location`: file,
+line, column; and the field path inside the document). Policy errors, payload
+errors, schema problems and lint findings are all `Problem`s; reporters and the
+CLI format them, nobody else (python-jsonschema's lesson: errors stay objects
+until someone prints them). The exceptions below carry one `Problem` and stop a
+command with exit code 2. Evaluation problems inside a rule are not of this
+kind: they become an ERROR result for that rule (`assertree.results.RuleError`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
 
 
 def shorten(text: str, limit: int = 100) -> str:
@@ -32,8 +37,65 @@ def field_path_text(path: Sequence[str | int]) -> str:
     return "".join(out)
 
 
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """A place in an input file; 1-based `line`/`column`, None when unknown."""
+
+    source: str | None = None  # the file as named on the command line, "<stdin>", or None
+    line: int | None = None
+    column: int | None = None
+
+    def __str__(self) -> str:
+        """``file:line:column``, leaving out the parts that are not known."""
+        return ":".join(str(part) for part in (self.source, self.line, self.column) if part is not None)
+
+    def filled(self, other: Location) -> Location:
+        """This location, with what it does not know taken from `other`."""
+        return Location(self.source or other.source, self.line or other.line, self.column or other.column)
+
+
+NOWHERE = Location()
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One problem with an input: ``file:line:column: field.path: message``."""
+
+    message: str
+    location: Location = NOWHERE
+    path: tuple[str | int, ...] = ()  # field path inside the document, ("spec", "rules", 0, ...)
+    severity: Severity = Severity.ERROR
+
+    @property
+    def field(self) -> str:
+        """The field path as kyverno-json prints it: ``spec.rules[0].name``."""
+        return field_path_text(self.path)
+
+    def located(self, where: Location) -> Problem:
+        """This problem, with what its location does not know taken from `where`."""
+        return replace(self, location=self.location.filled(where))
+
+    def text(self, *, severity: bool = False) -> str:
+        """The one-line form; with `severity`, ``error:``/``warning:`` before the field path."""
+        field = self.field
+        body = f"{field}: {self.message}" if field else self.message
+        if severity:
+            body = f"{self.severity}: {body}"
+        where = str(self.location)
+        return f"{where}: {body}" if where else body
+
+    def __str__(self) -> str:
+        return self.text()
+
+
 class AssertreeError(Exception):
-    """An input problem that stops a command (exit code 2)."""
+    """An input problem that stops a command (exit code 2); `problem` says what and where."""
 
     def __init__(
         self,
@@ -44,26 +106,47 @@ class AssertreeError(Exception):
         column: int | None = None,
         path: Sequence[str | int] = (),
     ) -> None:
-        self.message = message
-        self.source = source
-        self.line = line
-        self.column = column
-        self.path = tuple(path)
+        self.problem = Problem(message, Location(source, line, column), tuple(path))
         super().__init__(message)
+
+    @classmethod
+    def of(cls, problem: Problem) -> AssertreeError:
+        """The exception carrying `problem`."""
+        error = cls(problem.message)
+        error.problem = problem
+        return error
+
+    @property
+    def message(self) -> str:
+        return self.problem.message
+
+    @property
+    def path(self) -> tuple[str | int, ...]:
+        return self.problem.path
+
+    @property
+    def location(self) -> Location:
+        return self.problem.location
+
+    @property
+    def source(self) -> str | None:
+        return self.problem.location.source
+
+    @property
+    def line(self) -> int | None:
+        return self.problem.location.line
+
+    @property
+    def column(self) -> int | None:
+        return self.problem.location.column
 
     def located(self, *, source: str | None = None, line: int | None = None, column: int | None = None):
         """Fill in where the problem is, keeping what is already known."""
-        self.source = self.source or source
-        self.line = self.line or line
-        self.column = self.column or column
+        self.problem = self.problem.located(Location(source, line, column))
         return self
 
     def __str__(self) -> str:
-        where = [part for part in (self.source, self.line, self.column) if part is not None]
-        prefix = ":".join(str(part) for part in where)
-        field = field_path_text(self.path)
-        text = f"{field}: {self.message}" if field else self.message
-        return f"{prefix}: {text}" if prefix else text
+        return str(self.problem)
 
 
 class PolicyError(AssertreeError):
@@ -72,6 +155,10 @@ class PolicyError(AssertreeError):
 
 class PayloadError(AssertreeError):
     """A payload (or bindings file) that cannot be read or used."""
+
+
+class DocumentError(AssertreeError):
+    """A file that cannot be read as JSON or YAML (the caller knows whether it is a policy or a payload)."""
 
 
 class UsageError(AssertreeError):

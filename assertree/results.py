@@ -1,6 +1,10 @@
-"""What a scan produces: plain data that reporters format and users walk.
+"""What a scan produces: plain data that the languages fill in and reporters format.
 
-The engine never prints; reporters never re-derive anything. A scan gives,
+The result model sits right after the expression dialect and the assertion
+trees in the stage order: every language builds `RuleResult`s, the engine
+collects them into a `ScanResult`, reporters only read them.
+
+A scan gives,
 for every resource, every rule that applied to it: its status, identifier,
 feedback, and for a failure the violations (one per failing assertion, each
 with the field errors kyverno-json would list).
@@ -12,13 +16,45 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, runtime_checkable
 
-from assertree.jp.values import to_display
-from assertree.tree import fieldpath
+from assertree.tree.errors import INTERNAL, INVALID, REQUIRED, TYPE_INVALID, FieldError
 
-if TYPE_CHECKING:
-    from assertree.policy.model import Policy, Rule
+__all__ = ["ERROR", "FAIL", "INTERNAL", "INVALID", "PASS", "REQUIRED", "SKIP", "TYPE_INVALID", "WARN", "FieldError",
+           "PolicyInfo", "Resource", "RuleError", "RuleInfo", "RuleResult", "ScanResult", "Status", "Summary",
+           "Violation"]
+
+
+@runtime_checkable
+class RuleInfo(Protocol):
+    """What results and reports know of a rule."""
+
+    name: str
+    index: int  # position in the policy's rule list (generated rules such as autogen come last)
+    document: dict  # the rule as written (or as generated), JSON
+
+
+@runtime_checkable
+class PolicyInfo(Protocol):
+    """What results and reports know of a policy, whatever its language."""
+
+    name: str
+    kind: str  # "ValidatingPolicy", "ClusterPolicy", ...
+    rules: Sequence[Any]  # RuleInfo objects, in evaluation order
+    annotations: dict[str, str]
+    document: dict
+    source: str | None  # file the policy was read from
+    document_index: int | None  # position in that file's YAML stream
+    line: int | None  # where its document starts
+
+    @property
+    def severity(self) -> str | None: ...
+
+    @property
+    def title(self) -> str | None: ...
+
+    @property
+    def description(self) -> str | None: ...
 
 
 
@@ -33,62 +69,6 @@ class Status(StrEnum):
 
 
 PASS, FAIL, ERROR, SKIP, WARN = Status.PASS, Status.FAIL, Status.ERROR, Status.SKIP, Status.WARN
-
-# Kubernetes field.ErrorType names, as kyverno-json's JSON report writes them.
-INVALID = "FieldValueInvalid"
-REQUIRED = "FieldValueRequired"
-TYPE_INVALID = "FieldValueTypeInvalid"
-INTERNAL = "InternalError"
-
-_BODY_PREFIX = {INVALID: "Invalid value", REQUIRED: "Required value", TYPE_INVALID: "Invalid value"}
-_NO_VALUE = object()
-
-
-@dataclass(slots=True)
-class FieldError:
-    """One failing node of an assertion tree.
-
-    `path` is the raw field path (see `assertree.tree.fieldpath`); `field` its
-    kyverno-json text. A leaf that did not match carries `expected`, and its
-    `detail` ("Expected value: ...") is only worded when someone reads it:
-    match trees produce many such errors that nobody prints.
-    """
-
-    type: str
-    path: Any
-    reason: str = ""
-    value: Any = None
-    expected: Any = _NO_VALUE
-
-    @property
-    def field(self) -> str:
-        return fieldpath.render(self.path)
-
-    @property
-    def has_expected(self) -> bool:
-        return self.expected is not _NO_VALUE
-
-    @property
-    def detail(self) -> str:
-        if self.expected is not _NO_VALUE:
-            return f"Expected value: {to_display(self.expected)}"
-        return self.reason
-
-    @property
-    def payload_steps(self) -> list[Any]:
-        """Keys/indexes of the failing field inside the resource, as far as they are known."""
-        return fieldpath.payload_steps(self.path)
-
-    def body(self) -> str:
-        """``Invalid value: 3: Expected value: 4``, as kyverno-json words it (values in JSON)."""
-        prefix = _BODY_PREFIX[self.type]
-        if self.type == REQUIRED:
-            return f"{prefix}: {self.detail}"
-        return f"{prefix}: {to_display(self.value)}: {self.detail}"
-
-    def __str__(self) -> str:
-        return f"{self.body()} (PATH={self.field})"
-
 
 @dataclass(slots=True)
 class Violation:
@@ -128,6 +108,7 @@ class Resource:
     root: Any = field(default=None, repr=False)  # the whole document the resource was taken from
     origin: tuple | None = None  # keys/indexes from `root` to the resource, when known
     default_identifier: str | None = None  # used when a rule has no identifier (Terraform: the address)
+    file: Any = field(default=None, repr=False)  # the input it was read from; `.locate(steps)` -> (line, column)
 
     @property
     def label(self) -> str:
@@ -142,8 +123,6 @@ class Resource:
         """Keys/indexes from the source document to this resource (found by identity when a
         pre-process expression picked it out), or None when it is not part of the document."""
         if self.origin is None and self.root is not None:
-            from assertree.payload import find_origin
-
             self.origin = find_origin(self.root, self.value)
         return self.origin
 
@@ -153,8 +132,8 @@ class RuleResult:
     """The outcome of one rule on one resource (skipped pairs are not stored, see ScanResult)."""
 
     resource: Resource
-    policy: Policy
-    rule: Rule
+    policy: PolicyInfo
+    rule: RuleInfo
     status: str
     identifier: str | None = None
     violations: list[Violation] = field(default_factory=list)
@@ -203,7 +182,7 @@ class ScanResult:
     """
 
     resources: list[Resource]
-    policies: list[Policy]
+    policies: list[PolicyInfo]
     results: list[RuleResult]
 
     @property
@@ -227,7 +206,7 @@ class ScanResult:
             for violation in result.violations:
                 yield result, violation
 
-    def skipped(self) -> Iterator[tuple[Resource, Policy, Rule]]:
+    def skipped(self) -> Iterator[tuple[Resource, PolicyInfo, RuleInfo]]:
         """Every (resource, policy, rule) that produced no result, in evaluation order."""
         applied = {(id(r.resource), id(r.rule)) for r in self.results}
         for resource in self.resources:
@@ -236,7 +215,7 @@ class ScanResult:
                     if (id(resource), id(rule)) not in applied:
                         yield resource, policy, rule
 
-    def unmatched_rules(self) -> list[tuple[Policy, Rule]]:
+    def unmatched_rules(self) -> list[tuple[PolicyInfo, RuleInfo]]:
         """Rules that applied to no resource at all ("nothing was checked")."""
         applied = {id(r.rule) for r in self.results}
         return [(p, rule) for p in self.policies for rule in p.rules if id(rule) not in applied]
@@ -254,3 +233,28 @@ class ScanResult:
             skipped=len(self.resources) * rule_count - len(self.results),
             violations=sum(len(result.violations) for result in self.results),
         )
+
+
+def find_origin(root: Any, target: Any) -> tuple | None:
+    """The keys/indexes leading from `root` to the very object `target` (identity, not equality).
+
+    Pre-processing with JMESPath hands out the payload's own objects, so a
+    resource can be traced back to its place in the file without knowing the
+    expression. Breadth first, so shallow matches are found quickly.
+    """
+    if target is root:
+        return ()
+    if not isinstance(target, (dict, list)):
+        return None
+    queue: list[tuple[Any, tuple]] = [(root, ())]
+    while queue:
+        next_level = []
+        for value, path in queue:
+            items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+            for key, child in items:
+                if child is target:
+                    return (*path, key)
+                if isinstance(child, (dict, list)):
+                    next_level.append((child, (*path, key)))
+        queue = next_level
+    return None

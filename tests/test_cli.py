@@ -224,7 +224,7 @@ def test_bad_payloads(workdir, capsys):
         "empty.json": "empty.json: payload is empty",
         "broken.json": "broken.json:1:7: invalid JSON: unexpected character",
         "scalar.json": "scalar.json: payload must be an object or a list of objects, not a string",
-        "latin1.yaml": "latin1.yaml:1: payload is not UTF-8 text (byte 9)",
+        "latin1.yaml": "latin1.yaml:1:10: payload is not UTF-8 text (byte 9)",
         "missing.json": "missing.json: payload file not found",
     }
     for name, message in cases.items():

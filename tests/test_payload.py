@@ -7,9 +7,9 @@ import io
 import pytest
 
 from assertree.errors import PayloadError, UsageError
-from assertree.payload import (
+from assertree.results import find_origin
+from assertree.inputs.payload import (
     compile_preprocessors,
-    find_origin,
     parse_payload,
     payload_files,
     read_payload,
@@ -120,7 +120,7 @@ def test_non_utf8_yaml(tmp_path):
     path = write(tmp_path, "latin1.yaml", b"a: 1\nname: caf\xe9\n")
     with pytest.raises(PayloadError) as caught:
         read_payload(path)
-    assert str(caught.value) == f"{path}:2: payload is not UTF-8 text (byte 14)"
+    assert str(caught.value) == f"{path}:2:10: payload is not UTF-8 text (byte 14)"
 
 
 def test_non_utf8_json(tmp_path):

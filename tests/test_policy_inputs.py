@@ -12,8 +12,8 @@ from conftest import CONFORMANCE
 
 from assertree.cli import main
 from assertree.errors import PolicyError
-from assertree.policy.load import load_policies
-from assertree.policy.schema import schema
+from assertree.languages.load import load_policies
+from assertree.languages.kyverno_json.schema import schema
 
 REPO = Path(__file__).resolve().parents[1]
 LOADER = CONFORMANCE / "kyverno-json" / "policies"
@@ -39,7 +39,7 @@ def test_kyverno_json_loader_case(row):
         policies = load_policies(path)
         assert len(policies) == row["policies"]
         if row.get("expected_policies"):
-            assert [p.name for p in policies] == [p["metadata"]["name"] for p in row["expected_policies"]]
+            assert [p.policy.name for p in policies] == [p["metadata"]["name"] for p in row["expected_policies"]]
         return
     with pytest.raises(PolicyError) as caught:
         load_policies(path)

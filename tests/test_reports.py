@@ -57,9 +57,9 @@ def scan_files(payloads, policies, *, terraform: bool = False):
     for path in payloads:
         loaded = read_payload(str(path))
         if terraform:
-            from assertree.terraform import plan_resources
+            from assertree.inputs.terraform import plan_resources
 
-            resources.extend(plan_resources(loaded.value, loaded.source))
+            resources.extend(plan_resources(loaded.value, loaded.source, file=loaded))
         else:
             resources.extend(resources_from(loaded))
     return scan(resources, load_policies(*policies))
@@ -273,29 +273,28 @@ def test_located_lines_in_yaml_streams_and_json_arrays(workdir):
     assert "file=a.json,line=5,col=6," in lines["limits/check (e)"]
 
 
-def test_locator_reads_each_file_once_and_survives_a_missing_file(workdir, monkeypatch):
+def test_locations_come_from_the_payload_as_read_parsed_once(workdir, monkeypatch):
     (workdir / "p.yaml").write_text(policy("limits", REPLICAS))
     (workdir / "r.yaml").write_text("- name: a\n  replicas: 5\n- name: b\n  replicas: 9\n")
     result = scan_files(["r.yaml"], ["p.yaml"])
-    import assertree.report.locate as locate
+    import assertree.inputs.payload as payload_module
 
     calls = []
-    real = locate.load_documents
-    monkeypatch.setattr(locate, "load_documents", lambda path: calls.append(path) or real(path))
+    real = payload_module.load_documents
+    monkeypatch.setattr(payload_module, "load_documents", lambda path, text: calls.append(path) or real(path, text))
+    (workdir / "r.yaml").unlink()  # the report does not read the file again: it asks the payload as it was read
     locator = Locator()
     assert [locator.result(r, r.violations[0]).line for r in result.results] == [2, 4]
     assert calls == ["r.yaml"]
-
-    (workdir / "r.yaml").unlink()
-    region = sarif(result)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
-    assert "region" not in region
-    assert github_lines(result)[0].startswith("::error file=r.yaml,title=limits/check (a)::")
+    region = sarif(result)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]
+    assert region["startLine"] == 2
+    assert github_lines(result)[0].startswith("::error file=r.yaml,line=2,col=3,title=limits/check (a)::")
 
 
 def test_pre_processed_resources_are_found_in_their_file(workdir):
     (workdir / "p.yaml").write_text(policy("limits", REPLICAS))
     (workdir / "r.json").write_text('{"items": [\n {"name": "a", "replicas": 1},\n {"name": "b",\n  "replicas": 8}]}')
-    from assertree.payload import compile_preprocessors
+    from assertree.inputs.payload import compile_preprocessors
 
     resources = resources_from(read_payload("r.json"), compile_preprocessors(["items"]))
     result = scan(resources, load_policies("p.yaml"))

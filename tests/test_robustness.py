@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from assertree.cli import main
-from assertree.engine import scan
+from assertree.engine.scan import scan
 from assertree.errors import AssertreeError
-from assertree.policy.load import load_policies, policy_from_mapping
+from assertree.languages.load import load_policies, policy_from_mapping
 
 EXAMPLES = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -123,7 +123,7 @@ def test_load_of_dump_round_trips(tmp_path_factory, document, form):
             load_policies(path)
         return
     (loaded,) = load_policies(path)
-    assert loaded.document == document
+    assert loaded.policy.document == document
 
 
 @pytest.mark.slow

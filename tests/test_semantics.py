@@ -11,10 +11,10 @@ import textwrap
 import pytest
 import yaml
 
-from assertree.engine import scan
+from assertree.engine.scan import scan
 from assertree.errors import PolicyError
-from assertree.policy.model import policy_from_document
-from assertree.rules import compile_policy
+from assertree.languages.kyverno_json.model import policy_from_document
+from assertree.languages.kyverno_json.compile import compile_policy
 
 
 def policy(rule_yaml: str, **spec) -> object:

@@ -11,7 +11,7 @@ import pytest
 from conftest import CONFORMANCE, GEN_TFPLAN
 
 from assertree.errors import PayloadError
-from assertree.terraform import looks_like_plan, plan_resources
+from assertree.inputs.terraform import looks_like_plan, plan_resources
 
 
 @pytest.fixture(scope="module")

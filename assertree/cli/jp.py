@@ -38,7 +38,7 @@ def query(
     """Provides a command-line interface to JMESPath, enhanced with Kyverno specific custom functions."""
     from assertree import jp
     from assertree.errors import AssertreeError, UsageError
-    from assertree.payload import read_payload
+    from assertree.inputs.payload import read_payload
 
     texts = list(expressions or [])
     for file in query_files or []:

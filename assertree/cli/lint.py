@@ -16,11 +16,11 @@ def lint(
                                                 show_default=False)],
 ) -> None:
     """Check policies without a payload: schema, expressions, functions, bindings; exit 1 on any problem."""
-    from assertree.lint import lint_paths
+    from assertree.languages.load import lint_policies
 
-    problems = lint_paths(paths)
+    problems = lint_policies(paths)
     for problem in problems:
-        print(problem)
+        print(problem.text(severity=True))
     if problems:
         errors = sum(1 for p in problems if p.severity == "error")
         print(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} "

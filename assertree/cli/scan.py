@@ -50,10 +50,12 @@ def scan(
 ) -> None:
     """Check payloads against ValidatingPolicy files; exit 1 if any rule fails."""
     from assertree.cli.outputs import parse_outputs, write_outputs
-    from assertree.engine import scan as run_scan
-    from assertree.errors import PayloadError, UsageError
-    from assertree.labels import selector_from
-    from assertree.payload import compile_preprocessors, freeze_loaded, payload_files, read_payload, resources_from
+    from assertree.engine.scan import scan as run_scan
+    from assertree.errors import UsageError
+    from assertree.inputs.bindings import load_bindings
+    from assertree.inputs.payload import compile_preprocessors, payload_files
+    from assertree.inputs.resources import load_resources
+    from assertree.languages.selectors import selector_from
 
     if not policy:
         raise UsageError("give at least one --policy file or directory")
@@ -65,35 +67,18 @@ def scan(
     if color not in ("auto", "always", "never"):
         raise UsageError(f"unknown --color {color!r} (choose from: auto, always, never)")
     outputs = parse_outputs(output or ["text"])
-    preprocessors = compile_preprocessors(pre_process or [])
+    compile_preprocessors(pre_process or [])  # a typo fails before any file is read
     selector = selector_from(labels or [])
-    files = payload_files(payload)
+    payload_files(payload)  # a missing payload fails before the policies are compiled
     policies = _load_policies(policy, selector)
-    binding_values = None
-    if bindings is not None:
-        loaded = read_payload(str(bindings))
-        if not isinstance(loaded.value, dict) or loaded.documents:
-            raise PayloadError("the bindings file must hold one mapping of names to values", source=str(bindings))
-        binding_values = loaded.value
-    resources = []
-    plans_without_flag = 0
-    for path in files:
-        loaded = read_payload(path)
-        freeze_loaded()
-        if terraform:
-            from assertree.terraform import plan_resources
-
-            resources.extend(plan_resources(loaded.value, loaded.source, include_deleted=include_deleted))
-        else:
-            from assertree.terraform import looks_like_plan
-
-            plans_without_flag += looks_like_plan(loaded.value) and not preprocessors
-            resources.extend(resources_from(loaded, preprocessors))
-    result = run_scan(resources, policies, binding_values)
+    binding_values = load_bindings(bindings) if bindings is not None else None
+    loaded = load_resources(payload, terraform=terraform, include_deleted=include_deleted,
+                            pre_process=pre_process or (), freeze=True)
+    result = run_scan(loaded.resources, policies, binding_values)
     use_color = color == "always" or (color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
     write_outputs(outputs, result, bindings=binding_values, quiet=quiet, color=use_color,
-                  multiple_sources=len(files) > 1)
-    _warn_unchecked(result, plans_without_flag)
+                  multiple_sources=len(loaded.files) > 1)
+    _warn_unchecked(result, loaded.plans_without_terraform)
     if result.failed and not soft_fail:
         raise typer.Exit(EXIT_FAILED)
     if fail_on_empty and not result.results:
@@ -104,7 +89,7 @@ def scan(
 
 def _load_policies(paths: list[Path], selector):
     from assertree.errors import PolicyError
-    from assertree.policy.load import load_policies
+    from assertree.languages.load import load_policies
 
     policies = load_policies(*paths, selector=selector)
     if not policies:

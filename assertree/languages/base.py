@@ -15,42 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from assertree.results import Resource, RuleResult
+from assertree.results import PolicyInfo, Resource, RuleInfo, RuleResult
 
-
-@runtime_checkable
-class RuleInfo(Protocol):
-    """What results and reports know of a rule."""
-
-    name: str
-    index: int  # position in the policy's rule list (generated rules such as autogen come last)
-    document: dict  # the rule as written (or as generated), JSON
-
-
-@runtime_checkable
-class PolicyInfo(Protocol):
-    """What results and reports know of a policy, whatever its language."""
-
-    name: str
-    kind: str  # "ValidatingPolicy", "ClusterPolicy", ...
-    rules: Sequence[Any]  # RuleInfo objects, in evaluation order
-    annotations: dict[str, str]
-    document: dict
-    source: str | None  # file the policy was read from
-    document_index: int | None  # position in that file's YAML stream
-    line: int | None  # where its document starts
-
-    @property
-    def severity(self) -> str | None: ...
-
-    @property
-    def title(self) -> str | None: ...
-
-    @property
-    def description(self) -> str | None: ...
+__all__ = ["CompiledPolicy", "CompiledRule", "Mutator", "PolicyInfo", "RuleInfo", "RuleRunner", "ScanContext"]
 
 
 @dataclass
@@ -64,10 +33,10 @@ class ScanContext:
     exceptions: Sequence[Any] = ()  # PolicyException documents that may exempt resources
 
 
-RuleRunner = Callable[["Resource"], "RuleResult | None"]
+RuleRunner = Callable[[Resource], "RuleResult | None"]
 """One rule on one resource; None when the rule does not select the resource (no result at all)."""
 
-Mutator = Callable[["Resource"], "tuple[Resource, list[RuleResult]]"]
+Mutator = Callable[[Resource], tuple[Resource, list[RuleResult]]]
 """A policy's mutate rules on one resource: the mutated resource and one result per rule that applied."""
 
 

@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from assertree.report.locate import Locator
+from assertree.report.locate import Locator, relative_path
 from assertree.report.text import plural
 from assertree.results import ERROR, RuleResult, ScanResult, Violation
 
@@ -71,7 +71,7 @@ def render(result: ScanResult, **_: Any) -> str:
         properties = []
         location = locator.result(rule_result, violation)
         if location is not None:
-            properties.append(("file", location.path))
+            properties.append(("file", relative_path(location.source)))
             if location.line is not None:
                 properties.append(("line", str(location.line)))
                 if location.column is not None:

@@ -20,8 +20,8 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from assertree.policy.model import Policy
-from assertree.report.locate import Locator
+from assertree.languages.kyverno_json.model import Policy
+from assertree.report.locate import Locator, relative_path
 from assertree.results import ERROR, FAIL, RuleResult, ScanResult
 
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -94,7 +94,7 @@ def _details(result: RuleResult, locator: Locator) -> str:
     if location is None:
         lines = [f"resource: {result.resource.label}"]
     else:
-        where = ":".join(str(part) for part in (location.path, location.line, location.column) if part is not None)
+        where = ":".join(str(part) for part in (relative_path(location.source), location.line, location.column) if part is not None)
         lines = [f"resource: {where}"]
     if result.status == ERROR:
         lines.append(f"error: {result.error}")

@@ -28,8 +28,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from assertree.policy.model import Policy, Rule
-from assertree.report.locate import Location, Locator, relative_path
+from assertree.languages.kyverno_json.model import Policy, Rule
+from assertree.errors import Location
+from assertree.report.locate import Locator, relative_path
 from assertree.results import RuleResult, ScanResult, Violation
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -155,7 +156,7 @@ def _message(result: RuleResult, violation: Violation | None) -> str:
 
 
 def _physical(location: Location) -> dict[str, Any]:
-    path = location.path
+    path = relative_path(location.source)
     if Path(path).is_absolute():
         artifact = {"uri": Path(path).as_uri()}
     else:

@@ -23,7 +23,7 @@ from typing import Any
 
 from assertree.errors import PolicyError
 from assertree.jp.values import to_display
-from assertree.results import INTERNAL, INVALID, REQUIRED, TYPE_INVALID, FieldError
+from assertree.tree.errors import INTERNAL, INVALID, REQUIRED, TYPE_INVALID, FieldError
 from assertree.tree import fieldpath
 from assertree.tree.compare import NotComparable, matches
 from assertree.tree.keys import parse_key

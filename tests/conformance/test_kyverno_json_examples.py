@@ -16,10 +16,10 @@ import yaml
 from conftest import CONFORMANCE
 from support import go_body
 
-from assertree.engine import scan
+from assertree.engine.scan import scan
 from assertree.errors import PolicyError
-from assertree.payload import Payload, compile_preprocessors, read_payload, resources_from
-from assertree.policy.load import load_policies, policy_from_mapping
+from assertree.inputs.payload import Payload, compile_preprocessors, read_payload, resources_from
+from assertree.languages.load import load_policies, policy_from_mapping
 
 KYVERNO_JSON = CONFORMANCE / "kyverno-json"
 CATALOG = KYVERNO_JSON / "catalog"

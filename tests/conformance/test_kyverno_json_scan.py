@@ -16,9 +16,9 @@ from conftest import CONFORMANCE
 from support import as_go_text, order_insensitive
 
 from assertree.cli import main
-from assertree.engine import scan
-from assertree.payload import compile_preprocessors, read_payload, resources_from
-from assertree.policy.load import load_policies
+from assertree.engine.scan import scan
+from assertree.inputs.payload import compile_preprocessors, read_payload, resources_from
+from assertree.languages.load import load_policies
 from assertree.report.text import render
 
 SCAN = CONFORMANCE / "kyverno-json" / "scan"

@@ -14,10 +14,10 @@ import pytest
 from conftest import CONFORMANCE
 from support import as_go_text, go_body, order_insensitive
 
-from assertree.engine import scan
+from assertree.engine.scan import scan
 from assertree.errors import PayloadError, PolicyError
-from assertree.payload import Payload, compile_preprocessors, resources_from
-from assertree.policy.load import policy_from_mapping
+from assertree.inputs.payload import Payload, compile_preprocessors, resources_from
+from assertree.languages.load import policy_from_mapping
 from assertree.report.text import render
 
 VECTORS = json.loads((CONFORMANCE / "kyverno-json" / "semantics.json").read_text())["vectors"]

@@ -3,8 +3,10 @@
 PyYAML's safe loader already refuses to construct Python objects; on top of
 that, dates and timestamps stay the strings they were written as (as Go's YAML
 reader gives them to kyverno-json), and ``!!binary``/``!!set``/``!!omap`` are
-refused, because a policy engine over JSON has no use for other types. The C
-loader is used when PyYAML was built with libyaml.
+refused, because a policy engine over JSON has no use for other types; a
+mapping that repeats a key is an error (as in Go's yaml.v3), wherever the YAML
+comes from, so a payload, a policy and a report location all see the same
+document. The C loader is used when PyYAML was built with libyaml.
 
 libyaml's composer recurses in C, so a document nested deep enough (about
 100,000 levels) crashes the whole process rather than raising; `check_nesting`
@@ -41,7 +43,27 @@ def check_nesting(text: str) -> None:
 
 
 class JSONSafeLoader(_Base):  # type: ignore[misc, valid-type]
-    """Safe YAML loading restricted to JSON values (timestamps stay strings)."""
+    """Safe YAML loading restricted to JSON values (timestamps stay strings, repeated keys refused)."""
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            reject_duplicate_keys(node)
+        return yaml.constructor.SafeConstructor.construct_mapping(self, node, deep=deep)
+
+
+def reject_duplicate_keys(node: yaml.MappingNode) -> None:
+    """Raise a located YAML error when `node` writes the same key twice (merge keys ``<<`` aside)."""
+    seen: dict[tuple, yaml.Node] = {}
+    for key_node, _ in node.value:
+        if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+            continue
+        identity = (key_node.tag, key_node.value)
+        first = seen.setdefault(identity, key_node)
+        if first is not key_node:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key_node.value!r} (first defined on line {first.start_mark.line + 1})",
+                key_node.start_mark,
+            )
 
 
 def _as_string(loader: yaml.SafeLoader, node: yaml.Node) -> str:

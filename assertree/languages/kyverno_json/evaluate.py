@@ -1,12 +1,11 @@
-"""Runs compiled policies over resources and collects the results.
+"""One kyverno-json rule on one resource.
 
-For each resource, each policy, each rule, in that order (the order results
-are reported in): bind ``$payload``, ``$policy``, ``$rule`` over the user's
-bindings, register the rule's context entries (lazy, in order), then
-``match``, ``exclude`` and ``assert``; compute the identifier and feedback for
-every rule that applied. A rule whose match fails or whose exclude matches
-produces no result. Evaluation problems make that rule's result ERROR; they
-never stop the scan.
+In order: bind ``$payload``, ``$policy``, ``$rule`` over the user's bindings,
+register the rule's context entries (lazy, in order), then ``match``,
+``exclude`` and ``assert``; compute the identifier and feedback for every rule
+that applied. A rule whose match fails or whose exclude matches produces no
+result. Evaluation problems make that rule's result ERROR; they never stop the
+scan.
 
 Differences from kyverno-json, on purpose: ``match``/``exclude`` with both
 ``any`` and ``all`` require both (kyverno-json ignores ``all`` once an ``any``
@@ -16,56 +15,16 @@ prints ``<nil>``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from assertree.dispatch import RuleDispatch
 from assertree.jp.compiler import Lazy
 from assertree.jp.errors import EvaluationError, JMESPathError
 from assertree.jp.values import to_display
-from assertree.policy.model import Policy
-from assertree.results import ERROR, FAIL, PASS, Resource, RuleError, RuleResult, ScanResult, Violation
-from assertree.rules import CompiledContextEntry, CompiledMatch, CompiledPolicy, CompiledRule, compile_policy
+from assertree.results import ERROR, FAIL, PASS, Resource, RuleError, RuleResult, Violation
 from assertree.tree.nodes import TreeError
 
-
-def scan(
-    resources: Iterable[Any],
-    policies: Iterable[Policy | CompiledPolicy],
-    bindings: Mapping[str, Any] | None = None,
-) -> ScanResult:
-    """Check every resource against every policy.
-
-    `resources` are JSON values (or `Resource`s carrying their source);
-    `policies` come from `load_policies` (or are `Policy` models, compiled
-    here); `bindings` are extra variables, available as ``$name``.
-    """
-    items = [item if isinstance(item, Resource) else Resource(item) for item in resources]
-    compiled = [_compiled(policy) for policy in policies]
-    user = dict(bindings or {})
-    rules = []
-    for policy in compiled:
-        for rule in policy.rules:
-            scope = {**user, "payload": None, **rule.scope}
-            rules.append((rule, scope))
-    dispatch = RuleDispatch(rules)
-    results: list[RuleResult] = []
-    append = results.append
-    for resource in items:
-        value = resource.value
-        for rule, scope in dispatch.candidates(value):
-            scope["payload"] = value
-            result = evaluate_rule(rule, resource, scope)
-            if result is not None:
-                append(result)
-    return ScanResult(items, [policy.policy for policy in compiled], results)
-
-
-def _compiled(policy: Policy | CompiledPolicy) -> CompiledPolicy:
-    if isinstance(policy, CompiledPolicy):
-        return policy
-    cached = getattr(policy, "compiled", None)
-    return cached if cached is not None else compile_policy(policy)
+if TYPE_CHECKING:
+    from assertree.languages.kyverno_json.compile import CompiledContextEntry, CompiledMatch, CompiledRule
 
 
 def evaluate_rule(rule: CompiledRule, resource: Resource, scope: dict) -> RuleResult | None:

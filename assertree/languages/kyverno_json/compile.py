@@ -13,11 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assertree import jp
-from assertree.compilers import Compilers, compile_jp_expression
+from assertree.languages.kyverno_json.expressions import Compilers, compile_jp_expression
 from assertree.errors import PolicyError
-from assertree.message import Message
-from assertree.policy.model import Match, Policy, Rule
-from assertree.tree.nodes import Evaluate, Node, compile_scalar, compile_tree
+from assertree.languages.kyverno_json.messages import Message
+from assertree.languages.base import Mutator, RuleRunner, ScanContext
+from assertree.languages.kyverno_json.evaluate import evaluate_rule
+from assertree.languages.kyverno_json.model import Match, Policy, Rule
+from assertree.results import Resource
+from assertree.tree.nodes import Evaluate, Node, StaticMapNode, compile_scalar, compile_tree
 
 
 @dataclass(eq=False)
@@ -60,13 +63,35 @@ class CompiledRule:
     identifier: jp.Expression | None
     feedback: list[CompiledFeedback]
     scope: dict = field(default_factory=dict)
-    """Bindings every evaluation of this rule starts from ($policy, $rule); the engine adds $payload."""
+    """Bindings every evaluation of this rule starts from ($policy, $rule); the runner adds $payload."""
+
+    @property
+    def index_keys(self) -> list[list[tuple[tuple, Any]]] | None:
+        """The literal pairs of each `match.any` tree, when every one is literal (for the rule index)."""
+        match = self.match
+        if match is None or not match.any or not all(isinstance(tree, StaticMapNode) for tree in match.any):
+            return None
+        return [tree.pairs for tree in match.any]
+
+    def runner(self, context: ScanContext) -> RuleRunner:
+        """This rule with the scan's bindings under its own; `$payload` is set per resource."""
+        scope = {**context.bindings, "payload": None, **self.scope}
+
+        def run(resource: Resource):
+            scope["payload"] = resource.value
+            return evaluate_rule(self, resource, scope)
+
+        return run
 
 
 @dataclass(eq=False)
 class CompiledPolicy:
     policy: Policy
     rules: list[CompiledRule]
+
+    def mutator(self, context: ScanContext) -> Mutator | None:
+        """kyverno-json policies only validate."""
+        return None
 
 
 def compile_policy(policy: Policy) -> CompiledPolicy:

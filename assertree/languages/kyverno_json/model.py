@@ -83,6 +83,7 @@ class Rule:
 class Policy:
     name: str
     rules: list[Rule]
+    kind: str = KIND
     labels: dict[str, str] = field(default_factory=dict)
     annotations: dict[str, str] = field(default_factory=dict)
     compiler: str | None = None
@@ -90,7 +91,6 @@ class Policy:
     source: str | None = None  # file the policy was read from
     document_index: int | None = None  # its position in that file's YAML stream
     line: int | None = None  # where its document starts
-    compiled: Any = field(default=None, repr=False, compare=False)  # set by the loader (rules.CompiledPolicy)
 
     @property
     def severity(self) -> str | None:

@@ -1,7 +1,7 @@
-"""``assertree lint``: every problem in a set of policies, without a payload.
+"""Linting ValidatingPolicy documents: every problem, not just the first one loading stops at.
 
-Loading stops at the first problem; lint keeps going and reports them all,
-each located as ``file:line:column: field.path: message``:
+The loader (`assertree.languages.load.lint_policies`) locates each problem as
+``file:line:column: field.path: message``. What is found:
 
 * the document is not a ValidatingPolicy, or breaks the schema;
 * an expression does not parse, calls an unknown function or passes the wrong
@@ -19,95 +19,40 @@ each located as ``file:line:column: field.path: message``:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from assertree import jp
-from assertree.compilers import Compilers, compile_jp_expression
-from assertree.errors import AssertreeError, PolicyError, field_path_text
-from assertree.message import Message
-from assertree.policy.model import Policy, Rule, document_kind_problem, policy_from_document
+from assertree.languages.kyverno_json.expressions import Compilers, compile_jp_expression
+from assertree.errors import PolicyError, Problem, Severity
+from assertree.languages.kyverno_json.messages import Message
+from assertree.languages.kyverno_json.model import Policy, Rule, document_kind_problem, policy_from_document
 from assertree.tree.keys import parse_key
 from assertree.tree.nodes import compile_scalar
 
-ERROR = "error"
-WARNING = "warning"
+ERROR = Severity.ERROR
+WARNING = Severity.WARNING
 BUILTINS = frozenset({"payload", "policy", "rule"})
 _SCALAR_TYPES = frozenset({"boolean", "number", "string", "null"})
 
 
-@dataclass(frozen=True)
-class Problem:
-    source: str | None
-    line: int | None
-    column: int | None
-    path: tuple
-    message: str
-    severity: str = ERROR
-
-    def __str__(self) -> str:
-        where = ":".join(str(part) for part in (self.source, self.line, self.column) if part is not None)
-        field_text = field_path_text(self.path)
-        text = f"{self.severity}: {field_text + ': ' if field_text else ''}{self.message}"
-        return f"{where}: {text}" if where else text
-
-
-def lint_paths(paths: Iterable[str | Path]) -> list[Problem]:
-    """Every problem in the policy files and directories named."""
-    from assertree.policy.load import policy_files
-    from assertree.source import SourceError, load_documents
-
-    problems: list[Problem] = []
-    seen_names: dict[str, str] = {}
-    try:
-        files = policy_files(paths)
-    except AssertreeError as error:
-        return [Problem(error.source, error.line, error.column, error.path, error.message)]
-    for file in files:
-        try:
-            documents = load_documents(file)
-        except SourceError as error:
-            problems.append(Problem(error.path, error.line, error.column, (), error.message))
-            continue
-        for document in documents:
-            def locate(path: tuple, _document=document) -> tuple[int | None, int | None]:
-                return _document.locate(path) if path else (_document.line, None)
-
-            found = list(lint_document(document.value))
-            for path, message, severity in found:
-                line, column = locate(path)
-                problems.append(Problem(document.path, line, column, path, message, severity))
-            name = (document.value.get("metadata") or {}).get("name") if isinstance(document.value, dict) else None
-            if isinstance(name, str) and name:
-                here = f"{document.path}:{document.line}"
-                if name in seen_names:
-                    line, column = locate(("metadata", "name"))
-                    problems.append(Problem(
-                        document.path, line, column, ("metadata", "name"),
-                        f"another policy is also named {name!r} ({seen_names[name]})", WARNING,
-                    ))
-                else:
-                    seen_names[name] = here
-    return problems
-
-
-def lint_document(value: Any) -> Iterator[tuple[tuple, str, str]]:
-    """(field path, message, severity) for each problem of one policy document."""
-    from assertree.policy.schema import problems as schema_problems
+def lint_document(value: Any) -> Iterator[Problem]:
+    """Every problem of one policy document, with its field path (the loader adds file and line)."""
+    from assertree.languages.kyverno_json.schema import problems as schema_problems
 
     wrong_kind = document_kind_problem(value)
     if wrong_kind is not None:
-        yield *wrong_kind, ERROR
+        path, message = wrong_kind
+        yield Problem(message, path=path)
         return
     found = schema_problems(value)
-    for problem in found:
-        yield problem.path, problem.message, ERROR
+    yield from found
     if found:
         return
     policy = policy_from_document(value)
-    yield from _PolicyLinter(policy).run()
+    for path, message, severity in _PolicyLinter(policy).run():
+        yield Problem(message, path=path, severity=severity)
 
 
 @dataclass

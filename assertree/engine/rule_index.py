@@ -7,6 +7,11 @@ a scan's evaluation time; instead, the rules are indexed by the key their
 literal ``match.any`` trees all test (``type``, ``kind``, ...) and each
 resource looks up only the rules that name its value.
 
+A rule offers itself to the index through `index_keys`: for each tree of its
+``match.any``, the (key path, literal) pairs the tree tests, when the tree is
+made of nothing else (kyverno-json's `StaticMapNode`); None otherwise, and the
+rule then runs on every resource.
+
 The index must never change a result, including the rule ERRORs kyverno-json
 reports when a match tree meets a value of the wrong kind. So a resource only
 takes the short cut when every key the indexed trees test holds a value of the
@@ -19,20 +24,23 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from assertree.rules import CompiledRule
-from assertree.tree.nodes import StaticMapNode
+from assertree.languages.base import CompiledRule, RuleRunner
 
 _MISSING = object()
 
 
+def _index_keys(rule: CompiledRule) -> list[list[tuple[tuple, Any]]] | None:
+    return getattr(rule, "index_keys", None)
+
+
 def _discriminators(rule: CompiledRule) -> dict[tuple, set[str]] | None:
     """Key paths tested with a string literal by every `match.any` tree of the rule, with the strings."""
-    match = rule.match
-    if match is None or not match.any or not all(isinstance(t, StaticMapNode) for t in match.any):
+    trees = _index_keys(rule)
+    if not trees:
         return None
     common: dict[tuple, set[str]] | None = None
-    for tree in match.any:
-        found = {keys: {expected} for keys, expected in tree.pairs if type(expected) is str}
+    for pairs in trees:
+        found = {keys: {expected} for keys, expected in pairs if type(expected) is str}
         if common is None:
             common = found
         else:
@@ -53,37 +61,39 @@ def _best_key(found: list[dict[tuple, set[str]]]) -> tuple | None:
     return max(values, key=lambda keys: (len(values[keys]), rules[keys], keys))
 
 
-class RuleDispatch:
-    """Maps a resource to the (rule, scope) pairs worth evaluating, in evaluation order."""
+class RuleIndex:
+    """Maps a resource to the rule runners worth calling, in evaluation order."""
 
-    def __init__(self, rules: list[tuple[CompiledRule, dict]]) -> None:
-        self.everything = rules
+    def __init__(self, rules: list[tuple[CompiledRule, RuleRunner]]) -> None:
+        runners = [runner for _, runner in rules]
+        self.everything = runners
         keyed = [(position, _discriminators(rule)) for position, (rule, _) in enumerate(rules)]
         self.key: tuple | None = _best_key([found for _, found in keyed if found])
-        self.by_value: dict[str, list[tuple[CompiledRule, dict]]] = {}
-        self.unindexed: list[tuple[CompiledRule, dict]] = rules
+        self.by_value: dict[str, list[RuleRunner]] = {}
+        self.unindexed: list[RuleRunner] = runners
         self.checked_types: dict[tuple, type] = {}
         if self.key is None:
             return
         indexed: dict[int, set[str]] = {
             position: found[self.key] for position, found in keyed if found and self.key in found
         }
-        self.unindexed = [pair for position, pair in enumerate(rules) if position not in indexed]
+        self.unindexed = [runner for position, runner in enumerate(runners) if position not in indexed]
         for value in set().union(*indexed.values()):
             self.by_value[value] = [
-                pair for position, pair in enumerate(rules) if position not in indexed or value in indexed[position]
+                runner for position, runner in enumerate(runners)
+                if position not in indexed or value in indexed[position]
             ]
         conflicting: set[tuple] = set()
         for position in indexed:
-            for tree in rules[position][0].match.any:
-                for keys, expected in tree.pairs:
+            for pairs in _index_keys(rules[position][0]) or ():
+                for keys, expected in pairs:
                     known = self.checked_types.setdefault(keys, type(expected))
                     if known is not type(expected):
                         conflicting.add(keys)
         for keys in conflicting:
             self.checked_types[keys] = type(None)  # any present, non-null value sends the resource the long way
 
-    def candidates(self, value: Any) -> list[tuple[CompiledRule, dict]]:
+    def candidates(self, value: Any) -> list[RuleRunner]:
         if self.key is None or type(value) is not dict or not self._well_formed(value):
             return self.everything
         found = _lookup(value, self.key)

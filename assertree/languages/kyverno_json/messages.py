@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from assertree.compilers import compile_jp_expression
+from assertree.languages.kyverno_json.expressions import compile_jp_expression
 from assertree.jp.errors import JMESPathError
 
 _PLACEHOLDER = re.compile(r"{{(.*?)}}")

@@ -43,8 +43,10 @@ def _module_resources(module: dict, path: tuple) -> Iterator[tuple[dict, tuple]]
             yield from _module_resources(child, (*path, "child_modules", index))
 
 
-def plan_resources(plan: Any, source: str | None = None, *, include_deleted: bool = False) -> list[Resource]:
-    """The resources of a plan, each joined with its change; see the module docstring."""
+def plan_resources(plan: Any, source: str | None = None, *, include_deleted: bool = False,
+                   file: Any = None) -> list[Resource]:
+    """The resources of a plan, each joined with its change; see the module docstring. `file` is the
+    payload the plan was read from (reports ask it where a field is)."""
     if not looks_like_plan(plan):
         raise PayloadError(
             "--terraform expects a plan from 'terraform show -json' (with planned_values and "
@@ -63,12 +65,12 @@ def plan_resources(plan: Any, source: str | None = None, *, include_deleted: boo
         change = changes.get(resource.get("address"))
         if change is not None:
             item["change"] = change.get("change")
-        resources.append(_resource(item, source, plan, origin))
+        resources.append(_resource(item, source, plan, origin, file))
     if include_deleted:
         for position, change in enumerate(plan.get("resource_changes") or ()):
             actions = (change.get("change") or {}).get("actions") or []
             if actions == ["delete"]:
-                resources.append(_resource(_deleted(change), source, plan, ("resource_changes", position)))
+                resources.append(_resource(_deleted(change), source, plan, ("resource_changes", position), file))
     return resources
 
 
@@ -85,7 +87,7 @@ def _deleted(change: dict) -> dict:
     return item
 
 
-def _resource(item: dict, source: str | None, plan: Any, origin: tuple) -> Resource:
-    resource = Resource(item, source, None, root=plan, origin=origin)
+def _resource(item: dict, source: str | None, plan: Any, origin: tuple, file: Any) -> Resource:
+    resource = Resource(item, source, None, root=plan, origin=origin, file=file)
     resource.default_identifier = item.get("address")
     return resource

@@ -18,39 +18,70 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assertree.documents.reader import (
+    SUFFIXES,
+    Document,
+    DocumentError,
+    collector_paused,
+    decode_text,
+    format_of,
+    load_documents,
+    parse_values,
+    read_bytes,
+)
 from assertree.errors import PayloadError, UsageError
 from assertree.jp.values import type_name
 from assertree.results import Resource
 
 STDIN = "-"
 STDIN_SOURCE = "<stdin>"  # the source name of a payload read from standard input
-YAML_SUFFIXES = (".yaml", ".yml")
+__all__ = ["STDIN", "STDIN_SOURCE", "Payload", "collector_paused", "freeze_loaded", "payload_files", "read_payload",
+           "resources_from"]
 
 
 @dataclass
 class Payload:
-    """One payload file as read: its value and whether it was a YAML stream of documents."""
+    """One payload file as read: its value, whether it was a YAML stream of documents, and its bytes,
+    kept so that a report can ask where a field is without reading the file again."""
 
     source: str
     value: Any
     documents: bool = False  # True when `value` is the list of a multi-document YAML stream
+    data: bytes | None = field(default=None, repr=False)
+    _positioned: list[Document] | None = field(default=None, repr=False)
 
+    def locate(self, steps: Sequence[Any]) -> tuple[int, int] | None:
+        """(line, column) of the field at `steps` from the payload's root (its deepest existing
+        ancestor when the path does not exist); None when the payload has no text to point into."""
+        documents = self._positioned_documents()
+        if not documents:
+            return None
+        if self.documents:  # a YAML stream: the payload's root is the list of its documents
+            if not steps or not isinstance(steps[0], int) or not 0 <= steps[0] < len(documents):
+                return documents[0].line, 1
+            document, steps = documents[steps[0]], steps[1:]
+        else:
+            document = documents[0]
+        try:
+            return document.locate(steps)
+        except (ValueError, IndexError, RecursionError):
+            return document.line, 1
 
-@contextmanager
-def collector_paused():
-    """Pause the cyclic garbage collector (restored afterwards, even on error)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
+    def _positioned_documents(self) -> list[Document]:
+        if self._positioned is None:
+            found: list[Document] = []
+            if self.data is not None:
+                try:
+                    found = load_documents(self.source, decode_text(self.data, self.source))
+                except (DocumentError, ValueError, RecursionError):
+                    found = []
+            # the value keeps only the non-null documents of a stream; so must the positions
+            self._positioned = [document for document in found if document.value is not None]
+        return self._positioned
 
 
 def freeze_loaded() -> None:
@@ -58,7 +89,6 @@ def freeze_loaded() -> None:
     gc.freeze()
 
 
-PAYLOAD_SUFFIXES = (".json", ".yaml", ".yml")
 _GLOB_CHARACTERS = frozenset("*?[")
 
 
@@ -77,9 +107,7 @@ def payload_files(arguments: Sequence[str]) -> list[str]:
         if argument == STDIN or path.is_file():
             found.append(argument)
         elif path.is_dir():
-            matches = sorted(
-                str(p) for p in path.rglob("*") if p.is_file() and p.suffix.lower() in PAYLOAD_SUFFIXES
-            )
+            matches = sorted(str(p) for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES)
             if not matches:
                 raise PayloadError("no .json, .yaml or .yml files in this directory", source=argument)
             found.extend(matches)
@@ -102,85 +130,39 @@ def read_payload(path: str, stdin: Any = None) -> Payload:
 
         stream = stdin if stdin is not None else sys.stdin.buffer
         return parse_payload(stream.read(), STDIN_SOURCE, kind=None)
-    file = Path(path)
     try:
-        data = file.read_bytes()
-    except FileNotFoundError:
-        raise PayloadError("payload file not found", source=path) from None
-    except IsADirectoryError:
-        raise PayloadError("payload is a directory, not a file", source=path) from None
-    except OSError as error:
-        raise PayloadError(f"cannot read payload: {error.strerror or error}", source=path) from None
-    suffix = file.suffix.lower()
-    kind = "json" if suffix == ".json" else "yaml" if suffix in YAML_SUFFIXES else None
-    return parse_payload(data, path, kind=kind)
+        data = read_bytes(path)
+    except DocumentError as error:
+        raise _payload_error(error, "payload ") from None
+    return parse_payload(data, path, kind=format_of(path))
+
+
+def _payload_error(error: DocumentError, prefix: str = "") -> PayloadError:
+    problem = error.problem
+    message = problem.message
+    if prefix and message in ("file not found", "is a directory, not a file"):
+        message = f"{prefix}{message}" if message == "file not found" else f"{prefix.strip()} {message}"
+    elif message.startswith("cannot read"):
+        message = message.replace("cannot read", "cannot read payload", 1)
+    elif message.startswith("not UTF-8"):
+        message = f"payload is {message}"
+    return PayloadError(message, source=problem.location.source, line=problem.location.line,
+                        column=problem.location.column, path=problem.path)
 
 
 def parse_payload(data: bytes, source: str, kind: str | None) -> Payload:
     """Parse payload bytes as JSON, YAML, or (kind None) whichever they are."""
     if not data or data.isspace():
         raise PayloadError("payload is empty", source=source)
-    if kind in ("json", None):
-        try:
-            return Payload(source, _parse_json(data))
-        except PayloadError as error:
-            if kind == "json":
-                raise error.located(source=source) from None
-    return _parse_yaml(data, source)
-
-
-def _parse_json(data: bytes) -> Any:
-    import orjson
-
-    with collector_paused():
-        try:
-            return orjson.loads(data)
-        except orjson.JSONDecodeError as error:
-            line, column = _json_position(data, error.pos)
-            reason = str(error).split(":", 1)[0]
-            if reason == "depth limit exceeded":
-                reason = "nested more than 1024 levels deep"
-            raise PayloadError(f"invalid JSON: {reason}", line=line, column=column) from None
-        except RecursionError:
-            raise PayloadError("invalid JSON: nested too deeply") from None
-
-
-def _json_position(data: bytes, offset: int) -> tuple[int, int]:
-    head = data[:offset]
-    line = head.count(b"\n") + 1
-    return line, offset - (head.rfind(b"\n") + 1) + 1
-
-
-def _parse_yaml(data: bytes, source: str) -> Payload:
-    import yaml
-
-    from assertree.yamlsafe import JSONSafeLoader, check_nesting
-
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        raise PayloadError(f"payload is not UTF-8 text (byte {error.start})", source=source, line=line) from None
-    try:
-        check_nesting(text)
-        with collector_paused():
-            documents = [doc for doc in yaml.load_all(text, Loader=JSONSafeLoader) if doc is not None]
-    except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark
-        problem = error.problem or "invalid YAML"
-        raise PayloadError(
-            f"invalid YAML: {problem}",
-            source=source,
-            line=mark.line + 1 if mark else None,
-            column=mark.column + 1 if mark else None,
-        ) from None
-    except (yaml.YAMLError, RecursionError) as error:
-        raise PayloadError(f"invalid YAML: {str(error).splitlines()[0]}", source=source) from None
-    if not documents:
+        values = parse_values(data, source, kind)
+    except DocumentError as error:
+        raise _payload_error(error.located(source=source)) from None
+    if not values:
         raise PayloadError("payload is empty (no YAML document)", source=source)
-    if len(documents) == 1:
-        return Payload(source, documents[0])
-    return Payload(source, documents, documents=True)
+    if len(values) == 1:
+        return Payload(source, values[0], data=data)
+    return Payload(source, values, documents=True, data=data)
 
 
 def compile_preprocessors(expressions: Sequence[str]):
@@ -221,34 +203,9 @@ def resources_from(payload: Payload, preprocessors=()) -> list[Resource]:
             f"payload must be an object or a list of objects, not a {type_name(root)}", source=payload.source
         )
     if isinstance(value, list):
-        resources = [Resource(item, payload.source, index, root=root) for index, item in enumerate(value)]
+        resources = [Resource(item, payload.source, index, root=root, file=payload) for index, item in enumerate(value)]
         if value is root:
             for resource in resources:
                 resource.origin = (resource.document,)
         return resources
-    return [Resource(value, payload.source, None, root=root, origin=() if value is root else None)]
-
-
-def find_origin(root: Any, target: Any) -> tuple | None:
-    """The keys/indexes leading from `root` to the very object `target` (identity, not equality).
-
-    Pre-processing with JMESPath hands out the payload's own objects, so a
-    resource can be traced back to its place in the file without knowing the
-    expression. Breadth first, so shallow matches are found quickly.
-    """
-    if target is root:
-        return ()
-    if not isinstance(target, (dict, list)):
-        return None
-    queue: list[tuple[Any, tuple]] = [(root, ())]
-    while queue:
-        next_level = []
-        for value, path in queue:
-            items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
-            for key, child in items:
-                if child is target:
-                    return (*path, key)
-                if isinstance(child, (dict, list)):
-                    next_level.append((child, (*path, key)))
-        queue = next_level
-    return None
+    return [Resource(value, payload.source, None, root=root, origin=() if value is root else None, file=payload)]

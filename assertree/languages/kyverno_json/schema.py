@@ -12,28 +12,17 @@ field``), in document order.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
 
-from assertree.errors import field_path_text
+from assertree.errors import Problem
 
 SCHEMA_FILE = "validatingpolicy.v1alpha1.json"
 
 
-@dataclass(frozen=True)
-class SchemaProblem:
-    path: tuple[str | int, ...]
-    message: str
-
-    @property
-    def field(self) -> str:
-        """The kyverno-json field-path text: ``spec.rules[0].matches``."""
-        return field_path_text(self.path)
-
-    def __str__(self) -> str:
-        return f"{self.field}: {self.message}" if self.path else self.message
+def _problem(path: tuple, message: str) -> Problem:
+    return Problem(message, path=path)
 
 
 @cache
@@ -49,45 +38,45 @@ def _validator():
     return Draft202012Validator(schema())
 
 
-def problems(document: Any) -> list[SchemaProblem]:
+def problems(document: Any) -> list[Problem]:
     """Every schema problem of `document`, most useful first within a field, in document order."""
-    found: dict[tuple, SchemaProblem] = {}
+    found: dict[tuple, Problem] = {}
     for error in _validator().iter_errors(document):
         for problem in _explain(error):
             found.setdefault((problem.path, problem.message), problem)
     return sorted(found.values(), key=lambda p: _document_order(document, p.path))
 
 
-def _explain(error) -> list[SchemaProblem]:
+def _explain(error) -> list[Problem]:
     path = tuple(error.absolute_path)
     kind = error.validator
     if kind == "additionalProperties":
         allowed = set(error.schema.get("properties", {}))
         return [
-            SchemaProblem(path + (key,), f"unknown field {key!r}" + _suggestion(key, allowed))
+            _problem(path + (key,), f"unknown field {key!r}" + _suggestion(key, allowed))
             for key in error.instance
             if key not in allowed
         ]
     if kind == "required":
         return [
-            SchemaProblem(path + (key,), "required field is missing")
+            _problem(path + (key,), "required field is missing")
             for key in error.validator_value
             if isinstance(error.instance, dict) and key not in error.instance
         ]
     if kind == "enum":
-        return [SchemaProblem(path, f"must be one of: {', '.join(map(str, error.validator_value))}, "
+        return [_problem(path, f"must be one of: {', '.join(map(str, error.validator_value))}, "
                                     f"not {json.dumps(error.instance)}")]
     if kind == "const":
-        return [SchemaProblem(path, f"must be {json.dumps(error.validator_value)}, not {json.dumps(error.instance)}")]
+        return [_problem(path, f"must be {json.dumps(error.validator_value)}, not {json.dumps(error.instance)}")]
     if kind == "type":
         expected = error.validator_value
         expected = " or ".join(expected) if isinstance(expected, list) else expected
-        return [SchemaProblem(path, f"must be {_article(expected)} {expected}, not {_json_type(error.instance)}")]
+        return [_problem(path, f"must be {_article(expected)} {expected}, not {_json_type(error.instance)}")]
     if kind == "maxLength":
-        return [SchemaProblem(path, f"must be at most {error.validator_value} characters long")]
+        return [_problem(path, f"must be at most {error.validator_value} characters long")]
     if kind == "minLength":
-        return [SchemaProblem(path, "must not be empty")]
-    return [SchemaProblem(path, error.message)]
+        return [_problem(path, "must not be empty")]
+    return [_problem(path, error.message)]
 
 
 def _suggestion(key: str, allowed: set[str]) -> str:

@@ -1,0 +1,1 @@
+"""Reading JSON and YAML documents, with the positions every located message needs."""

@@ -1,0 +1,63 @@
+"""Runs compiled policies of any language over resources and collects the results.
+
+For each resource: every policy that mutates, in order, each on the output of
+the previous one; then every rule that can apply (`RuleIndex`), in policy and
+rule order, on the mutated resource (Kyverno's order: mutate, then validate).
+What a rule does is its language's business (`assertree.languages.base`); the
+engine only prepares each rule once per scan and collects what it returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from assertree.engine.rule_index import RuleIndex
+from assertree.languages.base import CompiledPolicy, ScanContext
+from assertree.results import Resource, RuleResult, ScanResult
+
+
+def scan(
+    resources: Iterable[Any],
+    policies: Iterable[Any],
+    bindings: Mapping[str, Any] | None = None,
+    *,
+    context: ScanContext | None = None,
+) -> ScanResult:
+    """Check every resource against every policy.
+
+    `resources` are JSON values (or `Resource`s carrying their source);
+    `policies` come from `load_policies` (kyverno-json `Policy` models are
+    compiled here); `bindings` are extra variables for kyverno-json policies
+    (``$name``); `context` carries what other languages need (values files,
+    user info, exceptions) and, when given, its own bindings.
+    """
+    items = [item if isinstance(item, Resource) else Resource(item) for item in resources]
+    compiled = [_compiled(policy) for policy in policies]
+    if context is None:
+        context = ScanContext(bindings=dict(bindings or {}))
+    elif bindings:
+        context = ScanContext(**{**vars(context), "bindings": {**context.bindings, **bindings}})
+    mutators = [mutator for policy in compiled if (mutator := policy.mutator(context)) is not None]
+    index = RuleIndex([(rule, rule.runner(context)) for policy in compiled for rule in policy.rules])
+    results: list[RuleResult] = []
+    append = results.append
+    for position, resource in enumerate(items):
+        for mutator in mutators:
+            resource, mutated = mutator(resource)
+            results.extend(mutated)
+        items[position] = resource
+        for run in index.candidates(resource.value):
+            result = run(resource)
+            if result is not None:
+                append(result)
+    return ScanResult(items, [policy.policy for policy in compiled], results)
+
+
+def _compiled(policy: Any) -> CompiledPolicy:
+    """A compiled policy; a kyverno-json `Policy` model is compiled on the spot."""
+    if hasattr(policy, "mutator"):
+        return policy
+    from assertree.languages.kyverno_json.compile import compile_policy
+
+    return compile_policy(policy)

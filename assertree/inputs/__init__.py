@@ -1,0 +1,1 @@
+"""Payload arguments to resources: files, standard input, Terraform plans, bindings."""

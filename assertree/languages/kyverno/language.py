@@ -1,0 +1,96 @@
+"""Recognising and loading ``kyverno.io`` documents: ClusterPolicy/Policy, and PolicyException.
+
+`compile_document` is the one entry point from data to a compiled policy: it
+checks the structure (`schema`), refuses what assertree does not run yet with
+the field named (``spec.rules[0].validate.cel: ...``), builds the model (with
+autogen rules) and compiles every rule, so a bad policy fails at load time with
+its file, line and field path. PolicyException documents are not policies:
+`load_kyverno_documents` returns them apart, for `ScanContext.exceptions`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from assertree.errors import PolicyError
+
+GROUP = "kyverno.io"
+POLICY_KINDS = ("ClusterPolicy", "Policy")
+POLICY_VERSIONS = ("kyverno.io/v1", "kyverno.io/v2beta1")
+EXCEPTION_KIND = "PolicyException"
+
+
+def is_kyverno_policy(document: Any) -> bool:
+    """Whether `document` is a ``kyverno.io`` ClusterPolicy or Policy (any version)."""
+    return (isinstance(document, dict) and document.get("kind") in POLICY_KINDS
+            and str(document.get("apiVersion", "")).split("/", 1)[0] == GROUP)
+
+
+def is_policy_exception(document: Any) -> bool:
+    """Whether `document` is a Kyverno PolicyException (``kyverno.io/v2``, ``v2beta1``, ``v2alpha1``)."""
+    return (isinstance(document, dict) and document.get("kind") == EXCEPTION_KIND
+            and str(document.get("apiVersion", "")).split("/", 1)[0] == GROUP)
+
+
+def compile_document(document: dict, *, source: str | None = None, index: int | None = None,
+                     line: int | None = None):
+    """Check, model and compile one ClusterPolicy/Policy; raises PolicyError with the field path.
+
+    Returns a `CompiledKyvernoPolicy` (see `assertree.languages.kyverno.compile`).
+    """
+    from assertree.languages.kyverno.compile import compile_policy
+    from assertree.languages.kyverno.schema import problems
+
+    if not is_kyverno_policy(document):
+        raise PolicyError("not a kyverno.io ClusterPolicy or Policy", path=("kind",), source=source, line=line)
+    if document.get("apiVersion") not in POLICY_VERSIONS:
+        raise PolicyError(f"must be one of: {', '.join(POLICY_VERSIONS)}", path=("apiVersion",), source=source,
+                          line=line)
+    found = problems(document)
+    if found:
+        first = found[0]
+        more = f" (and {len(found) - 1} more problem{'s' if len(found) > 2 else ''})" if len(found) > 1 else ""
+        raise PolicyError(f"{first.message}{more}", path=first.path, source=source, line=line)
+    return compile_policy(document, source=source, index=index, line=line)
+
+
+@dataclass
+class KyvernoDocuments:
+    """What a set of files holds for Kyverno: compiled policies, exception documents, other documents."""
+
+    policies: list = field(default_factory=list)  # CompiledKyvernoPolicy
+    exceptions: list[dict] = field(default_factory=list)
+    others: list = field(default_factory=list)  # assertree.documents.reader.Document of any other kind
+
+
+def load_kyverno_documents(paths: Iterable[str | Path]) -> KyvernoDocuments:
+    """Every ClusterPolicy/Policy (compiled) and PolicyException in the files at `paths`.
+
+    Errors name the file, line, column and field path of the first problem.
+    """
+    from assertree.documents.reader import SourceError, load_documents
+
+    found = KyvernoDocuments()
+    for path in paths:
+        try:
+            documents = load_documents(path)
+        except SourceError as error:
+            raise PolicyError(error.message, source=error.path, line=error.line, column=error.column) from None
+        for document in documents:
+            value = document.value
+            if is_kyverno_policy(value):
+                try:
+                    found.policies.append(compile_document(value, source=document.path, index=document.index,
+                                                           line=document.line))
+                except PolicyError as error:
+                    line, column = document.locate(error.path) if error.path else (document.line, None)
+                    error.line = error.column = None
+                    raise error.located(source=document.path, line=line, column=column) from None
+            elif is_policy_exception(value):
+                found.exceptions.append(value)
+            else:
+                found.others.append(document)
+    return found

@@ -1,0 +1,267 @@
+"""Kubernetes manifests read the way the Kyverno CLI reads them, for ``kyverno.io`` policies.
+
+Kyverno (``kyverno apply`` / ``kyverno test``) reads resource files through
+sigs.k8s.io/yaml, which parses with a YAML 1.1 reader (go-yaml v2) and turns the
+result into JSON. That reading differs from PyYAML's safe loader in ways a
+policy can see, so this module has its own resolver rather than the payload
+reader kyverno-json uses:
+
+- booleans are YAML 1.1's, *including* ``y``/``Y``/``n``/``N`` (PyYAML keeps
+  those as strings) and ``yes``/``no``/``on``/``off``;
+- integers accept ``0x``/``0o``/``0b``, a leading-zero octal and ``_``
+  separators, but not PyYAML's base-60 form (``10:30`` stays a string);
+- floats accept an exponent without a dot (``1e3``);
+- timestamps stay strings; map keys become strings (``true:`` -> ``"true"``).
+
+Then, as the CLI does before evaluation, documents of ``kind: List`` are
+replaced by their items, resources of namespaced kinds without a namespace get
+``default`` (built-in cluster-scoped kinds, from the CLI's discovery data, keep
+none; unknown kinds such as CRDs are taken as namespaced, as the CLI does),
+known map fields left empty (``labels:``) become ``{}``, and duplicates (same
+group, kind, namespace and name) keep the first one.
+
+Numbers: whole numbers are read as `int` (Go's int64 in an unstructured
+object) and others as `float`; `to_float64` then converts every number to
+`float`, as ``kyverno test`` does to each resource before evaluation
+(`processor` code converts numeric values to float64). The difference is
+visible to pattern leaves, which compare by Go type (see `operators`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from assertree.errors import PayloadError
+
+_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+# Built-in kinds that are cluster-scoped, by API group (from kubectl-kyverno's data/api-group-resources.json).
+CLUSTER_SCOPED: frozenset[tuple[str, str]] = frozenset({
+    ("", "ComponentStatus"), ("", "Namespace"), ("", "Node"), ("", "NodeProxyOptions"), ("", "PersistentVolume"),
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+    ("apiextensions.k8s.io", "CustomResourceDefinition"), ("apiregistration.k8s.io", "APIService"),
+    ("authentication.k8s.io", "SelfSubjectReview"), ("authentication.k8s.io", "TokenReview"),
+    ("authorization.k8s.io", "SelfSubjectAccessReview"), ("authorization.k8s.io", "SelfSubjectRulesReview"),
+    ("authorization.k8s.io", "SubjectAccessReview"), ("certificates.k8s.io", "CertificateSigningRequest"),
+    ("flowcontrol.apiserver.k8s.io", "FlowSchema"), ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"),
+    ("networking.k8s.io", "IPAddress"), ("networking.k8s.io", "IngressClass"), ("networking.k8s.io", "ServiceCIDR"),
+    ("node.k8s.io", "RuntimeClass"), ("rbac.authorization.k8s.io", "ClusterRole"),
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding"), ("resource.k8s.io", "DeviceClass"),
+    ("resource.k8s.io", "ResourceSlice"), ("scheduling.k8s.io", "PriorityClass"), ("storage.k8s.io", "CSIDriver"),
+    ("storage.k8s.io", "CSINode"), ("storage.k8s.io", "StorageClass"), ("storage.k8s.io", "VolumeAttachment"),
+    ("storage.k8s.io", "VolumeAttributesClass"),
+})
+
+# Fields Kubernetes defines as maps: written empty (``labels:``) they are read as {} (the CLI's normalizeNilMaps).
+_MAP_FIELDS = frozenset({"annotations", "labels", "matchLabels", "nodeSelector", "data", "stringData"})
+
+
+class GoYAMLLoader(_Base):  # type: ignore[misc, valid-type]
+    """PyYAML with go-yaml v2's implicit types (see the module docstring)."""
+
+
+GoYAMLLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers
+            if tag not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
+                           "tag:yaml.org,2002:timestamp")]
+    for first, resolvers in yaml.resolver.Resolver.yaml_implicit_resolvers.items()
+}
+GoYAMLLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool",
+    re.compile(r"^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$"),
+    list("yYnNtTfFoO"))
+GoYAMLLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:int",
+    re.compile(r"^(?:[-+]?0b[01_]+|[-+]?0o?[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$"),
+    list("-+0123456789"))
+GoYAMLLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
+    list("-+0123456789."))
+
+_BOOLS = {"y": True, "yes": True, "true": True, "on": True, "n": False, "no": False, "false": False, "off": False}
+
+
+def _construct_bool(loader: yaml.SafeLoader, node: yaml.Node) -> bool:
+    return _BOOLS[loader.construct_scalar(node).lower()]
+
+
+def _construct_int(loader: yaml.SafeLoader, node: yaml.Node) -> int | float:
+    text = loader.construct_scalar(node).replace("_", "")
+    sign = -1 if text.startswith("-") else 1
+    digits = text.lstrip("+-")
+    if digits.startswith(("0b", "0B")):
+        value = int(digits[2:], 2)
+    elif digits.startswith(("0x", "0X")):
+        value = int(digits[2:], 16)
+    elif digits.startswith(("0o", "0O")):
+        value = int(digits[2:], 8)
+    elif len(digits) > 1 and digits.startswith("0"):
+        value = int(digits, 8)
+    else:
+        value = int(digits)
+    return sign * value
+
+
+def _construct_float(loader: yaml.SafeLoader, node: yaml.Node) -> float:
+    text = loader.construct_scalar(node).lower()
+    if text.endswith(".inf"):
+        return float("-inf") if text.startswith("-") else float("inf")
+    if text == ".nan":
+        return float("nan")
+    return float(text)
+
+
+def _construct_string(loader: yaml.SafeLoader, node: yaml.Node) -> str:
+    return loader.construct_scalar(node)
+
+
+def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict:
+    loader.flatten_mapping(node)
+    out: dict[str, Any] = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        out[_key_text(key)] = loader.construct_object(value_node, deep=True)
+    return out
+
+
+def _key_text(key: Any) -> str:
+    """JSON has only string keys: sigs.k8s.io/yaml writes other scalars as their text."""
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if key is None:
+        return "null"
+    if isinstance(key, float) and key.is_integer():
+        return str(int(key))
+    return str(key)
+
+
+def _refuse(loader: yaml.SafeLoader, node: yaml.Node):
+    raise yaml.constructor.ConstructorError(None, None, f"the YAML type {node.tag} has no JSON equivalent",
+                                            node.start_mark)
+
+
+GoYAMLLoader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
+GoYAMLLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+GoYAMLLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+GoYAMLLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_string)
+GoYAMLLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
+for _tag in ("binary", "set", "omap", "pairs"):
+    GoYAMLLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _refuse)
+
+
+@dataclass(slots=True)
+class Manifest:
+    """One Kubernetes resource read from a file: its JSON value and where it was written."""
+
+    value: dict
+    source: str | None
+    document: int  # index of the YAML document in the file (items of a List share their document's index)
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        """(apiVersion, kind, namespace, name): how ``kyverno test`` names a resource."""
+        metadata = self.value.get("metadata") or {}
+        return (str(self.value.get("apiVersion") or ""), str(self.value.get("kind") or ""),
+                str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))
+
+
+def parse_manifests(text: str, source: str | None = None) -> list[Manifest]:
+    """The resources in a YAML (or JSON) stream, normalised as the Kyverno CLI normalises them."""
+    try:
+        documents = list(yaml.load_all(text, Loader=GoYAMLLoader))
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        raise PayloadError(f"invalid YAML: {error.problem or error.context}", source=source,
+                           line=mark.line + 1 if mark else None, column=mark.column + 1 if mark else None) from None
+    except yaml.YAMLError as error:
+        raise PayloadError(f"invalid YAML: {str(error).splitlines()[0]}", source=source) from None
+    manifests: list[Manifest] = []
+    for index, document in enumerate(documents):
+        if document is None:
+            continue
+        if not isinstance(document, dict):
+            raise PayloadError(f"document {index} is not a Kubernetes resource (a mapping)", source=source)
+        items = document.get("items") if str(document.get("kind", "")).endswith("List") else None
+        for item in items if isinstance(items, list) else [document]:
+            if isinstance(item, dict):
+                manifests.append(Manifest(normalise(item), source, index))
+    return manifests
+
+
+def read_manifests(path: str | Path) -> list[Manifest]:
+    """The resources in the file at `path` (see `parse_manifests`)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except OSError as error:
+        raise PayloadError(f"cannot read resource file: {error.strerror or error}", source=str(path)) from None
+    return parse_manifests(text, str(path))
+
+
+def normalise(resource: dict) -> dict:
+    """`resource` with the CLI's defaults: a namespace for namespaced kinds, {} for empty map fields."""
+    _fill_maps(resource)
+    metadata = resource.get("metadata")
+    if metadata is not None and not isinstance(metadata, dict):
+        return resource
+    if not (metadata or {}).get("namespace") and is_namespaced(resource.get("apiVersion"), resource.get("kind")):
+        if metadata is None:
+            metadata = resource["metadata"] = {}
+        metadata["namespace"] = "default"
+    return resource
+
+
+def is_namespaced(api_version: Any, kind: Any) -> bool:
+    """False only for the built-in cluster-scoped kinds; unknown kinds count as namespaced, as in the CLI."""
+    version = str(api_version or "")
+    group = version.split("/", 1)[0] if "/" in version else ""
+    return (group, str(kind or "")) not in CLUSTER_SCOPED
+
+
+def unique(manifests: Iterable[Manifest]) -> list[Manifest]:
+    """First of each (group, kind, namespace, name), in file order: the CLI drops later duplicates."""
+    seen: set[tuple[str, str, str, str]] = set()
+    out = []
+    for manifest in manifests:
+        api_version, kind, namespace, name = manifest.key
+        group = api_version.split("/", 1)[0] if "/" in api_version else ""
+        key = (group, kind, namespace, name)
+        if key not in seen:
+            seen.add(key)
+            out.append(manifest)
+    return out
+
+
+def to_float64(value: Any) -> Any:
+    """`value` with every number (not bools) as `float`: the CLI's float64 conversion of resources."""
+    if isinstance(value, dict):
+        return {key: to_float64(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [to_float64(item) for item in value]
+    if type(value) is int:
+        return float(value)
+    return value
+
+
+def _fill_maps(value: Any) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if item is None and key in _MAP_FIELDS:
+                value[key] = {}
+            else:
+                _fill_maps(item)
+    elif isinstance(value, list):
+        for item in value:
+            if isinstance(item, dict):
+                _fill_maps(item)

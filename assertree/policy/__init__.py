@@ -1,1 +1,0 @@
-"""Policy model, loading and validation."""

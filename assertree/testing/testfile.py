@@ -1,0 +1,197 @@
+"""Reading ``kyverno-test.yaml`` files: the ``cli.kyverno.io/v1alpha1`` Test document.
+
+A Test names the policies, resources and optional inputs (values file,
+user info, exceptions) to load, relative to its own folder, and the expected
+results: one `ExpectedResult` per entry of ``results``, each covering one or
+more resources (``name`` or ``namespace/name``). The older un-typed layout
+(no ``apiVersion``/``kind``) is refused with a hint, as current Kyverno CLIs
+refuse it; fields of the Test that assertree does not run yet are refused by
+name rather than ignored, so a test never passes for checking less than it says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from assertree.errors import AssertreeError
+
+TEST_FILE_NAME = "kyverno-test.yaml"
+API_VERSION = "cli.kyverno.io/v1alpha1"
+
+_LIST_FIELDS = ("policies", "resources", "exceptions")
+_KNOWN = {"apiVersion", "kind", "metadata", "name", "policies", "resources", "variables", "values", "userinfo",
+          "exceptions", "results", "context"}
+_NOT_YET = {"targetResources", "paramResources", "jsonPayload", "jsonPayloads", "httpPayloads", "envoyPayloads",
+            "clusterResources", "apiCallResponses", "globalContextEntries"}
+_RESULT_FIELDS = {"policy", "rule", "result", "kind", "resources", "resourceSpecs", "patchedResources",
+                  "generatedResource", "generatedResources", "cloneSourceResource", "failOnMissingResources",
+                  "operation", "isValidatingAdmissionPolicy", "isMutatingAdmissionPolicy", "isValidatingPolicy",
+                  "isDeletingPolicy", "isImageValidatingPolicy", "isGeneratingPolicy", "isMutatingPolicy",
+                  "isMUtatingPolicy", "namespace"}
+RESULTS = ("pass", "fail", "skip", "error", "warn")
+
+
+class KyvernoTestError(AssertreeError):
+    """A kyverno-test.yaml that cannot be used (exit code 2)."""
+
+
+@dataclass
+class ExpectedResult:
+    """One entry of a Test's ``results``."""
+
+    index: int  # position in ``results``
+    policy: str  # ``name`` or ``namespace/name``
+    rule: str | None
+    result: str
+    kind: str | None = None
+    resources: list[str] = field(default_factory=list)
+    patched_resources: str | None = None
+    fail_on_missing_resources: bool = False
+    document: dict = field(default_factory=dict)
+
+    @property
+    def policy_name(self) -> str:
+        return self.policy.rsplit("/", 1)[-1]
+
+
+@dataclass
+class KyvernoTest:
+    """One Test document; paths are as written (relative to `folder`)."""
+
+    file: Path
+    document_index: int
+    name: str
+    policies: list[str]
+    resources: list[str]
+    results: list[ExpectedResult]
+    variables: str | None = None
+    values: dict | None = None  # inline ``values:`` (same shape as a Values file's content)
+    userinfo: str | None = None
+    exceptions: list[str] = field(default_factory=list)
+    context: str | None = None
+
+    @property
+    def folder(self) -> Path:
+        return self.file.parent
+
+    def path(self, relative: str) -> Path:
+        """A file the test names, resolved against the test's folder."""
+        return (self.folder / relative) if not Path(relative).is_absolute() else Path(relative)
+
+
+def find_test_files(paths: Iterable[str | Path], file_name: str = TEST_FILE_NAME) -> list[Path]:
+    """The test files named, and every `file_name` under the folders named, in sorted order."""
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found.extend(sorted(p for p in path.rglob(file_name) if p.is_file()))
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise KyvernoTestError("test file or folder not found", source=str(raw))
+    return found
+
+
+def read_test_file(path: str | Path) -> list[KyvernoTest]:
+    """Every Test document of the file at `path`; raises KyvernoTestError naming the field at fault."""
+    from assertree.documents.reader import SourceError, load_documents
+
+    try:
+        documents = load_documents(path)
+    except SourceError as error:
+        raise KyvernoTestError(error.message, source=error.path, line=error.line, column=error.column) from None
+    tests = []
+    for document in documents:
+        try:
+            tests.append(parse_test(document.value, Path(path), document.index))
+        except KyvernoTestError as error:
+            line, column = document.locate(error.path) if error.path else (document.line, None)
+            raise error.located(source=str(path), line=line, column=column) from None
+    return tests
+
+
+def parse_test(value: Any, file: Path, index: int = 0) -> KyvernoTest:
+    """The Test in one YAML document (already parsed)."""
+    if not isinstance(value, dict):
+        raise KyvernoTestError("a kyverno test must be a mapping")
+    if "apiVersion" not in value and "kind" not in value:
+        raise KyvernoTestError(
+            f"this test uses the old un-typed kyverno-test.yaml schema; add 'apiVersion: {API_VERSION}' and "
+            "'kind: Test' and move 'name' under metadata (`kyverno fix test` migrates such files)")
+    if value.get("apiVersion") != API_VERSION:
+        raise KyvernoTestError(f"must be {API_VERSION!r}", path=("apiVersion",))
+    if value.get("kind") != "Test":
+        raise KyvernoTestError("must be 'Test'", path=("kind",))
+    for key in value:
+        if key in _NOT_YET:
+            raise KyvernoTestError("not supported by assertree test yet", path=(key,))
+        if key not in _KNOWN:
+            raise KyvernoTestError(f"unknown field {key!r}", path=(key,))
+    metadata = value.get("metadata") or {}
+    name = metadata.get("name") if isinstance(metadata, dict) else None
+    name = name or value.get("name") or file.parent.name
+    for key in _LIST_FIELDS:
+        items = value.get(key) or []
+        if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
+            raise KyvernoTestError("must be a list of file paths", path=(key,))
+    for key in ("variables", "userinfo", "context"):
+        if value.get(key) is not None and not isinstance(value[key], str):
+            raise KyvernoTestError("must be a file path", path=(key,))
+    if value.get("values") is not None and not isinstance(value["values"], dict):
+        raise KyvernoTestError("must be a mapping", path=("values",))
+    results = value.get("results") or []
+    if not isinstance(results, list):
+        raise KyvernoTestError("must be a list", path=("results",))
+    return KyvernoTest(
+        file=file,
+        document_index=index,
+        name=str(name),
+        policies=_unique(value.get("policies") or []),
+        resources=_unique(value.get("resources") or []),
+        results=[_expected(item, position) for position, item in enumerate(results)],
+        variables=value.get("variables"),
+        values=value.get("values"),
+        userinfo=value.get("userinfo"),
+        exceptions=list(value.get("exceptions") or []),
+        context=value.get("context"),
+    )
+
+
+def _expected(item: Any, index: int) -> ExpectedResult:
+    at = ("results", index)
+    if not isinstance(item, dict):
+        raise KyvernoTestError("must be a mapping", path=at)
+    for key in item:
+        if key not in _RESULT_FIELDS:
+            raise KyvernoTestError(f"unknown field {key!r}", path=(*at, key))
+    if not isinstance(item.get("policy"), str) or not item["policy"]:
+        raise KyvernoTestError("required field is missing", path=(*at, "policy"))
+    result = item.get("result")
+    if result not in RESULTS:
+        raise KyvernoTestError(f"must be one of: {', '.join(RESULTS)}", path=(*at, "result"))
+    for key in ("generatedResource", "generatedResources", "cloneSourceResource", "operation", "resourceSpecs"):
+        if item.get(key):
+            raise KyvernoTestError("not supported by assertree test yet", path=(*at, key))
+    resources = item.get("resources") or []
+    if not isinstance(resources, list) or not all(isinstance(r, str) for r in resources):
+        raise KyvernoTestError("must be a list of resource names (name or namespace/name)", path=(*at, "resources"))
+    rule = item.get("rule")
+    return ExpectedResult(
+        index=index,
+        policy=item["policy"],
+        rule=str(rule) if rule else None,
+        result=result,
+        kind=item.get("kind"),
+        resources=list(resources),
+        patched_resources=item.get("patchedResources") or None,
+        fail_on_missing_resources=bool(item.get("failOnMissingResources")),
+        document=item,
+    )
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))
