@@ -7,7 +7,6 @@ import io
 import pytest
 
 from assertree.errors import PayloadError, UsageError
-from assertree.results import find_origin
 from assertree.inputs.payload import (
     compile_preprocessors,
     parse_payload,
@@ -15,6 +14,7 @@ from assertree.inputs.payload import (
     read_payload,
     resources_from,
 )
+from assertree.results import find_origin
 
 
 def write(tmp_path, name, data):

@@ -12,8 +12,8 @@ from conftest import CONFORMANCE
 
 from assertree.cli import main
 from assertree.errors import PolicyError
-from assertree.languages.load import load_policies
 from assertree.languages.kyverno_json.schema import schema
+from assertree.languages.load import load_policies
 
 REPO = Path(__file__).resolve().parents[1]
 LOADER = CONFORMANCE / "kyverno-json" / "policies"

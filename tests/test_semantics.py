@@ -13,8 +13,8 @@ import yaml
 
 from assertree.engine.scan import scan
 from assertree.errors import PolicyError
-from assertree.languages.kyverno_json.model import policy_from_document
 from assertree.languages.kyverno_json.compile import compile_policy
+from assertree.languages.kyverno_json.model import policy_from_document
 
 
 def policy(rule_yaml: str, **spec) -> object:

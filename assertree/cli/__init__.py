@@ -14,10 +14,7 @@ import sys
 
 import typer
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_BAD_INPUT = 2
-EXIT_INTERNAL = 3
+from assertree.cli.exit_codes import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK
 
 
 def build_app() -> typer.Typer:

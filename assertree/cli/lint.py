@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from assertree.cli import EXIT_FAILED, EXIT_OK
+from assertree.cli.exit_codes import EXIT_FAILED, EXIT_OK
 
 
 def lint(
@@ -16,9 +16,9 @@ def lint(
                                                 show_default=False)],
 ) -> None:
     """Check policies without a payload: schema, expressions, functions, bindings; exit 1 on any problem."""
-    from assertree.languages.load import lint_policies
+    from assertree.languages.load import lint
 
-    problems = lint_policies(paths)
+    problems = lint(paths)
     for problem in problems:
         print(problem.text(severity=True))
     if problems:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assertree.errors import UsageError
-from assertree.report import FORMATS, render
+from assertree.report import FORMATS, ReportOptions, render
 
 
 @dataclass(frozen=True)
@@ -32,10 +32,10 @@ def parse_outputs(values: list[str]) -> list[Output]:
     return outputs
 
 
-def write_outputs(outputs: list[Output], result, **options) -> None:
+def write_outputs(outputs: list[Output], result, options: ReportOptions) -> None:
     """Render and write every requested report."""
     for output in outputs:
-        text = render(output.format, result, **options)
+        text = render(output.format, result, options)
         if output.file is None:
             sys.stdout.write(text)
             sys.stdout.flush()

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from assertree.cli import EXIT_FAILED, EXIT_OK
+from assertree.cli.exit_codes import EXIT_FAILED, EXIT_OK
 
 
 def scan(
@@ -56,6 +56,7 @@ def scan(
     from assertree.inputs.payload import compile_preprocessors, payload_files
     from assertree.inputs.resources import load_resources
     from assertree.languages.selectors import selector_from
+    from assertree.report.options import ReportOptions
 
     if not policy:
         raise UsageError("give at least one --policy file or directory")
@@ -76,8 +77,9 @@ def scan(
                             pre_process=pre_process or (), freeze=True)
     result = run_scan(loaded.resources, policies, binding_values)
     use_color = color == "always" or (color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
-    write_outputs(outputs, result, bindings=binding_values, quiet=quiet, color=use_color,
-                  multiple_sources=len(loaded.files) > 1)
+    options = ReportOptions(quiet=quiet, color=use_color, bindings=binding_values,
+                            multiple_sources=len(loaded.files) > 1)
+    write_outputs(outputs, result, options)
     _warn_unchecked(result, loaded.plans_without_terraform)
     if result.failed and not soft_fail:
         raise typer.Exit(EXIT_FAILED)

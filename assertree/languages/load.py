@@ -110,7 +110,7 @@ def read_policies(paths: Iterable[str | Path]) -> Iterator[Any]:
                 yield locate(error.problem, document)
 
 
-def lint_policies(paths: Iterable[str | Path]) -> list[Problem]:
+def lint(paths: Iterable[str | Path]) -> list[Problem]:
     """Every problem in the policy files and directories named, each located; policies of any language."""
     problems: list[Problem] = []
     seen_names: dict[tuple, str] = {}

@@ -19,21 +19,20 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from typing import Any
 
 from assertree.report.locate import Locator, relative_path
+from assertree.report.options import ReportOptions, github_command
 from assertree.report.text import plural
 from assertree.results import ERROR, RuleResult, ScanResult, Violation
 
 ANNOTATION_LIMIT = 10  # per kind (error, warning, notice) and step
-_COMMANDS = {"critical": "error", "high": "error", "medium": "warning", "low": "warning", "info": "notice"}
 
 
 def command(result: RuleResult) -> str:
     """The workflow command (error, warning, notice) of a result's annotations."""
     if result.status == ERROR:
         return "error"
-    return _COMMANDS.get((result.policy.severity or "").strip().lower(), "error")
+    return github_command(result.policy)
 
 
 def annotations(result: ScanResult) -> Iterator[tuple[str, RuleResult, Violation | None]]:
@@ -64,7 +63,7 @@ def overflow_note(result: ScanResult) -> str | None:
     )
 
 
-def render(result: ScanResult, **_: Any) -> str:
+def render(result: ScanResult, options: ReportOptions | None = None) -> str:
     locator = Locator()
     lines = []
     for kind, rule_result, violation in annotations(result):

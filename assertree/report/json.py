@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from assertree.report.options import ReportOptions
 from assertree.results import ERROR, RuleResult, ScanResult
 
 
@@ -67,7 +68,7 @@ def _field_error(error) -> dict[str, Any]:
     return out
 
 
-def render(result: ScanResult, **_: Any) -> str:
+def render(result: ScanResult, options: ReportOptions | None = None) -> str:
     import orjson
 
     return orjson.dumps(

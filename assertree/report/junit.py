@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from typing import Any
 
-from assertree.languages.kyverno_json.model import Policy
+from assertree.errors import Location
 from assertree.report.locate import Locator, relative_path
-from assertree.results import ERROR, FAIL, RuleResult, ScanResult
+from assertree.report.options import ReportOptions
+from assertree.results import ERROR, FAIL, PolicyInfo, RuleResult, ScanResult
 
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _COUNTS = ("tests", "failures", "errors", "skipped")
@@ -48,13 +48,13 @@ def junit_tree(result: ScanResult) -> ET.Element:
     return root
 
 
-def render(result: ScanResult, **_: Any) -> str:
+def render(result: ScanResult, options: ReportOptions | None = None) -> str:
     root = junit_tree(result)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def _suite(policy: Policy, results: list[RuleResult], unmatched: list, locator: Locator) -> ET.Element:
+def _suite(policy: PolicyInfo, results: list[RuleResult], unmatched: list, locator: Locator) -> ET.Element:
     suite = ET.Element("testsuite", name=_clean(policy.name))
     counts = dict.fromkeys(_COUNTS, 0)
     properties = {"title": policy.title, "severity": policy.severity, "source": policy.source}
@@ -94,7 +94,7 @@ def _details(result: RuleResult, locator: Locator) -> str:
     if location is None:
         lines = [f"resource: {result.resource.label}"]
     else:
-        where = ":".join(str(part) for part in (relative_path(location.source), location.line, location.column) if part is not None)
+        where = str(Location(relative_path(location.source), location.line, location.column))
         lines = [f"resource: {where}"]
     if result.status == ERROR:
         lines.append(f"error: {result.error}")

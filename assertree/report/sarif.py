@@ -28,25 +28,17 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from assertree.languages.kyverno_json.model import Policy, Rule
 from assertree.errors import Location
 from assertree.report.locate import Locator, relative_path
-from assertree.results import RuleResult, ScanResult, Violation
+from assertree.report.options import ReportOptions, sarif_level
+from assertree.results import PolicyInfo, RuleInfo, RuleResult, ScanResult, Violation
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"
 FINGERPRINT = "assertree/v1"
 HELP_ANNOTATIONS = ("help.policy.kyverno.io", "policies.kyverno.io/help-url")
 
-_LEVELS = {"critical": "error", "high": "error", "medium": "warning", "low": "note", "info": "note"}
-
-
-def level(policy: Policy) -> str:
-    """The SARIF level of the policy's findings, from its severity annotation (default error)."""
-    return _LEVELS.get((policy.severity or "").strip().lower(), "error")
-
-
-def rule_id(policy: Policy, rule: Rule) -> str:
+def rule_id(policy: PolicyInfo, rule: RuleInfo) -> str:
     return f"{policy.name}/{rule.name}"
 
 
@@ -72,7 +64,7 @@ def sarif_log(result: ScanResult) -> dict[str, Any]:
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
 
 
-def render(result: ScanResult, **_: Any) -> str:
+def render(result: ScanResult, options: ReportOptions | None = None) -> str:
     import orjson
 
     return orjson.dumps(
@@ -103,7 +95,7 @@ def _home_page() -> str | None:
     return info.get("Home-page") or next((url for url in urls if url), None)
 
 
-def _descriptor(policy: Policy, rule: Rule) -> dict[str, Any]:
+def _descriptor(policy: PolicyInfo, rule: RuleInfo) -> dict[str, Any]:
     descriptor: dict[str, Any] = {"id": rule_id(policy, rule), "name": rule.name}
     title = policy.title or f"{policy.name}: {rule.name}"
     descriptor["shortDescription"] = {"text": title}
@@ -112,7 +104,7 @@ def _descriptor(policy: Policy, rule: Rule) -> dict[str, Any]:
     help_uri = next((policy.annotations[key] for key in HELP_ANNOTATIONS if _is_uri(policy.annotations.get(key))), None)
     if help_uri:
         descriptor["helpUri"] = help_uri
-    descriptor["defaultConfiguration"] = {"level": level(policy)}
+    descriptor["defaultConfiguration"] = {"level": sarif_level(policy)}
     properties: dict[str, Any] = {"policy": policy.name}
     if policy.severity:
         properties["severity"] = policy.severity
@@ -130,7 +122,7 @@ def _result(result: RuleResult, index: int, violation: Violation | None, locator
     out: dict[str, Any] = {
         "ruleId": rule_id(result.policy, result.rule),
         "ruleIndex": index,
-        "level": "error" if violation is None else level(result.policy),
+        "level": "error" if violation is None else sarif_level(result.policy),
         "message": {"text": _message(result, violation)},
     }
     location = locator.result(result, violation)

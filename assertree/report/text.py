@@ -16,10 +16,8 @@ than ``"null"``/``<nil>``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from assertree.jp.values import to_display
+from assertree.report.options import ReportOptions
 from assertree.results import ERROR, FAIL, PASS, RuleResult, ScanResult
 
 _STATUS = {PASS: "PASSED", FAIL: "FAILED"}
@@ -29,17 +27,10 @@ def plural(count: int, one: str, many: str) -> str:
     return f"{count} {one if count == 1 else many}"
 
 
-def render(
-    result: ScanResult,
-    *,
-    bindings: Mapping[str, Any] | None = None,
-    quiet: bool = False,
-    color: bool = False,
-    multiple_sources: bool = False,
-    **_: Any,
-) -> str:
-    """The whole report; `quiet` keeps only failed and errored rules; `color` adds ANSI colours;
-    `multiple_sources` names each resource's file (SOURCE=) when several payloads were read."""
+def render(result: ScanResult, options: ReportOptions | None = None) -> str:
+    """The whole report; see `ReportOptions` for what `options` change."""
+    options = options or ReportOptions()
+    bindings, quiet, color, multiple_sources = options.bindings, options.quiet, options.color, options.multiple_sources
     lines: list[str] = []
     if not quiet:
         lines.append("Loading policies ...")

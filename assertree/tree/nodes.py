@@ -23,9 +23,9 @@ from typing import Any
 
 from assertree.errors import PolicyError
 from assertree.jp.values import to_display
-from assertree.tree.errors import INTERNAL, INVALID, REQUIRED, TYPE_INVALID, FieldError
 from assertree.tree import fieldpath
 from assertree.tree.compare import NotComparable, matches
+from assertree.tree.errors import INTERNAL, INVALID, REQUIRED, TYPE_INVALID, FieldError
 from assertree.tree.keys import parse_key
 
 Evaluate = Callable[[Any, dict], Any]

@@ -19,6 +19,7 @@ from assertree.cli import main
 from assertree.engine.scan import scan
 from assertree.inputs.payload import compile_preprocessors, read_payload, resources_from
 from assertree.languages.load import load_policies
+from assertree.report.options import ReportOptions
 from assertree.report.text import render
 
 SCAN = CONFORMANCE / "kyverno-json" / "scan"
@@ -65,7 +66,7 @@ def test_rule_statuses_and_violations(row):
 def test_text_report_matches_kyverno_json(row):
     result, bindings = library_scan(row)
     expected = (SCAN / row["expected_output"]).read_text()
-    ours = as_go_text(render(result, bindings=bindings), result)
+    ours = as_go_text(render(result, ReportOptions(bindings=bindings)), result)
     assert order_insensitive(ours) == order_insensitive(expected)
 
 
@@ -83,7 +84,7 @@ def test_cli(row, capsys, monkeypatch):
     out = capsys.readouterr()
     result, bindings = library_scan(row)
     assert "error" not in out.err
-    assert out.out == render(result, bindings=bindings)
+    assert out.out == render(result, ReportOptions(bindings=bindings))
     failed = any(r["status"] != "PASSED" for r in row["expected_rules"])
     assert code == (1 if failed else 0)
 

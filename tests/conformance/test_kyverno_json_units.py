@@ -16,10 +16,10 @@ from conftest import CONFORMANCE
 
 from assertree import jp
 from assertree.cli import main
-from assertree.languages.kyverno_json.expressions import Compilers
 from assertree.errors import PayloadError, PolicyError
-from assertree.jp.values import to_json
 from assertree.inputs.payload import parse_payload
+from assertree.jp.values import to_json
+from assertree.languages.kyverno_json.expressions import Compilers
 from assertree.tree.compare import NotComparable, matches
 from assertree.tree.keys import parse_key
 from assertree.tree.nodes import compile_tree

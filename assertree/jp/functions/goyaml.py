@@ -26,8 +26,8 @@ from typing import Any
 import yaml
 
 from assertree.jp.errors import FunctionError
+from assertree.jp.functions.base64 import Base64Error, decode_base64
 from assertree.jp.functions.conversions import INT64_MAX, INT64_MIN, float32_text, go_g_layout, go_string, utf8_bytes
-from assertree.jp.functions.encoding import Base64Error, decode_base64
 from assertree.jp.values import go_float_word
 
 _EventSource = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assertree import jp
-from assertree.languages.kyverno_json.expressions import Compilers, compile_jp_expression
 from assertree.errors import PolicyError
-from assertree.languages.kyverno_json.messages import Message
 from assertree.languages.base import Mutator, RuleRunner, ScanContext
 from assertree.languages.kyverno_json.evaluate import evaluate_rule
+from assertree.languages.kyverno_json.expressions import Compilers, compile_jp_expression
+from assertree.languages.kyverno_json.messages import Message
 from assertree.languages.kyverno_json.model import Match, Policy, Rule
 from assertree.results import Resource
 from assertree.tree.nodes import Evaluate, Node, StaticMapNode, compile_scalar, compile_tree

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assertree import jp
-from assertree.languages.kyverno_json.expressions import Compilers, compile_jp_expression
 from assertree.errors import PolicyError, Problem, Severity
+from assertree.languages.kyverno_json.expressions import Compilers, compile_jp_expression
 from assertree.languages.kyverno_json.messages import Message
 from assertree.languages.kyverno_json.model import Policy, Rule, document_kind_problem, policy_from_document
 from assertree.tree.keys import parse_key

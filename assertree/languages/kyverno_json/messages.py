@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from assertree.languages.kyverno_json.expressions import compile_jp_expression
 from assertree.jp.errors import JMESPathError
+from assertree.languages.kyverno_json.expressions import compile_jp_expression
 
 _PLACEHOLDER = re.compile(r"{{(.*?)}}")
 

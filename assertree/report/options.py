@@ -1,0 +1,37 @@
+"""What a report may be asked to do, and how a policy's severity maps to each format's levels, in one place."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from assertree.results import PolicyInfo
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """Options of `assertree.report.render`; a format ignores those it has no use for."""
+
+    quiet: bool = False  # text: only failed and errored rules
+    color: bool = False  # text: ANSI colours
+    bindings: Mapping[str, Any] | None = None  # text: echo the --bindings values, as kyverno-json does
+    multiple_sources: bool = False  # text: name each resource's file when several payloads were read
+
+
+_SARIF_LEVELS = {"critical": "error", "high": "error", "medium": "warning", "low": "note", "info": "note"}
+_GITHUB_COMMANDS = {"critical": "error", "high": "error", "medium": "warning", "low": "warning", "info": "notice"}
+
+
+def _severity(policy: PolicyInfo) -> str:
+    return (policy.severity or "").strip().lower()
+
+
+def sarif_level(policy: PolicyInfo) -> str:
+    """The SARIF level of the policy's findings, from its severity annotation (default error)."""
+    return _SARIF_LEVELS.get(_severity(policy), "error")
+
+
+def github_command(policy: PolicyInfo) -> str:
+    """The GitHub workflow command (error, warning, notice) of the policy's findings (default error)."""
+    return _GITHUB_COMMANDS.get(_severity(policy), "error")
