@@ -19,7 +19,7 @@ to sibling keys (in Go it leaks to siblings visited later, in random order).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from assertree.errors import PolicyError
 from assertree.jp.values import to_display
@@ -29,8 +29,23 @@ from assertree.tree.errors import INTERNAL, INVALID, REQUIRED, TYPE_INVALID, Fie
 from assertree.tree.keys import parse_key
 
 Evaluate = Callable[[Any, dict], Any]
-CompileStatement = Callable[[str, str, tuple], "Evaluate | None"]
-"""(compiler, statement, policy path) -> evaluator, or None for an unknown compiler."""
+
+
+class Expression(Protocol):
+    """A compiled ``(statement)``: JMESPath or CEL, or a stand-in for one that did not compile (lint)."""
+
+    variables: Any  # the $names it reads (lint checks they are bound)
+
+    def search(self, value: Any, scope: Any = None) -> Any: ...
+
+
+class StatementCompiler(Protocol):
+    """What compiling a tree needs from the policy: the language of each ``(statement)``, and where
+    problems go (raised at the first, or recorded for lint)."""
+
+    def compile(self, compiler: str, statement: str, at: tuple) -> Expression | None: ...
+
+    def report(self, error: PolicyError) -> None: ...
 
 _MISSING = object()
 
@@ -71,16 +86,18 @@ class Node:
 class _Entry:
     """One key of a map node, compiled."""
 
-    __slots__ = ("binding", "child", "evaluate", "foreach", "foreach_name", "key", "text")
+    __slots__ = ("at", "binding", "child", "evaluate", "expression", "foreach", "foreach_name", "key", "text")
 
-    def __init__(self, text, key, evaluate, foreach, foreach_name, binding, child):
+    def __init__(self, text, key, expression, foreach, foreach_name, binding, child, at):
         self.text = text
-        self.key = key  # plain lookup key, or _MISSING when `evaluate` projects
-        self.evaluate = evaluate
+        self.key = key  # plain lookup key, or _MISSING when `expression` projects
+        self.expression = expression
+        self.evaluate = expression.search if expression is not None else None
         self.foreach = foreach
         self.foreach_name = foreach_name
         self.binding = binding
         self.child = child
+        self.at = at  # where the key is in the policy document (lint points there)
 
 
 class MapNode(Node):
@@ -251,10 +268,12 @@ class ConstantLeaf(Node):
 
 
 class ExpressionLeaf(Node):
-    __slots__ = ("evaluate",)
+    __slots__ = ("at", "evaluate", "expression")
 
-    def __init__(self, evaluate: Evaluate) -> None:
-        self.evaluate = evaluate
+    def __init__(self, expression: Expression, at: tuple = ()) -> None:
+        self.expression = expression
+        self.evaluate = expression.search
+        self.at = at
 
     def check(self, value, scope, path, errors):
         try:
@@ -269,29 +288,29 @@ class ExpressionLeaf(Node):
         errors.append(FieldError(INVALID, path, "", value, expected))
 
 
-def compile_tree(tree: Any, compile_statement: CompileStatement, at: tuple = ()) -> Node:
+def compile_tree(tree: Any, compilers: StatementCompiler, at: tuple = ()) -> Node:
     """Compile a tree from a policy; `at` is its position in the policy document (for errors)."""
     if isinstance(tree, dict):
         if not tree:
             return EmptyMapNode()
-        entries = [_compile_entry(key, child, compile_statement, at) for key, child in tree.items()]
+        entries = [_compile_entry(key, child, compilers, at) for key, child in tree.items()]
         pairs = _static_pairs(tree)
         return StaticMapNode(entries, pairs) if pairs else MapNode(entries)
     if isinstance(tree, list):
-        return SliceNode([compile_tree(item, compile_statement, at + (i,)) for i, item in enumerate(tree)])
+        return SliceNode([compile_tree(item, compilers, at + (i,)) for i, item in enumerate(tree)])
     if isinstance(tree, str):
-        return compile_leaf(tree, compile_statement, at)
+        return compile_leaf(tree, compilers, at)
     return ConstantLeaf(tree)
 
 
-def compile_leaf(text: str, compile_statement: CompileStatement, at: tuple) -> Node:
+def compile_leaf(text: str, compilers: StatementCompiler, at: tuple) -> Node:
     """A string leaf: a literal, or an expression when written ``(...)``."""
-    constant, evaluate = compile_scalar(text, compile_statement, at)
-    return ExpressionLeaf(evaluate) if evaluate is not None else ConstantLeaf(constant)
+    constant, expression = compile_scalar(text, compilers, at)
+    return ExpressionLeaf(expression, at) if expression is not None else ConstantLeaf(constant)
 
 
-def compile_scalar(value: Any, compile_statement: CompileStatement, at: tuple) -> tuple[Any, Evaluate | None]:
-    """A scalar in a policy as ``(constant, None)`` or ``(None, evaluator)``.
+def compile_scalar(value: Any, compilers: StatementCompiler, at: tuple) -> tuple[Any, Expression | None]:
+    """A scalar in a policy as ``(constant, None)`` or ``(None, expression)``.
 
     Strings follow the key syntax (``(...)`` is an expression, ``\\text\\`` a
     literal) but cannot carry ``~`` or ``->``. Used for leaves, context
@@ -302,28 +321,29 @@ def compile_scalar(value: Any, compile_statement: CompileStatement, at: tuple) -
         return value, None
     syntax = parse_key(value)
     if syntax.foreach:
-        raise PolicyError(f"invalid value {value!r}: foreach is not supported in scalar projections", path=at)
-    if syntax.binding:
-        raise PolicyError(
+        compilers.report(PolicyError(f"invalid value {value!r}: foreach is not supported in scalar projections",
+                                     path=at))
+    elif syntax.binding:
+        compilers.report(PolicyError(
             f"invalid value {value!r}: binding is not supported in scalar projections "
             f"(escape it to compare the text literally: '\\{value}\\')",
             path=at,
-        )
-    if syntax.compiler:
-        evaluate = compile_statement(syntax.compiler, syntax.statement, at)
-        if evaluate is not None:
-            return None, evaluate
+        ))
+    elif syntax.compiler:
+        expression = compilers.compile(syntax.compiler, syntax.statement, at)
+        if expression is not None:
+            return None, expression
     return syntax.statement, None
 
 
-def _compile_entry(key: Any, child: Any, compile_statement: CompileStatement, at: tuple) -> _Entry:
+def _compile_entry(key: Any, child: Any, compilers: StatementCompiler, at: tuple) -> _Entry:
     here = at + (key,)
-    node = compile_tree(child, compile_statement, here)
+    node = compile_tree(child, compilers, here)
     if not isinstance(key, str):
-        return _Entry(str(key), key, None, False, "", "", node)
+        return _Entry(str(key), key, None, False, "", "", node, here)
     syntax = parse_key(key)
-    evaluate = None
+    expression = None
     if syntax.compiler:
-        evaluate = compile_statement(syntax.compiler, syntax.statement, here)
-    lookup = _MISSING if evaluate is not None else syntax.statement
-    return _Entry(key, lookup, evaluate, syntax.foreach, syntax.foreach_name, syntax.binding, node)
+        expression = compilers.compile(syntax.compiler, syntax.statement, here)
+    lookup = _MISSING if expression is not None else syntax.statement
+    return _Entry(key, lookup, expression, syntax.foreach, syntax.foreach_name, syntax.binding, node, here)

@@ -45,7 +45,7 @@ def test_key_syntax(vector):
 
 def evaluate_tree(tree, value, bindings=None):
     errors = []
-    compile_tree(tree, Compilers().compile).check(value, dict(bindings or {}), None, errors)
+    compile_tree(tree, Compilers()).check(value, dict(bindings or {}), None, errors)
     return errors
 
 
@@ -60,7 +60,7 @@ def test_assertion(vector):
 def test_assertion_parse(vector):
     want = vector["want_parse_error"]
     with pytest.raises(PolicyError) as caught:
-        compile_tree(vector["tree"], Compilers().compile)
+        compile_tree(vector["tree"], Compilers())
     assert want["detail"] in str(caught.value)
     assert str(caught.value).startswith(want["field"] + ":")
 

@@ -4,7 +4,9 @@ Everything that can be decided without a payload is decided here: which
 expression language each ``(...)`` uses, every expression parsed and checked
 (unknown functions, wrong argument counts), every assertion tree turned into
 nodes, every message template parsed. A problem is a `PolicyError` whose
-`path` points into the policy document, so the loader can name the line.
+`path` points into the policy document, so the loader can name the line; with
+a `problems` list, every problem is recorded instead and compiling carries on
+(lint's mode: `assertree.languages.kyverno_json.lint` reads the result).
 """
 
 from __future__ import annotations
@@ -12,15 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from assertree import jp
-from assertree.errors import PolicyError
+from assertree.errors import PolicyError, Problem
 from assertree.languages.base import Mutator, RuleRunner, ScanContext
 from assertree.languages.kyverno_json.evaluate import evaluate_rule
-from assertree.languages.kyverno_json.expressions import Compilers, compile_jp_expression
+from assertree.languages.kyverno_json.expressions import Compilers
 from assertree.languages.kyverno_json.messages import Message
 from assertree.languages.kyverno_json.model import Match, Policy, Rule
 from assertree.results import Resource
-from assertree.tree.nodes import Evaluate, Node, StaticMapNode, compile_scalar, compile_tree
+from assertree.tree.nodes import Evaluate, Expression, Node, StaticMapNode, compile_scalar, compile_tree
 
 
 @dataclass(eq=False)
@@ -28,27 +29,37 @@ class CompiledAssertion:
     check_path: str  # "spec.rules[0].assert.all[1]"
     tree: Node
     message: Message | None
+    at: tuple = ()  # where the assertion is in the policy document
 
 
 @dataclass(eq=False)
 class CompiledMatch:
     any: list[Node]
     all: list[Node]
+    at: tuple = ()
 
 
 @dataclass(eq=False)
 class CompiledContextEntry:
     name: str
     constant: Any
-    evaluate: Evaluate | None
+    expression: Expression | None
     path: str  # "spec.rules[0].context[1].variable", for errors
+    at: tuple = ()
+
+    def __post_init__(self) -> None:
+        self.evaluate: Evaluate | None = self.expression.search if self.expression is not None else None
 
 
 @dataclass(eq=False)
 class CompiledFeedback:
     name: str
     constant: Any
-    evaluate: Evaluate | None
+    expression: Expression | None
+    at: tuple = ()
+
+    def __post_init__(self) -> None:
+        self.evaluate: Evaluate | None = self.expression.search if self.expression is not None else None
 
 
 @dataclass(eq=False)
@@ -60,7 +71,7 @@ class CompiledRule:
     exclude: CompiledMatch | None
     any: list[CompiledAssertion]
     all: list[CompiledAssertion]
-    identifier: jp.Expression | None
+    identifier: Expression | None
     feedback: list[CompiledFeedback]
     scope: dict = field(default_factory=dict)
     """Bindings every evaluation of this rule starts from ($policy, $rule); the runner adds $payload."""
@@ -94,9 +105,10 @@ class CompiledPolicy:
         return None
 
 
-def compile_policy(policy: Policy) -> CompiledPolicy:
-    """Compile every rule of `policy`; raises PolicyError pointing into the document."""
-    compilers = Compilers().with_default(policy.compiler)
+def compile_policy(policy: Policy, problems: list[Problem] | None = None) -> CompiledPolicy:
+    """Compile every rule of `policy`; raises PolicyError pointing into the document, or, given
+    `problems`, records every problem there and compiles what it can."""
+    compilers = Compilers(problems=problems).with_default(policy.compiler)
     rules = [_compile_rule(policy, rule, compilers) for rule in policy.rules]
     return CompiledPolicy(policy, rules)
 
@@ -107,24 +119,21 @@ def _compile_rule(policy: Policy, rule: Rule, compilers: Compilers) -> CompiledR
     context = []
     for position, entry in enumerate(rule.context):
         entry_at = at + ("context", position, "variable")
-        constant, evaluate = compile_scalar(
-            entry.variable, compilers.with_default(entry.compiler).compile, entry_at
-        )
+        constant, expression = compile_scalar(entry.variable, compilers.with_default(entry.compiler), entry_at)
         context.append(CompiledContextEntry(
-            entry.name, constant, evaluate, f"spec.rules[{rule.index}].context[{position}].variable"
+            entry.name, constant, expression, f"spec.rules[{rule.index}].context[{position}].variable",
+            at + ("context", position, "name"),
         ))
     feedback = []
     for position, item in enumerate(rule.feedback):
         item_at = at + ("feedback", position, "value")
-        constant, evaluate = compile_scalar(item.value, compilers.with_default(item.compiler).compile, item_at)
-        feedback.append(CompiledFeedback(item.name, constant, evaluate))
-    identifier = None
-    if rule.identifier:
-        identifier = compile_jp_expression(rule.identifier, at + ("identifier",))
+        constant, expression = compile_scalar(item.value, compilers.with_default(item.compiler), item_at)
+        feedback.append(CompiledFeedback(item.name, constant, expression, item_at))
+    identifier = compilers.jp(rule.identifier, at + ("identifier",)) if rule.identifier else None
     assert_block = rule.assert_
     if not assert_block.any and not assert_block.all:
-        raise PolicyError("an empty assert is not valid: give at least one assertion under any or all",
-                          path=at + ("assert",))
+        compilers.report(PolicyError("an empty assert is not valid: give at least one assertion under any or all",
+                                     path=at + ("assert",)))
     assert_compilers = compilers.with_default(assert_block.compiler)
     return CompiledRule(
         policy=policy,
@@ -144,11 +153,14 @@ def _compile_match(match: Match | None, compilers: Compilers, at: tuple) -> Comp
     if match is None:
         return None
     if not match.any and not match.all:
-        raise PolicyError("an empty match is not valid: give at least one tree under any or all", path=at)
+        kind = at[-1]
+        compilers.report(PolicyError(f"an empty {kind} is not valid: give at least one tree under any or all",
+                                     path=at))
     compilers = compilers.with_default(match.compiler)
     return CompiledMatch(
-        any=[compile_tree(tree, compilers.compile, at + ("any", i)) for i, tree in enumerate(match.any)],
-        all=[compile_tree(tree, compilers.compile, at + ("all", i)) for i, tree in enumerate(match.all)],
+        any=[compile_tree(tree, compilers, at + ("any", i)) for i, tree in enumerate(match.any)],
+        all=[compile_tree(tree, compilers, at + ("all", i)) for i, tree in enumerate(match.all)],
+        at=at,
     )
 
 
@@ -157,8 +169,8 @@ def _compile_assertions(assertions, compilers: Compilers, at: tuple) -> list[Com
     for position, assertion in enumerate(assertions):
         here = at + (position,)
         assertion_compilers = compilers.with_default(assertion.compiler)
-        tree = compile_tree(assertion.check, assertion_compilers.compile, here + ("check",))
-        message = Message(assertion.message, here + ("message",)) if assertion.message else None
+        tree = compile_tree(assertion.check, assertion_compilers, here + ("check",))
+        message = Message(assertion.message, here + ("message",), compilers) if assertion.message else None
         check_path = f"spec.rules[{at[2]}].assert.{at[-1]}[{position}]"
-        compiled.append(CompiledAssertion(check_path, tree, message))
+        compiled.append(CompiledAssertion(check_path, tree, message, here))
     return compiled

@@ -5,30 +5,28 @@ assert/match block, the rule or the policy (``jp`` when none is set); a key can
 force one with ``(jp;statement)``. An unknown compiler name is not an error: the
 key falls back to a plain lookup, as in kyverno-json. Every expression is
 compiled here, at load time, so a typo fails before any payload is read.
+
+Compiling either stops at the first problem (loading) or, with a `problems`
+list, records each one and carries on with a stand-in expression (``lint``:
+the compiler's collect-everything mode, so lint reads the same compiled nodes
+a scan runs).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from assertree import jp
-from assertree.errors import PolicyError, shorten
+from assertree.errors import PolicyError, Problem, shorten
 from assertree.tree.keys import DEFAULT_COMPILER
 
 JP = "jp"
 CEL = "cel"
 KNOWN = (JP, CEL)
 
-Evaluate = Callable[[Any, dict], Any]
-
-
-def compile_jp(statement: str, at: tuple = ()) -> Evaluate:
-    """A JMESPath statement as an evaluator ``f(value, scope)``; PolicyError if it is invalid."""
-    return compile_jp_expression(statement, at).search
-
 
 def compile_jp_expression(statement: str, at: tuple = ()) -> jp.Expression:
+    """A JMESPath statement, compiled; PolicyError (pointing at `at`) if it is invalid."""
     try:
         expression = jp.compile(statement)
     except jp.ParseError as error:
@@ -38,32 +36,62 @@ def compile_jp_expression(statement: str, at: tuple = ()) -> jp.Expression:
     return expression
 
 
-def compile_cel(statement: str, at: tuple = ()) -> Evaluate:
+def compile_cel_expression(statement: str, at: tuple = ()) -> Any:
     raise PolicyError(
         f"the cel compiler is not supported yet (expression {statement!r}); use JMESPath (compiler: jp)",
         path=at,
     )
 
 
+class Unusable:
+    """What stands for an expression that did not compile, in collect-everything mode (never evaluated)."""
+
+    variables: frozenset[str] = frozenset()
+    tree = None
+
+    def search(self, value: Any, scope: Any = None) -> Any:  # pragma: no cover - lint never evaluates
+        raise RuntimeError("an expression that did not compile was evaluated")
+
+
 class Compilers:
-    """Which language a bare ``(statement)`` means at one place in a policy."""
+    """Which language a bare ``(statement)`` means at one place in a policy, and where problems go."""
 
-    __slots__ = ("default",)
+    __slots__ = ("default", "problems")
 
-    def __init__(self, default: str = JP) -> None:
+    def __init__(self, default: str = JP, problems: list[Problem] | None = None) -> None:
         self.default = default
+        self.problems = problems  # None: raise at the first problem
 
     def with_default(self, compiler: str | None) -> Compilers:
         """The compilers below a node that sets ``compiler:`` (unknown names change nothing)."""
         if compiler in KNOWN and compiler != self.default:
-            return Compilers(compiler)
+            return Compilers(compiler, self.problems)
         return self
 
-    def compile(self, compiler: str, statement: str, at: tuple = ()) -> Evaluate | None:
-        """An evaluator for `statement`, or None when `compiler` names no known language."""
+    def report(self, error: PolicyError) -> None:
+        """Raise `error`, or record it and carry on in collect-everything mode."""
+        if self.problems is None:
+            raise error
+        self.problems.append(error.problem)
+
+    def attempt(self, build, *args: Any) -> Any:
+        """`build(*args)`, or an `Unusable` stand-in after recording its PolicyError (collect mode)."""
+        try:
+            return build(*args)
+        except PolicyError as error:
+            self.report(error)
+            return Unusable()
+
+    def compile(self, compiler: str, statement: str, at: tuple = ()) -> Any:
+        """The compiled `statement` (an object with ``search(value, scope)``), or None when
+        `compiler` names no known language."""
         name = self.default if compiler == DEFAULT_COMPILER else compiler
         if name == JP:
-            return compile_jp(statement, at)
+            return self.attempt(compile_jp_expression, statement, at)
         if name == CEL:
-            return compile_cel(statement, at)
+            return self.attempt(compile_cel_expression, statement, at)
         return None
+
+    def jp(self, statement: str, at: tuple = ()) -> Any:
+        """A JMESPath statement whatever the default (identifiers and message placeholders are always jp)."""
+        return self.attempt(compile_jp_expression, statement, at)

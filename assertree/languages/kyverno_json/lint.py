@@ -23,13 +23,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from assertree import jp
-from assertree.errors import PolicyError, Problem, Severity
-from assertree.languages.kyverno_json.expressions import Compilers, compile_jp_expression
+from assertree.errors import Problem, Severity
+from assertree.languages.kyverno_json.compile import CompiledPolicy, CompiledRule, compile_policy
 from assertree.languages.kyverno_json.messages import Message
-from assertree.languages.kyverno_json.model import Policy, Rule, document_kind_problem, policy_from_document
-from assertree.tree.keys import parse_key
-from assertree.tree.nodes import compile_scalar
+from assertree.languages.kyverno_json.model import document_kind_problem, policy_from_document
+from assertree.tree.nodes import ExpressionLeaf, MapNode, Node, SliceNode
 
 ERROR = Severity.ERROR
 WARNING = Severity.WARNING
@@ -38,7 +36,9 @@ _SCALAR_TYPES = frozenset({"boolean", "number", "string", "null"})
 
 
 def lint_document(value: Any) -> Iterator[Problem]:
-    """Every problem of one policy document, with its field path (the loader adds file and line)."""
+    """Every problem of one policy document, with its field path (the loader adds file and line),
+    in document order."""
+    from assertree.languages.kyverno_json.schema import document_order
     from assertree.languages.kyverno_json.schema import problems as schema_problems
 
     wrong_kind = document_kind_problem(value)
@@ -47,12 +47,13 @@ def lint_document(value: Any) -> Iterator[Problem]:
         yield Problem(message, path=path)
         return
     found = schema_problems(value)
-    yield from found
     if found:
+        yield from found
         return
-    policy = policy_from_document(value)
-    for path, message, severity in _PolicyLinter(policy).run():
-        yield Problem(message, path=path, severity=severity)
+    problems: list[Problem] = []
+    compiled = compile_policy(policy_from_document(value), problems)
+    problems.extend(_PolicyLinter(compiled).run())
+    yield from sorted(problems, key=lambda problem: document_order(value, problem.path))
 
 
 @dataclass
@@ -72,160 +73,109 @@ class _Scope:
 
 
 class _PolicyLinter:
-    def __init__(self, policy: Policy) -> None:
-        self.policy = policy
-        self.found: list[tuple[tuple, str, str]] = []
+    """Reads a policy compiled in collect-everything mode: the expressions and bindings its nodes hold."""
 
-    def run(self) -> list[tuple[tuple, str, str]]:
-        compilers = Compilers().with_default(self.policy.compiler)
+    def __init__(self, compiled: CompiledPolicy) -> None:
+        self.compiled = compiled
+        self.found: list[Problem] = []
+        self.bound_anywhere: dict[str, str] = {}
+
+    def run(self) -> list[Problem]:
         names: dict[str, int] = {}
-        for rule in self.policy.rules:
-            at = ("spec", "rules", rule.index)
-            if rule.name in names:
-                self.error(at + ("name",), f"duplicate rule name {rule.name!r} (also rule {names[rule.name]})")
-            names.setdefault(rule.name, rule.index)
-            self.rule(rule, compilers.with_default(rule.compiler), at)
+        for rule in self.compiled.rules:
+            model = rule.rule
+            at = ("spec", "rules", model.index)
+            if model.name in names:
+                self.error(at + ("name",), f"duplicate rule name {model.name!r} (also rule {names[model.name]})")
+            names.setdefault(model.name, model.index)
+            self.rule(rule, at)
         return self.found
 
     def error(self, path: tuple, message: str) -> None:
-        self.found.append((path, message, ERROR))
+        self.found.append(Problem(message, path=path, severity=ERROR))
 
     def warning(self, path: tuple, message: str) -> None:
-        self.found.append((path, message, WARNING))
+        self.found.append(Problem(message, path=path, severity=WARNING))
 
     # -- a rule ----------------------------------------------------------------------------------
 
-    def rule(self, rule: Rule, compilers: Compilers, at: tuple) -> None:
-        self.bound_anywhere = self._names_bound_in(rule)
+    def rule(self, rule: CompiledRule, at: tuple) -> None:
+        trees = [*_trees(rule.match), *_trees(rule.exclude), *(assertion.tree for assertion in rule.any + rule.all)]
+        self.bound_anywhere = {}
+        for tree in trees:
+            for entry in _entries(tree):
+                for name in (entry.binding, entry.foreach_name):
+                    if name:
+                        self.bound_anywhere.setdefault(name, entry.text)
         scope = _Scope()
         context: list[_Binding] = []
         for position, entry in enumerate(rule.context):
-            path = at + ("context", position, "variable")
-            self.scalar(entry.variable, compilers.with_default(entry.compiler), path, scope)
-            binding = _Binding(entry.name, at + ("context", position, "name"), "context")
+            self.expression(entry.expression, at + ("context", position, "variable"), scope)
+            binding = _Binding(entry.name, entry.at, "context")
             context.append(binding)
             scope = scope.with_binding(binding)
-        rule_scope = scope
-        if rule.identifier:
-            self.expression(lambda: compile_jp_expression(rule.identifier, at + ("identifier",)),
-                            at + ("identifier",), rule_scope)
-        for position, item in enumerate(rule.feedback):
-            self.scalar(item.value, compilers.with_default(item.compiler), at + ("feedback", position, "value"),
-                        rule_scope)
-        for block_name in ("match", "exclude"):
-            block = getattr(rule, block_name)
-            if block is None:
-                continue
-            block_at = at + (block_name,)
-            if not block.any and not block.all:
-                self.error(block_at, f"an empty {block_name} is not valid: give at least one tree under any or all")
-            if block.any and block.all:
-                self.warning(block_at, f"{block_name} has both any and all: assertree requires one any tree and "
-                             "every all tree (kyverno-json ignores all once an any tree matches)")
-            block_compilers = compilers.with_default(block.compiler)
-            for kind in ("any", "all"):
-                for position, tree in enumerate(getattr(block, kind)):
-                    self.tree(tree, block_compilers, block_at + (kind, position), rule_scope)
-        assert_block = rule.assert_
-        if not assert_block.any and not assert_block.all:
-            self.error(at + ("assert",), "an empty assert is not valid: give at least one assertion under any or all")
-        assert_compilers = compilers.with_default(assert_block.compiler)
-        for kind in ("any", "all"):
-            for position, assertion in enumerate(getattr(assert_block, kind)):
-                here = at + ("assert", kind, position)
-                self.tree(assertion.check, assert_compilers.with_default(assertion.compiler), here + ("check",),
-                          rule_scope)
-                if assertion.message:
-                    self.expression(lambda a=assertion, h=here: Message(a.message, h + ("message",)),
-                                    here + ("message",), rule_scope)
+        self.expression(rule.identifier, at + ("identifier",), scope)
+        for item in rule.feedback:
+            self.expression(item.expression, item.at, scope)
+        for block_name, block in (("match", rule.rule.match), ("exclude", rule.rule.exclude)):
+            if block is not None and block.any and block.all:
+                self.warning(at + (block_name,), f"{block_name} has both any and all: assertree requires one any "
+                             "tree and every all tree (kyverno-json ignores all once an any tree matches)")
+        for block in (rule.match, rule.exclude):
+            for tree in _trees(block):
+                self.tree(tree, scope)
+        for assertion in rule.any + rule.all:
+            self.tree(assertion.tree, scope)
+            if assertion.message is not None:
+                self.message(assertion.message, assertion.at + ("message",), scope)
         for binding in context:
             if not binding.used:
                 self.warning(binding.path, f"context entry ${binding.name} is never used")
 
-    @staticmethod
-    def _names_bound_in(rule: Rule) -> dict[str, str]:
-        """Every name some ->binding or ~name. of the rule defines (for 'not visible here' hints)."""
-        names: dict[str, str] = {}
-
-        def walk(tree: Any) -> None:
-            if isinstance(tree, dict):
-                for key, child in tree.items():
-                    if isinstance(key, str):
-                        syntax = parse_key(key)
-                        if syntax.binding:
-                            names.setdefault(syntax.binding, key)
-                        if syntax.foreach_name:
-                            names.setdefault(syntax.foreach_name, key)
-                    walk(child)
-            elif isinstance(tree, list):
-                for child in tree:
-                    walk(child)
-
-        for block in (rule.match, rule.exclude):
-            if block is not None:
-                for tree in block.any + block.all:
-                    walk(tree)
-        for assertion in rule.assert_.any + rule.assert_.all:
-            walk(assertion.check)
-        return names
-
     # -- trees and expressions ---------------------------------------------------------------------
 
-    def tree(self, tree: Any, compilers: Compilers, at: tuple, scope: _Scope) -> None:
-        if isinstance(tree, dict):
-            for key, child in tree.items():
-                self.key(key, child, compilers, at + (key,), scope)
-        elif isinstance(tree, list):
-            for position, child in enumerate(tree):
-                self.tree(child, compilers, at + (position,), scope)
-        else:
-            self.scalar(tree, compilers, at, scope)
+    def tree(self, node: Node, scope: _Scope) -> None:
+        if isinstance(node, MapNode):
+            for entry in node.entries:
+                self.entry(entry, scope)
+        elif isinstance(node, SliceNode):
+            for item in node.items:
+                self.tree(item, scope)
+        elif isinstance(node, ExpressionLeaf):
+            self.expression(node.expression, node.at, scope)
 
-    def key(self, key: Any, child: Any, compilers: Compilers, at: tuple, scope: _Scope) -> None:
-        if not isinstance(key, str):
-            self.tree(child, compilers, at, scope)
-            return
-        syntax = parse_key(key)
-        expression = None
-        if syntax.compiler:
-            expression = self.expression(lambda: compilers.compile(syntax.compiler, syntax.statement, at), at, scope)
-            compiled = _expressions_of(expression)
-            if syntax.foreach and len(compiled) == 1:
-                kinds = _result_types(compiled[0].tree)
-                if kinds is not None and kinds <= _SCALAR_TYPES:
-                    self.error(at, f"~ over {syntax.statement!r}, which is always a {' or '.join(sorted(kinds))}: "
-                               "foreach needs a list or a map")
-        own: list[_Binding] = []
-        if syntax.binding:
-            own.append(_Binding(syntax.binding, at, "binding"))
-        if syntax.foreach_name:
-            own.append(_Binding(syntax.foreach_name, at, "foreach"))
+    def entry(self, entry: Any, scope: _Scope) -> None:
+        at = entry.at
+        if entry.expression is not None:
+            self.expression(entry.expression, at, scope)
+            kinds = _result_types(entry.expression.tree) if entry.foreach and entry.expression.tree else None
+            if kinds is not None and kinds <= _SCALAR_TYPES:
+                statement = getattr(entry.expression, "text", entry.text)
+                self.error(at, f"~ over {statement!r}, which is always a {' or '.join(sorted(kinds))}: "
+                           "foreach needs a list or a map")
+        own = [_Binding(entry.binding, at, "binding")] if entry.binding else []
+        if entry.foreach_name:
+            own.append(_Binding(entry.foreach_name, at, "foreach"))
         child_scope = scope
         for binding in own:
             child_scope = child_scope.with_binding(binding)
-        self.tree(child, compilers, at, child_scope)
+        self.tree(entry.child, child_scope)
         for binding in own:
             if not binding.used:
                 what = "binding ->" if binding.kind == "binding" else "foreach ~"
                 self.warning(at, f"{what}{binding.name} is never used: no expression below this key reads "
                              f"${binding.name}")
 
-    def scalar(self, value: Any, compilers: Compilers, at: tuple, scope: _Scope) -> None:
-        if isinstance(value, str):
-            self.expression(lambda: compile_scalar(value, compilers.compile, at)[1], at, scope)
+    def message(self, message: Message, at: tuple, scope: _Scope) -> None:
+        for expression in message.expressions:
+            self.expression(expression, at, scope)
 
-    def expression(self, build, at: tuple, scope: _Scope) -> Any:
-        """Build an expression (or message); record its problem or check its variables."""
-        try:
-            built = build()
-        except PolicyError as error:
-            self.error(error.path or at, error.message)
-            return None
-        expressions = _expressions_of(built)
-        for expression in expressions:
-            for name in sorted(expression.variables):
-                self._variable(name, at, scope)
-        return built
+    def expression(self, expression: Any, at: tuple, scope: _Scope) -> None:
+        """Check the variables of a compiled expression (nothing to check for one that did not compile)."""
+        if expression is None:
+            return
+        for name in sorted(getattr(expression, "variables", ())):
+            self._variable(name, at, scope)
 
     def _variable(self, name: str, at: tuple, scope: _Scope) -> None:
         binding = scope.visible.get(name)
@@ -240,14 +190,19 @@ class _PolicyLinter:
             self.warning(at, f"${name} is not bound by this policy: it must come from --bindings")
 
 
-def _expressions_of(built: Any) -> list[jp.Expression]:
-    """The JMESPath expressions inside what a compile step returned (evaluator, Expression, Message)."""
-    if isinstance(built, jp.Expression):
-        return [built]
-    if isinstance(built, Message):
-        return list(built.expressions)
-    owner = getattr(built, "__self__", None)  # a bound Expression.search
-    return [owner] if isinstance(owner, jp.Expression) else []
+def _trees(block: Any) -> list[Node]:
+    return [] if block is None else [*block.any, *block.all]
+
+
+def _entries(node: Node) -> Iterator[Any]:
+    """Every map entry of a compiled tree, depth first."""
+    if isinstance(node, MapNode):
+        for entry in node.entries:
+            yield entry
+            yield from _entries(entry.child)
+    elif isinstance(node, SliceNode):
+        for item in node.items:
+            yield from _entries(item)
 
 
 def _result_types(tree) -> frozenset[str] | None:

@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from assertree.jp.errors import JMESPathError
-from assertree.languages.kyverno_json.expressions import compile_jp_expression
+from assertree.languages.kyverno_json.expressions import Compilers
 
 _PLACEHOLDER = re.compile(r"{{(.*?)}}")
 
@@ -22,13 +22,14 @@ _PLACEHOLDER = re.compile(r"{{(.*?)}}")
 class Message:
     __slots__ = ("_expressions", "text")
 
-    def __init__(self, text: str, at: tuple = ()) -> None:
+    def __init__(self, text: str, at: tuple = (), compilers: Compilers | None = None) -> None:
         self.text = text
-        self._expressions = {}
+        self._expressions: dict[str, Any] = {}
+        compilers = compilers or Compilers()
         for match in _PLACEHOLDER.finditer(text):
             statement = match.group(1).strip()
             if statement not in self._expressions:
-                self._expressions[statement] = compile_jp_expression(statement, at)
+                self._expressions[statement] = compilers.jp(statement, at)
 
     @property
     def expressions(self) -> list:

@@ -44,7 +44,7 @@ def problems(document: Any) -> list[Problem]:
     for error in _validator().iter_errors(document):
         for problem in _explain(error):
             found.setdefault((problem.path, problem.message), problem)
-    return sorted(found.values(), key=lambda p: _document_order(document, p.path))
+    return sorted(found.values(), key=lambda p: document_order(document, p.path))
 
 
 def _explain(error) -> list[Problem]:
@@ -96,8 +96,8 @@ def _json_type(value: Any) -> str:
     return _article(type_name(value)) + " " + type_name(value)
 
 
-def _document_order(document: Any, path: tuple) -> tuple:
-    """Position of `path` in the document, so problems read top to bottom."""
+def document_order(document: Any, path: tuple) -> tuple:
+    """Position of `path` in the document, so problems read top to bottom (lint sorts by it too)."""
     order = []
     current = document
     for step in path:
