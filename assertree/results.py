@@ -27,25 +27,45 @@ __all__ = ["ERROR", "FAIL", "INTERNAL", "INVALID", "PASS", "REQUIRED", "SKIP", "
 
 @runtime_checkable
 class RuleInfo(Protocol):
-    """What results and reports know of a rule."""
+    """What results and reports know of a rule.
 
-    name: str
-    index: int  # position in the policy's rule list (generated rules such as autogen come last)
-    document: dict  # the rule as written (or as generated), JSON
+    Read-only members: results and reports never assign them, and a read-only
+    member is met by a plain attribute (a language's dataclass field) of the
+    same or a narrower type.
+    """
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def index(self) -> int: ...  # position in the policy's rule list (generated rules such as autogen come last)
+    @property
+    def document(self) -> dict: ...  # the rule as written (or as generated), JSON
 
 
 @runtime_checkable
 class PolicyInfo(Protocol):
-    """What results and reports know of a policy, whatever its language."""
+    """What results and reports know of a policy, whatever its language.
 
-    name: str
-    kind: str  # "ValidatingPolicy", "ClusterPolicy", ...
-    rules: Sequence[Any]  # RuleInfo objects, in evaluation order
-    annotations: dict[str, str]
-    document: dict
-    source: str | None  # file the policy was read from
-    document_index: int | None  # position in that file's YAML stream
-    line: int | None  # where its document starts
+    Read-only members, as in `RuleInfo`; ``rules`` must be, so that a
+    language's ``list[ItsRule]`` counts as a ``Sequence[Any]`` (covariance).
+    """
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def kind(self) -> str: ...  # "ValidatingPolicy", "ClusterPolicy", ...
+    @property
+    def rules(self) -> Sequence[Any]: ...  # RuleInfo objects, in evaluation order
+    @property
+    def annotations(self) -> dict[str, str]: ...
+    @property
+    def document(self) -> dict: ...
+    @property
+    def source(self) -> str | None: ...  # file the policy was read from
+    @property
+    def document_index(self) -> int | None: ...  # position in that file's YAML stream
+    @property
+    def line(self) -> int | None: ...  # where its document starts
 
     @property
     def severity(self) -> str | None: ...
@@ -55,7 +75,6 @@ class PolicyInfo(Protocol):
 
     @property
     def description(self) -> str | None: ...
-
 
 
 class Status(StrEnum):
@@ -90,7 +109,7 @@ class RuleError:
     """Why a rule could not be evaluated (an ERROR result): kept as data until a reporter words it."""
 
     message: str
-    path: tuple = ()  # where in the policy (or the resource) the problem is, when known
+    path: tuple = ()  # where the problem is: in the resource (evaluation), in the policy (identifier, feedback)
     kind: str = "evaluation"  # "evaluation", "variable" (unresolved {{ }}), "identifier", "feedback", ...
     value: Any = None  # the offending value, when there is one
 
@@ -142,6 +161,12 @@ class RuleResult:
     message: str | None = None  # Kyverno: the rule's message, variables substituted
     exception: str | None = None  # the PolicyException that made this result a skip
     patched: Any = None  # Kyverno mutate: the resource after this rule's patches
+    identifier_error: RuleError | None = None  # the identifier expression failed (`identifier` says so too)
+
+    def feedback_json(self) -> dict[str, Any]:
+        """`feedback` as JSON: ``{"name": {"value": ...}}`` or ``{"name": {"error": "text"}}``."""
+        return {name: {key: str(item) if isinstance(item, RuleError) else item for key, item in entry.items()}
+                for name, entry in self.feedback.items()}
 
     @property
     def failed(self) -> bool:

@@ -56,7 +56,7 @@ def _rule(result: RuleResult) -> dict[str, Any]:
             for violation in result.violations
         ]
     if result.feedback:
-        out["feedback"] = result.feedback
+        out["feedback"] = result.feedback_json()
     return out
 
 

@@ -92,7 +92,8 @@ def _home_page() -> str | None:
     except metadata.PackageNotFoundError:  # a source tree that was never installed
         return None
     urls = [entry.partition(",")[2].strip() for entry in info.get_all("Project-URL") or ()]
-    return info.get("Home-page") or next((url for url in urls if url), None)
+    # the metadata is an email.message.Message, which has get(); typeshed adds it to PackageMetadata from 3.12
+    return info.get("Home-page") or next((url for url in urls if url), None)  # type: ignore[attr-defined]
 
 
 def _descriptor(policy: PolicyInfo, rule: RuleInfo) -> dict[str, Any]:
@@ -136,7 +137,7 @@ def _result(result: RuleResult, index: int, violation: Violation | None, locator
         properties["check"] = violation.check
         properties["fields"] = [error.field for error in violation.errors]
     if result.feedback:
-        properties["feedback"] = result.feedback
+        properties["feedback"] = result.feedback_json()
     out["properties"] = properties
     return out
 

@@ -21,6 +21,7 @@ from assertree.jp.compiler import Lazy
 from assertree.jp.errors import EvaluationError, JMESPathError
 from assertree.jp.values import to_display
 from assertree.results import ERROR, FAIL, PASS, Resource, RuleError, RuleResult, Violation
+from assertree.tree import fieldpath
 from assertree.tree.nodes import TreeError
 
 if TYPE_CHECKING:
@@ -39,7 +40,9 @@ def evaluate_rule(rule: CompiledRule, resource: Resource, scope: dict) -> RuleRe
             return None
         violations = _assert(rule, value, scope)
     except TreeError as error:
-        return _result(rule, resource, scope, ERROR, error=RuleError(error.text(), kind='evaluation'))
+        return _result(rule, resource, scope, ERROR,
+                       error=RuleError(error.text(), path=tuple(fieldpath.payload_steps(error.path)), kind=error.kind,
+                                       value=error.value))
     if violations:
         return _result(rule, resource, scope, FAIL, violations=violations)
     return _result(rule, resource, scope, PASS)
@@ -106,29 +109,34 @@ def _check(assertion, value: Any, scope: dict) -> Violation | None:
 def _result(rule: CompiledRule, resource: Resource, scope: dict, status: str, *,
             violations: list[Violation] | None = None, error: RuleError | None = None) -> RuleResult:
     value = resource.value
+    identifier, identifier_error = _identifier(rule, resource, scope)
     return RuleResult(
         resource=resource,
         policy=rule.policy,
         rule=rule.rule,
         status=status,
-        identifier=_identifier(rule, resource, scope),
+        identifier=identifier,
         violations=violations or [],
         error=error,
         feedback=_feedback(rule, value, scope),
+        identifier_error=identifier_error,
     )
 
 
-def _identifier(rule: CompiledRule, resource: Resource, scope: dict) -> str | None:
+def _identifier(rule: CompiledRule, resource: Resource, scope: dict) -> tuple[str | None, RuleError | None]:
+    """The identifier text, and the error object when the identifier expression failed (the text then
+    says so, as kyverno-json prints it)."""
     if rule.identifier is None:
-        return resource.default_identifier
+        return resource.default_identifier, None
     value = resource.value
     try:
         result = rule.identifier.search(value, scope)
     except JMESPathError as error:
-        return f"(error: {error})"
+        at = ("spec", "rules", rule.rule.index, "identifier")
+        return f"(error: {error})", RuleError(str(error), path=at, kind="identifier")
     if result is None:
-        return None
-    return result if isinstance(result, str) else to_display(result)
+        return None, None
+    return (result if isinstance(result, str) else to_display(result)), None
 
 
 def _feedback(rule: CompiledRule, value: Any, scope: dict) -> dict[str, Any]:
@@ -142,5 +150,5 @@ def _feedback(rule: CompiledRule, value: Any, scope: dict) -> dict[str, Any]:
         try:
             out[item.name] = {"value": item.evaluate(value, scope)}
         except JMESPathError as error:
-            out[item.name] = {"error": str(error)}
+            out[item.name] = {"error": RuleError(str(error), path=item.at, kind="feedback")}
     return out
