@@ -2,12 +2,12 @@
 """Benchmark: ``assertree scan`` on generated Terraform plans, against the hand-written baseline.
 
 Not a test. For each plan size it generates a plan with
-``../shared/bench/gen_tfplan.py`` (cached in ``bench-data/``), then times, as
+``bench/reference/gen_tfplan.py`` (cached in ``bench-data/``), then times, as
 whole processes and in the same run:
 
 * ``baseline.py PLAN`` (plain Python loops over the plan, orjson), the
   practical lower bound for a Python tool;
-* ``assertree scan --payload PLAN --policy ../shared/bench/policies
+* ``assertree scan --payload PLAN --policy bench/reference/policies
   --pre-process <the policies' expression>`` (text report).
 
 It checks assertree's findings against ``gen_tfplan.py --expected`` address
@@ -31,8 +31,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("ASSERTREE_SHARED", REPO.parent / "shared"))
-BENCH = SHARED / "bench"
+BENCH = REPO / "bench" / "reference"  # the team's plan generator, checks and baseline (scripts/sync-conformance)
 DATA = REPO / "bench-data"
 PRE_PROCESS = (
     "planned_values.root_module.[resources, child_modules[].resources[], "

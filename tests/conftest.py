@@ -17,7 +17,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 REPO = Path(__file__).resolve().parents[1]
 # The peer suites, vendored (scripts/sync-conformance refreshes them; data/README.md gives each source).
 CONFORMANCE = REPO / "tests" / "conformance" / "data"
-GEN_TFPLAN = REPO / "bench" / "gen_tfplan.py"
+GEN_TFPLAN = REPO / "bench" / "reference" / "gen_tfplan.py"
 
 if not (CONFORMANCE / "README.md").is_file():  # fail loudly: a missing corpus must never look like a pass
     raise pytest.UsageError(f"conformance data not found at {CONFORMANCE}; run scripts/sync-conformance")
