@@ -3,8 +3,8 @@
 ``(key)`` conditional, ``X(key)`` negation, ``=(key)`` equality, ``^(key)``
 existence, ``<(key)`` global, ``+(key)`` add-if-not-present (mutate only).
 Validate patterns and strategic-merge patches share this one reading of a key;
-a key that is not a string, or whose parentheses do not close the whole key,
-is a plain key.
+a key whose parentheses do not close the whole key (or that spans lines) is a
+plain key.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ class AnchorKind(Enum):
 
 _PREFIX = {"": AnchorKind.CONDITION, "X": AnchorKind.NEGATION, "=": AnchorKind.EQUALITY,
            "^": AnchorKind.EXISTENCE, "<": AnchorKind.GLOBAL, "+": AnchorKind.ADD_IF_NOT_PRESENT}
-_ANCHOR = re.compile(r"^(X|=|\^|<|\+)?\((.+)\)$", re.DOTALL)
+_ANCHOR = re.compile(r"(X|=|\^|<|\+)?\((.+)\)")  # one line, as Go's regexp reads it
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,8 +44,9 @@ class Anchor:
 
 @lru_cache(maxsize=4096)
 def parse_anchor(key: str) -> Anchor:
-    """The anchor written in `key` (``"=(name)"`` -> EQUALITY on ``name``), or a plain key."""
-    found = _ANCHOR.match(key)
+    """The anchor written in `key` (``"=(name)"`` -> EQUALITY on ``name``), or a plain key.
+    Spaces around the key are ignored, as Kyverno trims them."""
+    found = _ANCHOR.fullmatch(key.strip())
     if found is None:
         return Anchor(None, key)
     return Anchor(_PREFIX[found.group(1) or ""], found.group(2))
