@@ -1,0 +1,833 @@
+"""Kyverno's ``{{ }}`` variables and ``$( )`` references, and the context they read.
+
+Kyverno substitutes variables in a rule before it evaluates it
+(``pkg/engine/variables/vars.go``), against a JSON document it calls the
+context (``pkg/engine/context``). Both are reproduced here, because the details
+decide results:
+
+- A string that is exactly one ``{{ expr }}`` takes the expression's JSON value
+  (a map stays a map); otherwise every ``{{ }}`` is rendered into the string
+  (strings as they are, anything else as Go's ``json.Marshal`` writes it).
+  Map keys are substituted too and must stay strings.
+- Variables nest: ``{{ a.{{ b }} }}`` substitutes ``b`` first, then looks the
+  outer text up again, until no ``{{`` is left; ``{{- x }}`` substitutes once
+  and escapes the ``{{`` its value holds. ``\\{{`` is an escape, kept literal.
+- ``{{ @ }}`` is the value at the same place in ``request.object`` (or
+  ``target``), found from the field path of the string in the rule.
+- On a DELETE request ``request.object`` is read as ``request.oldObject``.
+- A lookup that names a key the document lacks fails. Kyverno's go-jmespath
+  fork raises ``NotFoundError`` ("Unknown key ... in path") when a field is
+  missing from a map, and only ``.``/``[n]`` chains and the right side of
+  ``&&`` pass that error on; ``||``, pipes, projections, filters, function
+  arguments and comparisons swallow it (null). `assertree.jp` evaluates the
+  expression (it returns null for missing keys, as community JMESPath does) and
+  `_missing_key` walks the same syntax tree along the propagating chain to
+  tell "null" from "unknown key". A failed lookup is a `VariableError` (data:
+  the variable, the field path, the reason); Kyverno turns it into an error
+  result. ``Unresolved.EMPTY`` is Kyverno's behaviour before 1.8 in
+  preconditions (an empty string instead of the error); since kyverno#4217
+  preconditions raise like everything else, which is the default here.
+
+`KyvernoContext` is the document with Kyverno's lazy context entries (a loader
+runs when a query first mentions its name, ``context/deferred.go``), foreach
+``element``/``elementIndex`` scopes, and checkpoints (a rule's or a foreach
+element's additions are dropped when it ends). `images` builds Kyverno's
+``images`` variable from a resource's containers (``pkg/utils/api/image.go``,
+``pkg/utils/image/infos.go``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import csv
+import posixpath
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import lru_cache
+from typing import Any
+
+from assertree import jp
+from assertree.jp.compiler import Compiler
+from assertree.jp.functions.images import DEFAULT_REGISTRY, ImageReferenceError, parse_reference
+from assertree.jp.values import is_false, to_json
+from assertree.languages.kyverno.anchors import parse_anchor
+
+__all__ = [
+    "ImageInfo",
+    "KyvernoContext",
+    "Unresolved",
+    "VariableError",
+    "evaluate",
+    "image_info",
+    "images",
+    "is_variable",
+    "render",
+    "service_account",
+    "shift_references",
+    "substitute_all",
+    "substitute_references",
+    "substitute_variables",
+]
+
+Path = tuple[str | int, ...]
+
+
+class Unresolved(Enum):
+    """What a variable that cannot be resolved becomes."""
+
+    ERROR = "error"  # a VariableError (Kyverno since 1.8, everywhere)
+    EMPTY = "empty"  # an empty string (Kyverno before 1.8, in preconditions only)
+
+
+class VariableError(Exception):
+    """A variable or reference that could not be substituted, with where it was written.
+
+    `not_found` is true for Kyverno's ``NotFoundError`` (a key missing from a
+    map), the error every ``{{ }}`` of a missing field gives.
+    """
+
+    def __init__(self, reason: str, *, variable: str | None = None, path: Path = (), not_found: bool = False) -> None:
+        self.reason = reason
+        self.variable = variable
+        self.path = tuple(path)
+        self.not_found = not_found
+        super().__init__(reason)
+
+    def at(self, variable: str, path: Path) -> VariableError:
+        """This error, told which variable and field path it belongs to (kept if already known)."""
+        return VariableError(self.reason, variable=self.variable or variable, path=self.path or path,
+                             not_found=self.not_found)
+
+    @property
+    def field(self) -> str:
+        """The field path as Kyverno prints it: ``/validate/pattern/spec/name``."""
+        return "/" + "/".join(str(step) for step in self.path)
+
+    def __str__(self) -> str:
+        if self.not_found or self.variable is None:
+            return self.reason
+        return f"failed to resolve {self.variable} at path {self.field}: {self.reason}"
+
+
+# -- the context document ----------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class _Loader:
+    name: str
+    load: Callable[[], None]
+    level: int
+    matcher: re.Pattern
+    loaded: bool = False
+    matched: bool = False
+
+
+def _loader_matcher(name: str) -> re.Pattern:
+    # A query mentions `name` when it starts a word that no `.` (or identifier character) precedes.
+    try:
+        return re.compile(r"(?:\A|\Z|\s|[^.0-9A-Za-z])" + name + r"\b", re.ASCII)
+    except re.error:
+        return re.compile(r"(?:\A|\Z|\s|[^.0-9A-Za-z])" + re.escape(name) + r"\b", re.ASCII)
+
+
+class KyvernoContext:
+    """The JSON document ``{{ }}`` expressions read, with Kyverno's lazy entries and scopes.
+
+    Build one per (policy, resource) with `for_request`; add values-file
+    variables with `add_variable`, rule context entries with `add_deferred`
+    (see `assertree.languages.kyverno.context.load_context`), a foreach element
+    with `add_element`; bracket a rule or foreach with `checkpoint`/`restore`
+    and each foreach element with `reset`.
+    """
+
+    def __init__(self, document: dict | None = None) -> None:
+        self._data: dict = {} if document is None else document
+        self._checkpoints: list[dict] = []
+        self._loaders: list[_Loader] = []
+        self._load_level: int | None = None
+        self._load_index: int | None = None
+        self._operation: str | None = None
+
+    # -- building ------------------------------------------------------------------------------------
+
+    @classmethod
+    def for_request(
+        cls,
+        resource: Mapping | None,
+        *,
+        operation: str = "CREATE",
+        old_resource: Mapping | None = None,
+        request_info: Mapping | None = None,
+    ) -> KyvernoContext:
+        """The context of an admission request as Kyverno's engine builds it (``NewPolicyContext``).
+
+        `resource` becomes ``request.object`` (None on DELETE), `old_resource`
+        ``request.oldObject``; ``request.namespace`` is the new resource's
+        namespace; ``images`` is a lazy entry built from the new resource;
+        `request_info` (a ``RequestInfo`` as JSON: ``roles``, ``clusterRoles``,
+        ``userInfo``) is merged under ``request`` and gives
+        ``serviceAccountName``/``serviceAccountNamespace``. Without it neither
+        exists, as in the CLI without a user-info file.
+        """
+        context = cls()
+        new = copy.deepcopy(dict(resource)) if resource is not None else {}
+        if resource is not None:
+            context.add_resource(new)
+        if old_resource is not None:
+            context.add_old_resource(copy.deepcopy(dict(old_resource)))
+        namespace = (new.get("metadata") or {}).get("namespace") if isinstance(new.get("metadata"), dict) else None
+        context.add_variable("request.namespace", namespace or "")
+        context.add_deferred("images", lambda: context._load_images(new))
+        if request_info is not None:
+            context._merge({"request": copy.deepcopy(dict(request_info))})
+            username = ((request_info.get("userInfo") or {}).get("username")) or ""
+            context._merge(dict(zip(("serviceAccountName", "serviceAccountNamespace"),
+                                    service_account(username), strict=True)))
+        context.set_operation(operation)
+        return context
+
+    @classmethod
+    def for_cli(cls, resource: Mapping, *, operation: str = "CREATE",
+                request_info: Mapping | None = None) -> KyvernoContext:
+        """The context ``kyverno test``/``apply`` builds for one resource and operation.
+
+        CREATE reads the resource as ``request.object``; UPDATE also as
+        ``request.oldObject``; DELETE only as ``request.oldObject`` (no
+        ``request.object``, an empty ``request.namespace``).
+        """
+        if operation == "DELETE":
+            return cls.for_request(None, operation=operation, old_resource=resource, request_info=request_info)
+        old = resource if operation == "UPDATE" else None
+        return cls.for_request(resource, operation=operation, old_resource=old, request_info=request_info)
+
+    def _load_images(self, resource: dict) -> None:
+        found = images(resource)
+        if found:
+            self._merge({"images": found})
+
+    @property
+    def document(self) -> dict:
+        """The context as JSON (lazy entries not yet queried are absent)."""
+        return self._data
+
+    @property
+    def operation(self) -> str:
+        """``request.operation`` (``CREATE``, ``UPDATE``, ``DELETE``, ``CONNECT``) or ""."""
+        if self._operation:
+            return self._operation
+        request = self._data.get("request")
+        operation = request.get("operation") if isinstance(request, dict) else None
+        return operation if isinstance(operation, str) else ""
+
+    def set_operation(self, operation: str) -> None:
+        """Set ``request.operation``; a DELETE makes ``request.object`` read as ``request.oldObject``."""
+        self._merge({"request": {"operation": operation}})
+        self._operation = operation
+
+    def add_resource(self, resource: dict) -> None:
+        """Replace ``request.object``."""
+        request = self._data.get("request")
+        if isinstance(request, dict):
+            request.pop("object", None)
+        self._merge({"request": {"object": resource}})
+
+    def add_old_resource(self, resource: dict) -> None:
+        """Replace ``request.oldObject``."""
+        request = self._data.get("request")
+        if isinstance(request, dict):
+            request.pop("oldObject", None)
+        self._merge({"request": {"oldObject": resource}})
+
+    def set_target(self, resource: dict) -> None:
+        """Replace ``target`` (mutate-existing targets; ``{{ @ }}`` then reads from it)."""
+        self._data.pop("target", None)
+        self._merge({"target": resource})
+
+    def add_variable(self, key: str, value: Any) -> None:
+        """Set the variable `key`; a dotted key sets a nested value (``a.b: 1`` is ``{"a": {"b": 1}}``).
+
+        Maps are merged into what is there, as Kyverno's ``AddVariable`` does;
+        a part may be double-quoted to hold a dot (``"a.b".c``).
+        """
+        parts = next(csv.reader([key], delimiter="."), [key])
+        nested: Any = copy.deepcopy(value)
+        for part in reversed(parts):
+            nested = {part: nested}
+        self._merge(nested)
+
+    def add_context_entry(self, name: str, value: Any) -> None:
+        """Set the context entry `name` to `value`, replacing what was there (``ReplaceContextEntry``)."""
+        self._data[name] = None
+        self._merge({name: copy.deepcopy(value)})
+
+    def add_element(self, element: Any, index: int, nesting: int = 0) -> None:
+        """The foreach scope: ``element``, ``elementIndex`` and their ``element<n>``/``elementIndex<n>`` forms."""
+        scope = {"element": element, f"element{nesting}": element, "elementIndex": index,
+                 f"elementIndex{nesting}": index}
+        self._merge(copy.deepcopy(scope), overwrite_maps=True)
+
+    def add_deferred(self, name: str, load: Callable[[], None]) -> None:
+        """Register a lazy entry: `load` runs the first time a query mentions `name` (at this scope).
+
+        `load` writes its value itself (usually `add_context_entry`) and raises
+        `VariableError` when it fails; the failure surfaces in the query.
+        """
+        self._loaders.append(_Loader(name, load, len(self._checkpoints), _loader_matcher(name)))
+
+    def _merge(self, source: dict, *, overwrite_maps: bool = False) -> None:
+        _merge_maps(source, self._data, overwrite_maps)
+
+    # -- scopes --------------------------------------------------------------------------------------
+
+    def checkpoint(self) -> None:
+        """Remember the current state; `restore` returns to it (a rule, a foreach)."""
+        self._checkpoints.append(copy.deepcopy(self._data))
+
+    def restore(self) -> None:
+        """Return to the last checkpoint and forget it; entries added since are dropped."""
+        if not self._checkpoints:
+            return
+        self._data = self._checkpoints.pop()
+        self._reset_loaders(restore=True, level=len(self._checkpoints))
+
+    def reset(self) -> None:
+        """Return to the last checkpoint and keep it (the next foreach element starts clean)."""
+        if not self._checkpoints:
+            return
+        self._data = copy.deepcopy(self._checkpoints[-1])
+        self._reset_loaders(restore=False, level=len(self._checkpoints))
+
+    def _reset_loaders(self, *, restore: bool, level: int) -> None:
+        # Loaders of inner scopes go; loaded outer ones are loaded again into the restored document.
+        for loader in self._loaders:
+            loader.matched = False
+        kept: list[_Loader] = []
+        for loader in list(self._loaders):
+            if loader.level > level:
+                continue
+            if loader.loaded:
+                if restore or loader.level < level:
+                    with contextlib.suppress(VariableError):  # Kyverno logs the failure and carries on
+                        self._run(loader, self._loaders.index(loader))
+                if loader.level == level:
+                    continue
+            elif not restore and loader.level == level:
+                continue
+            kept.append(loader)
+        self._loaders = kept
+
+    # -- queries -------------------------------------------------------------------------------------
+
+    def _load_matching(self, query: str) -> None:
+        level = len(self._checkpoints) if self._load_level is None else self._load_level
+        limit = len(self._loaders) if self._load_index is None else min(self._load_index, len(self._loaders))
+        while True:
+            found = next(
+                (i for i in range(limit)
+                 if not self._loaders[i].matched and not self._loaders[i].loaded
+                 and self._loaders[i].level <= level and self._loaders[i].matcher.search(query)),
+                None,
+            )
+            if found is None:
+                return
+            self._loaders[found].matched = True
+            self._run(self._loaders[found], found)
+
+    def _run(self, loader: _Loader, index: int) -> None:
+        self._load_level, self._load_index = loader.level, index
+        try:
+            loader.load()
+            loader.loaded = True
+        finally:
+            self._load_level = self._load_index = None
+
+    def query(self, expression: str) -> Any:
+        """Evaluate a Kyverno JMESPath `expression` against the context (loading lazy entries it names).
+
+        Raises `VariableError`: ``not_found`` for a key missing from a map on
+        the expression's propagating path, otherwise for bad syntax or a
+        failing function.
+        """
+        self._load_matching(expression)
+        return evaluate(expression, self._data)
+
+    def evaluate(self, expression: str, data: Any) -> Any:
+        """Evaluate `expression` against `data` (not the context) with the same unknown-key rule as `query`."""
+        return evaluate(expression, data)
+
+    def has(self, name: str) -> bool:
+        """Whether a top-level entry `name` exists (after loading any lazy entry of that name)."""
+        self._load_matching(name)
+        return name in self._data
+
+
+def evaluate(expression: str, data: Any) -> Any:
+    """Evaluate a Kyverno JMESPath `expression` against `data`; `VariableError` as `KyvernoContext.query` raises."""
+    text = expression.strip()
+    if not text:
+        raise VariableError("invalid query (nil)")
+    try:
+        query = _compiled(text)
+    except jp.JMESPathError as error:
+        raise VariableError(f"incorrect query {text}: {error}", variable=text) from None
+    try:
+        result = query.expression.search(data)
+        missing = query.missing_key(data)
+    except jp.JMESPathError as error:
+        raise VariableError(f"JMESPath query failed: {error}", variable=text) from None
+    if missing is not None:
+        raise VariableError(f'Unknown key "{missing}" in path', variable=text, not_found=True)
+    return result
+
+
+def service_account(username: str) -> tuple[str, str]:
+    """(name, namespace) of a ``system:serviceaccount:<namespace>:<name>`` user; ("", "") otherwise."""
+    prefix = "system:serviceaccount:"
+    rest = username[len(prefix):] if len(username) > len(prefix) else ""
+    groups = rest.split(":")
+    if len(groups) >= 2:
+        return groups[1], groups[0]
+    return "", ""
+
+
+def _merge_maps(source: dict, destination: dict, overwrite_maps: bool) -> None:
+    for key, value in source.items():
+        if isinstance(value, dict) and not overwrite_maps and isinstance(destination.get(key), dict):
+            _merge_maps(value, destination[key], overwrite_maps)
+        else:
+            destination[key] = value
+
+
+# -- queries: evaluation plus go-jmespath's "unknown key" -------------------------------------------------
+
+
+_PROJECTIONS = frozenset({"projection", "filter_projection", "value_projection"})
+_SPINE = frozenset({"field", "subexpression", "index_expression", "and_expression"})
+
+
+class _Query:
+    """A compiled expression and the spine walk that finds the key go-jmespath reports missing."""
+
+    def __init__(self, text: str) -> None:
+        self.expression = jp.compile(text)
+        self._parts: dict[int, Callable[[Any, dict], Any]] = {}
+
+    def _evaluate(self, node: Any, value: Any) -> Any:
+        code = self._parts.get(id(node))
+        if code is None:
+            code = self._parts[id(node)] = Compiler("kyverno").compile(node)
+        return code(value, {})
+
+    def missing_key(self, value: Any) -> str | None:
+        if self.expression.tree.type not in _SPINE:
+            return None  # fast path: every other root swallows go-jmespath's error, so never report one
+        return self._probe(self.expression.tree, value)[1]
+
+    def _probe(self, node: Any, value: Any) -> tuple[Any, str | None]:
+        kind = node.type
+        if kind == "field":
+            if isinstance(value, dict):
+                if node.value in value:
+                    return value[node.value], None
+                return None, node.value
+            return None, None
+        if kind in ("subexpression", "index_expression"):
+            if kind == "subexpression" and _starts_projection(node.children[1]):
+                # go-jmespath parses `a.b[*].c` as a projection over `a.b`, which swallows errors on its left
+                return self._evaluate(node, value), None
+            current = value
+            for child in node.children:
+                current, missing = self._probe(child, current)
+                if missing is not None:
+                    return None, missing
+            return current, None
+        if kind == "and_expression":
+            left = self._evaluate(node.children[0], value)
+            if is_false(left):
+                return left, None
+            return self._probe(node.children[1], value)
+        return self._evaluate(node, value), None
+
+
+def _starts_projection(node: Any) -> bool:
+    while True:
+        if node.type in _PROJECTIONS:
+            return True
+        if node.type not in ("subexpression", "index_expression") or not node.children:
+            return False
+        node = node.children[0]
+
+
+@lru_cache(maxsize=4096)
+def _compiled(text: str) -> _Query:
+    return _Query(text)
+
+
+# -- {{ }} substitution -----------------------------------------------------------------------------------
+
+_VARIABLE = re.compile(r"(^|[^\\])(\{\{(?:\{[^{}]*\}|[^{}])*\}\})")
+_VARIABLE_AT_START = re.compile(r"^\{\{(?:\{[^{}]*\}|[^{}])*\}\}")
+_REFERENCE = re.compile(r"^\$\(.[^ ]*\)|[^\\]\$\(.[^ ]*\)")
+_ESCAPED_REFERENCE = re.compile(r"\\\$\(.[^ )]*\)")
+
+
+def is_variable(text: str) -> bool:
+    """Whether `text` holds a ``{{ }}`` variable that is not escaped."""
+    return _VARIABLE.search(text) is not None
+
+
+def render(value: Any) -> str:
+    """A value as Kyverno writes it into a string: strings as they are, anything else as Go's JSON."""
+    if isinstance(value, str):
+        return value
+    try:
+        return to_json(value)
+    except ValueError as error:
+        raise VariableError(f"failed to marshal {value!r}: {error}") from None
+
+
+def substitute_all(document: Any, context: KyvernoContext, *, path: Path = (),
+                   unresolved: Unresolved = Unresolved.ERROR) -> Any:
+    """`document` with its ``$( )`` references, then its ``{{ }}`` variables, substituted (``SubstituteAll``).
+
+    `path` is where `document` sits in its rule (``("validate", "pattern")``):
+    ``{{ @ }}`` needs it. The input is not modified. Raises `VariableError`.
+    """
+    return substitute_variables(substitute_references(document), context, path=path, unresolved=unresolved)
+
+
+def substitute_variables(document: Any, context: KyvernoContext, *, path: Path = (),
+                         unresolved: Unresolved = Unresolved.ERROR) -> Any:
+    """`document` with every ``{{ }}`` in its strings and map keys substituted (see the module doc)."""
+    delete = context.operation == "DELETE"
+
+    def lookup(variable: str, where: Path) -> Any:
+        if variable == "@":
+            variable = _current_value_path(context, where)
+        if delete:
+            variable = variable.replace("request.object", "request.oldObject")
+        try:
+            return context.query(variable)
+        except VariableError as error:
+            if unresolved is Unresolved.EMPTY:
+                return ""
+            raise error.at(variable, where) from None
+
+    return _traverse(document, tuple(path), lambda text, where: _substitute_string(text, where, lookup))
+
+
+def _substitute_string(value: str, where: Path, lookup: Callable[[str, Path], Any]) -> Any:
+    found = [match.group(0) for match in _VARIABLE.finditer(value)]
+    while found:
+        original = value
+        shallow = False
+        for text in found:
+            initial = _VARIABLE_AT_START.match(text) is not None
+            old = text
+            if not initial:
+                text = text[1:]
+            variable, shallow = _variable_text(text)
+            result = lookup(variable, where)
+            if original == text:
+                return copy.deepcopy(result) if isinstance(result, (dict, list)) else result
+            prefix = "" if initial else old[0]
+            if shallow and isinstance(result, str):
+                result = result.replace("{{", "\\{{")
+            value = value.replace(prefix + text, prefix + render(result), 1)
+        found = [] if shallow else [match.group(0) for match in _VARIABLE.finditer(value)]
+    return value.replace("\\{{", "{{")
+
+
+def _variable_text(text: str) -> tuple[str, bool]:
+    variable = text.replace("{{", "").replace("}}", "").strip()
+    if variable.startswith("-"):
+        return variable[1:].strip(), True
+    return variable, False
+
+
+def _current_value_path(context: KyvernoContext, where: Path) -> str:
+    # The field `{{ @ }}` stands in, in the resource: the rule path after `foreach` (if any) and two steps.
+    prefix = "target" if "target" in context.document else "request.object"
+    steps = [str(step) for step in where]
+    if "foreach" in steps:
+        steps = steps[steps.index("foreach") + 1:]
+    steps = steps[2:] if len(steps) > 2 else []
+    return _jmespath_path([*prefix.split("."), *steps])
+
+
+_UNQUOTED = re.compile(r"[(A-Za-z_][)0-9A-Za-z_]*", re.ASCII)
+_QUOTE_ESCAPES = {'"': '\\"', "\\": "\\\\", "/": "\\/", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r",
+                  "\t": "\\t"}
+
+
+def _jmespath_path(steps: Sequence[str]) -> str:
+    out: list[str] = []
+    for step in steps:
+        if step.isascii() and step.isdigit():
+            out.append(f"[{step}]")
+            continue
+        if out:
+            out.append(".")
+        if _UNQUOTED.fullmatch(step):
+            out.append(step)
+            continue
+        quoted = []
+        for ch in step:
+            if ch in _QUOTE_ESCAPES:
+                quoted.append(_QUOTE_ESCAPES[ch])
+            elif ord(ch) < 0x20 or ch == "\x7f":
+                quoted.append(f"\\u{ord(ch):04x}")
+            else:
+                quoted.append(ch)
+        out.append('"' + "".join(quoted) + '"')
+    return "".join(out)
+
+
+def _traverse(value: Any, where: Path, action: Callable[[str, Path], Any]) -> Any:
+    """A copy of `value` with `action` applied to every string leaf and map key (``jsonutils.Traversal``)."""
+    if isinstance(value, str):
+        return action(value, where)
+    if isinstance(value, list):
+        return [_traverse(item, (*where, index), action) for index, item in enumerate(value)]
+    if isinstance(value, dict):
+        out: dict = {}
+        for key, item in value.items():
+            new_key = action(key, where) if isinstance(key, str) else key
+            if new_key is None:
+                new_key = key
+            elif not isinstance(new_key, str):
+                raise VariableError(f'expected string after substituting variables in key "{key}"', path=where)
+            out[new_key] = _traverse(item, (*where, key), action)
+        return out
+    return value
+
+
+# -- $( ) references ----------------------------------------------------------------------------------------
+
+_OPERATORS = (">=", "<=", ">", "<", "!")
+_IN_RANGE = re.compile(r"^([-|+]?\d+(?:\.\d+)?[A-Za-z]*)-([-|+]?\d+(?:\.\d+)?[A-Za-z]*)$")
+_NOT_IN_RANGE = re.compile(r"^([-|+]?\d+(?:\.\d+)?[A-Za-z]*)!-([-|+]?\d+(?:\.\d+)?[A-Za-z]*)$")
+
+
+def substitute_references(document: Any) -> Any:
+    """`document` with its ``$(./../path)`` references replaced by the values they point at in `document`.
+
+    A reference resolves against the leaf at that path of the same document
+    (anchors in the path ignored); it must be a string, or a number when the
+    reference carries an operator (``$(<=./../a)``). ``\\$( )`` is an escape.
+    """
+
+    def action(text: str, where: Path) -> Any:
+        for old, lead, reference in _references(text):
+            resolved = _resolve_reference(document, reference, where)
+            if not isinstance(resolved, str):
+                raise VariableError(f"NotResolvedReferenceErr,reference {reference} not resolved at path "
+                                    f"{_slash_path(where)}", variable=reference, path=where)
+            text = text.replace(old, lead + resolved, 1)
+        for escaped in _ESCAPED_REFERENCE.findall(text):
+            text = text.replace(escaped, escaped[1:])
+        return text
+
+    return _traverse(document, (), action)
+
+
+def _references(text: str) -> list[tuple[str, str, str]]:
+    """(matched text, the character before ``$(`` it includes or "", the reference) for each ``$( )`` in `text`."""
+    out = []
+    for match in _REFERENCE.finditer(text):
+        found = match.group(0)
+        lead = "" if found.startswith("$(") else found[0]
+        out.append((found, lead, found[len(lead):]))
+    return out
+
+
+def shift_references(value: str, shift: str, pivot: str) -> str:
+    """`value` with ``$( )`` references moved under `shift` after `pivot` (``FindAndShiftReferences``).
+
+    Autogen uses it on messages: ``$(./../../pattern/spec/x)`` with shift
+    ``spec/template`` becomes ``$(./../../pattern/spec/template/spec/x)``;
+    under ``anyPattern`` the pattern index stays before the shift.
+    """
+    for old, lead, reference in _references(value):
+        index = reference.find(pivot)
+        if pivot == "anyPattern":
+            pivot = pivot + "/" + reference[index + len(pivot) + 1:].split("/")[0]
+        shifted = reference.replace(pivot, pivot + "/" + shift)
+        value = value.replace(old, lead + shifted, 1)
+    return value
+
+
+def _slash_path(where: Path) -> str:
+    return "".join("/" + str(step).replace("/", "\\/") for step in where)
+
+
+def _resolve_reference(document: Any, reference: str, where: Path) -> Any:
+    text = reference.strip("$()")
+    operator = _reference_operator(text)
+    text = text[len(operator):]
+    if not text:
+        raise VariableError("expected path, found empty reference", variable=reference, path=where)
+    target = text if text.startswith("/") else posixpath.normpath(_slash_path(where) + "/" + text)
+    value = _leaf_at(document, target)
+    if value is None:
+        raise VariableError(f"got nil resolved variable {reference} at path {_slash_path(where)}",
+                            variable=reference, path=where)
+    if operator == "":
+        return value
+    if isinstance(value, str):
+        return operator + value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise VariableError(f"incorrect expression: operator {operator} does not match with value {value}",
+                            variable=reference, path=where)
+    return operator + f"{float(value):f}"
+
+
+def _reference_operator(text: str) -> str:
+    if len(text) < 2:
+        return ""
+    for operator in _OPERATORS:
+        if text.startswith(operator):
+            return operator
+    if _NOT_IN_RANGE.match(text):
+        return "!-"
+    if _IN_RANGE.match(text):
+        return "-"
+    return ""
+
+
+def _leaf_at(document: Any, target: str) -> Any:
+    found: list[Any] = []
+
+    def walk(value: Any, steps: tuple[str, ...]) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                walk(item, (*steps, parse_anchor(key).key if isinstance(key, str) else str(key)))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                walk(item, (*steps, str(index)))
+        elif "/" + "/".join(step.replace("/", "\\/") for step in steps) == target:
+            found.append(value)
+
+    walk(document, ())
+    return found[-1] if found else None
+
+
+# -- images ---------------------------------------------------------------------------------------------
+
+_POD_CONTAINERS = ("initContainers", "containers", "ephemeralContainers")
+_POD_SPEC = {
+    "Pod": ("spec",),
+    "DaemonSet": ("spec", "template", "spec"),
+    "Deployment": ("spec", "template", "spec"),
+    "ReplicaSet": ("spec", "template", "spec"),
+    "ReplicationController": ("spec", "template", "spec"),
+    "StatefulSet": ("spec", "template", "spec"),
+    "Job": ("spec", "template", "spec"),
+    "CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
+}
+
+
+@dataclass(frozen=True)
+class ImageInfo:
+    """One container image as Kyverno splits it (``pkg/utils/image.ImageInfo``)."""
+
+    registry: str
+    path: str
+    name: str
+    tag: str
+    digest: str
+    pointer: str = field(default="")
+
+    @property
+    def reference(self) -> str:
+        base = f"{self.registry}/{self.path}" if self.registry else self.path
+        return f"{base}@{self.digest}" if self.digest else f"{base}:{self.tag}"
+
+    @property
+    def reference_with_tag(self) -> str:
+        base = f"{self.registry}/{self.path}" if self.registry else self.path
+        return f"{base}:{self.tag}"
+
+    def to_json(self) -> dict:
+        """The JSON Kyverno puts under ``images`` (empty registry/tag/digest left out, as ``omitempty``)."""
+        out: dict[str, Any] = {}
+        if self.registry:
+            out["registry"] = self.registry
+        out["name"] = self.name
+        out["path"] = self.path
+        if self.tag:
+            out["tag"] = self.tag
+        if self.digest:
+            out["digest"] = self.digest
+        out["reference"] = self.reference
+        out["referenceWithTag"] = self.reference_with_tag
+        out["jsonPointer"] = self.pointer
+        return out
+
+
+def image_info(image: str, pointer: str = "") -> ImageInfo:
+    """Split an image reference as Kyverno does (default registry docker.io, default tag latest).
+
+    Raises `VariableError` with Kyverno's message for a reference Docker's grammar rejects.
+    """
+    first, slash, _ = image.partition("/")
+    looks_like_host = any(c in first for c in ".:") or first == "localhost" or first.lower() != first
+    full = image if slash and looks_like_host else f"{DEFAULT_REGISTRY}/{image}"
+    try:
+        registry, path, tag, digest = parse_reference(full)
+    except ImageReferenceError as error:
+        raise VariableError(f"invalid image '{image}' (bad image: {full}, defaultRegistry: {DEFAULT_REGISTRY}, "
+                            f"enableDefaultRegistryMutation: true: {error})") from None
+    if not tag and not digest:
+        tag = "latest"
+    return ImageInfo(registry, path, path.rsplit("/", 1)[-1], tag, digest, pointer)
+
+
+def images(resource: Mapping) -> dict:
+    """Kyverno's ``images`` variable for `resource`: container kind -> container name -> image info.
+
+    Only Pods and the built-in Pod controllers have images; containers without
+    an image are left out, and so are container kinds with none. Raises
+    `VariableError` for an image Kyverno cannot parse or a malformed container list.
+    """
+    spec_path = _POD_SPEC.get(str(resource.get("kind") or ""))
+    if spec_path is None:
+        return {}
+    spec: Any = resource
+    for step in spec_path:
+        spec = spec.get(step) if isinstance(spec, dict) else None
+        if spec is None:
+            return {}
+    if not isinstance(spec, dict):
+        raise VariableError("invalid image config")
+    out: dict[str, dict] = {}
+    for kind in _POD_CONTAINERS:
+        containers = spec.get(kind)
+        if containers is None:
+            continue
+        if isinstance(containers, dict):
+            entries = list(containers.items())
+        elif isinstance(containers, list):
+            entries = [(str(index), item) for index, item in enumerate(containers)]
+        else:
+            raise VariableError("invalid type")
+        found: dict[str, dict] = {}
+        for step, container in entries:
+            if container is None:
+                continue
+            if not isinstance(container, dict):
+                raise VariableError("invalid image config")
+            pointer = "/" + "/".join((*spec_path, kind, step)) + "/image"
+            name = container.get("name")
+            if not isinstance(name, str):
+                raise VariableError("invalid key")
+            image = container.get("image")
+            if not isinstance(image, str) or not image.strip():
+                continue
+            found[name] = image_info(image, pointer).to_json()
+        if found:
+            out[kind] = found
+    return out
