@@ -24,15 +24,11 @@ from assertree.report.text import render
 
 SCAN = CONFORMANCE / "kyverno-json" / "scan"
 MANIFEST = json.loads((SCAN / "manifest.json").read_text())
-NEEDS_CEL = {"cel"}
 
 
 def rows():
     for row in MANIFEST:
-        marks = []
-        if row["name"] in NEEDS_CEL:
-            marks.append(pytest.mark.xfail(reason="the CEL compiler lands with the CEL issue", strict=True))
-        yield pytest.param(row, id=row["name"], marks=marks)
+        yield pytest.param(row, id=row["name"])
 
 
 def library_scan(row):

@@ -48,8 +48,6 @@ DIFFERENCES = {
         "same verdict; the error names the kind 'null' where Go says 'invalid': 'must be a map, found null'"
     )),
 }
-# Needs the CEL compiler, which lands with its own issue.
-NEEDS_CEL = {"explicit-cel-key-in-jp-policy"}
 
 
 def run(vector):
@@ -62,10 +60,7 @@ def run(vector):
 def params(selected):
     for vector in VECTORS:
         if selected(vector):
-            marks = []
-            if vector["id"] in NEEDS_CEL:
-                marks.append(pytest.mark.xfail(reason="the CEL compiler lands with the CEL issue", strict=True))
-            yield pytest.param(vector, id=vector["id"], marks=marks)
+            yield pytest.param(vector, id=vector["id"])
 
 
 @pytest.mark.parametrize("vector", list(params(lambda v: v["id"] not in DIFFERENCES)))
@@ -113,4 +108,4 @@ def test_documented_difference(vector):
 def test_all_vectors_accounted_for():
     ids = {v["id"] for v in VECTORS}
     assert len(VECTORS) == 60
-    assert set(DIFFERENCES) | NEEDS_CEL <= ids
+    assert set(DIFFERENCES) <= ids

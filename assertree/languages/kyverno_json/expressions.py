@@ -36,11 +36,33 @@ def compile_jp_expression(statement: str, at: tuple = ()) -> jp.Expression:
     return expression
 
 
-def compile_cel_expression(statement: str, at: tuple = ()) -> Any:
-    raise PolicyError(
-        f"the cel compiler is not supported yet (expression {statement!r}); use JMESPath (compiler: jp)",
-        path=at,
-    )
+class CelExpression:
+    """A kyverno-json CEL statement behind the interface the tree evaluates: ``search(value, scope)``,
+    with the node's value as ``object`` and the rule's bindings behind ``bindings.resolve('name')``."""
+
+    __slots__ = ("compiled", "text")
+    variables: frozenset[str] = frozenset()  # bindings.resolve names are not checked by lint
+    tree = None
+
+    def __init__(self, compiled: Any) -> None:
+        self.compiled = compiled
+        self.text = compiled.text
+
+    def search(self, value: Any, scope: Any = None) -> Any:
+        return self.compiled.evaluate(value, scope or {})
+
+
+def compile_cel_expression(statement: str, at: tuple = ()) -> CelExpression:
+    """A kyverno-json CEL statement, compiled (the CEL library is imported on first use)."""
+    from assertree.languages.cel import CelCompileError, CelUnavailableError
+    from assertree.languages.cel.kyverno_json import compile_kyverno_json
+
+    try:
+        return CelExpression(compile_kyverno_json(statement))
+    except CelUnavailableError as error:
+        raise PolicyError(str(error), path=at) from None
+    except CelCompileError as error:
+        raise PolicyError(f"invalid CEL expression {shorten(repr(statement))}: {error}", path=at) from None
 
 
 class Unusable:

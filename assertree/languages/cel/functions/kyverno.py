@@ -1,0 +1,57 @@
+"""Kyverno's small offline CEL helpers (kyverno/kyverno pkg/cel/libs): JSON, YAML, JSON Patch, users, time.
+
+``json.unmarshal(s)``, ``yaml.parse(s)``, ``jsonpatch.escapeKey(s)``,
+``parseServiceAccount(s)`` (a map with ``Namespace`` and ``Name``, the Go
+struct's field names the policies select) and ``time.now()``. In Kyverno
+``json`` and ``yaml`` are variables whose methods these are; here they are
+namespaced functions, which reads the same in an expression. YAML is read
+with PyYAML's safe loader.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+
+import yaml
+
+from assertree.languages.cel.engine import FunctionError
+from assertree.languages.cel.functions.declare import Declaration
+
+SERVICE_ACCOUNT_PREFIX = "system:serviceaccount:"
+
+
+def _unmarshal(text: str):
+    try:
+        return json.loads(text)
+    except ValueError as error:
+        raise FunctionError(f"failed to unmarshal JSON: {error}") from None
+
+
+def _parse_yaml(text: str):
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise FunctionError(f"failed to parse YAML: {error}".splitlines()[0]) from None
+
+
+def _service_account(user: str) -> dict[str, str]:
+    namespace = name = ""
+    if user.startswith(SERVICE_ACCOUNT_PREFIX):
+        rest = user[len(SERVICE_ACCOUNT_PREFIX):]
+        if ":" in rest:
+            namespace, _, name = rest.partition(":")
+    return {"Namespace": namespace, "Name": name}
+
+
+def _escape_key(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+DECLARATIONS = (
+    Declaration("json.unmarshal", ("string",), "dyn", _unmarshal),
+    Declaration("yaml.parse", ("string",), "dyn", _parse_yaml),
+    Declaration("jsonpatch.escapeKey", ("string",), "string", _escape_key),
+    Declaration("parseServiceAccount", ("string",), "map", _service_account),
+    Declaration("time.now", (), "timestamp", lambda: datetime.datetime.now(datetime.UTC)),
+)
