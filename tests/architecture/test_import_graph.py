@@ -25,7 +25,8 @@ STAGES = [
     ("assertree.inputs",),
     ("assertree.engine",),
     ("assertree.report",),
-    ("assertree.testing",),
+    ("assertree.testing", "assertree.apply"),
+    ("assertree.serve",),
     ("assertree.cli", "assertree.__main__"),
     ("assertree",),  # the public API may reach everything, lazily
 ]
