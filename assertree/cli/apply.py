@@ -1,0 +1,126 @@
+"""``assertree apply``: fix resource files with mutate rules, and write, show or diff the result."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from assertree.cli.exit_codes import EXIT_FAILED, EXIT_OK
+
+if TYPE_CHECKING:
+    from assertree.apply import FileChange
+
+EXAMPLES = """Examples:
+
+  assertree apply --diff --policy mutate/ k8s/          (exit 1 when something would change)
+
+  assertree apply --policy mutate/ -o fixed/ k8s/
+
+  assertree apply --in-place --policy mutate/ --values values.yaml deploy.yaml
+"""
+
+
+def apply(
+    resources: Annotated[list[str], typer.Argument(
+        metavar="RESOURCE", show_default=False,
+        help="Resource files (YAML or JSON), directories (searched for .json, .yaml, .yml), globs, or '-' "
+        "for standard input.")],
+    policy: Annotated[list[Path] | None, typer.Option(
+        "--policy", show_default=False,
+        help="Policy file or directory with mutate rules (searched recursively). Repeatable.")] = None,
+    values: Annotated[Path | None, typer.Option(
+        "--values", show_default=False, help="Kyverno values file (cli.kyverno.io/v1alpha1 Values).")] = None,
+    user_info: Annotated[Path | None, typer.Option(
+        "--user-info", show_default=False, help="Kyverno user-info file (request.userInfo, roles).")] = None,
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", show_default=False,
+        help="Write every resource file, changed or not, under this directory (created if needed).")] = None,
+    diff: Annotated[bool, typer.Option(
+        "--diff", help="Print a unified diff of what would change; exit 1 if anything would.")] = False,
+    in_place: Annotated[bool, typer.Option("--in-place", help="Rewrite the changed files.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only rule errors on stderr.")] = False,
+) -> None:
+    """Apply the mutate rules of Kyverno policies to resource files: the fixed YAML on stdout, under
+    -o DIR, in place, or as a diff. Unchanged parts of a file keep their text."""
+    from assertree.apply import apply_to_files, apply_to_text, load_mutate_policies
+    from assertree.errors import UsageError
+    from assertree.inputs.payload import STDIN, STDIN_SOURCE, payload_files
+
+    if not policy:
+        raise UsageError("give at least one --policy file or directory")
+    if sum((output is not None, diff, in_place)) > 1:
+        raise UsageError("choose one of -o/--output, --diff and --in-place")
+    files = payload_files(resources)
+    if STDIN in files and (output is not None or in_place):
+        raise UsageError("standard input ('-') can only be written to stdout or diffed")
+    targets = _targets(resources, files, output) if output is not None else {}
+    loaded = load_mutate_policies(policy, values=values, user_info=user_info)
+    changes = []
+    for file in files:
+        if file == STDIN:
+            changes.append(apply_to_text(sys.stdin.read(), STDIN_SOURCE, loaded.policies, context=loaded.context))
+        else:
+            changes.extend(apply_to_files([file], loaded.policies, context=loaded.context))
+    _tell(changes, quiet)
+    if diff:
+        sys.stdout.write("".join(change.diff() for change in changes))
+    elif in_place:
+        for change in changes:
+            if change.changed:
+                Path(change.path).write_bytes(change.new_text.encode("utf-8"))
+    elif output is not None:
+        for change in changes:
+            target = targets[change.path]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(change.new_text.encode("utf-8"))
+    else:
+        texts = [change.new_text if change.new_text.endswith("\n") or not change.new_text
+                 else change.new_text + "\n" for change in changes]
+        sys.stdout.write("---\n".join(texts))
+    failed = any(item.errors for change in changes for item in change.applied)
+    if failed or (diff and any(change.changed for change in changes)):
+        raise typer.Exit(EXIT_FAILED)
+    raise typer.Exit(EXIT_OK)
+
+
+def _targets(arguments: list[str], files: list[str], output: Path) -> dict[str, Path]:
+    """Where each file goes under `output`: its path below the directory argument that found it, or its
+    name; two files with one target, or a target that is an input file, is a usage error."""
+    from assertree.errors import UsageError
+
+    directories = [Path(argument).resolve() for argument in arguments if Path(argument).is_dir()]
+    inputs = {Path(file).resolve() for file in files}
+    targets: dict[str, Path] = {}
+    taken: dict[Path, str] = {}
+    for file in files:
+        resolved = Path(file).resolve()
+        below = next((directory for directory in directories if resolved.is_relative_to(directory)), None)
+        target = output / (resolved.relative_to(below) if below is not None else Path(file).name)
+        if target.resolve() in inputs:
+            raise UsageError(f"-o {output} would overwrite the input {file} (use --in-place to rewrite inputs)")
+        if target in taken:
+            raise UsageError(f"{file} and {taken[target]} would both be written to {target}")
+        taken[target] = file
+        targets[file] = target
+    return targets
+
+
+def _tell(changes: list[FileChange], quiet: bool) -> None:
+    """One line on stderr per changed resource (the rules that patched it) and per rule error."""
+    for change in changes:
+        for item in change.applied:
+            where = f"{change.path}#{item.document}" if len(change.applied) > 1 else change.path
+            metadata = item.original.get("metadata") if isinstance(item.original, dict) else None
+            name = f"{item.original.get('kind')}/{(metadata or {}).get('name')}" if isinstance(
+                item.original, dict) else "resource"
+            for result in item.errors:
+                print(f"assertree: error: {where}: {name}: {result.policy.name}/{result.rule.name}: "
+                      f"{result.message or result.error}", file=sys.stderr)
+            if item.changed and not quiet:
+                rules = ", ".join(f"{result.policy.name}/{result.rule.name}" for result in item.applied_rules)
+                print(f"assertree: {where}: {name}: mutated by {rules}", file=sys.stderr)
+    if not quiet and not any(change.changed for change in changes):
+        print("assertree: no resource changed", file=sys.stderr)
