@@ -72,8 +72,16 @@ def test_json_output(workdir, capsys, snapshot):
     assert code == 1
     report = json.loads(out)
     assert report["summary"] == {"resources": 2, "policies": 1, "rules": 1, "passed": 1, "failed": 1,
-                                 "errors": 0, "skipped": 0, "violations": 1}
+                                 "errors": 0, "skipped": 0, "notMatched": 0, "warned": 0, "violations": 1,
+                                 "fileErrors": 0}
+    # resources and policies are referred to, not embedded
+    assert report["reports"][0]["resource"] == {"source": "bad.json", "document": 0, "path": "[0]", "identifier": "b"}
+    assert report["reports"][0]["results"][0]["policy"]["metadata"] == {"name": "limits"}
     assert report == snapshot
+    code, out, _ = run(["scan", "bad.json", "--policy", "policy.yaml", "-o", "json", "--kyverno-json"], capsys)
+    embedded = json.loads(out)["reports"][0]
+    assert embedded["resource"] == {"name": "b", "replicas": 5} and embedded["source"] == "bad.json#0"
+    assert embedded["results"][0]["policy"]["spec"]["rules"][0]["name"] == "replicas"
 
 
 @pytest.mark.parametrize("format_name", ["json", "sarif", "junit", "github"])
@@ -91,6 +99,7 @@ def test_quiet_prints_only_failures(workdir, capsys):
         "- FAILED (POLICY=limits, RULE=replicas, ID=b)",
         " -> b runs too many replicas (CHECK=spec.rules[0].assert.all[0])",
         "  -> Invalid value: false: Expected value: true (PATH=(replicas <= `3`))",
+        "Checked 2 resources against 1 policy (1 rule): 1 passed, 1 failed, 0 errored, 0 skipped",
     ]
 
 
@@ -221,14 +230,21 @@ def test_bad_payloads(workdir, capsys):
     (workdir / "scalar.json").write_text('"text"')
     (workdir / "latin1.yaml").write_bytes(b"name: caf\xe9\n")
     cases = {
-        "empty.json": "empty.json: payload is empty",
+        "empty.json": "empty.json: empty file: a .json file must hold a JSON value",
         "broken.json": "broken.json:1:7: invalid JSON: unexpected character",
         "scalar.json": "scalar.json: payload must be an object or a list of objects, not a string",
-        "latin1.yaml": "latin1.yaml:1:10: payload is not UTF-8 text (byte 9)",
-        "missing.json": "missing.json: payload file not found",
+        "latin1.yaml": "latin1.yaml:1:10: payload is not UTF-8 text (byte 9): save the file as UTF-8",
     }
     for name, message in cases.items():
-        assert error_of(["scan", name, "--policy", "policy.yaml"], capsys).startswith(message)
+        # each bad file is an ERROR line of the report, and the scan goes on with the other files
+        code, out, _ = run(["scan", name, "ok.json", "--policy", "policy.yaml"], capsys)
+        assert code == 2
+        assert any(line.startswith(f"- ERROR: {message}") for line in out.splitlines()), out
+        assert "- PASSED (POLICY=limits, RULE=replicas, ID=a, SOURCE=ok.json)" in out
+        assert out.splitlines()[-1].endswith("1 passed, 0 failed, 0 errored, 0 skipped; 1 file could not be read")
+    # a path that names nothing is a mistake on the command line: it stops the scan up front
+    assert error_of(["scan", "missing.json", "--policy", "policy.yaml"], capsys) == (
+        "missing.json: payload file not found")
 
 
 def test_bad_bindings(workdir, capsys):
@@ -240,8 +256,9 @@ def test_bad_bindings(workdir, capsys):
 def test_bad_pre_process(workdir, capsys):
     assert "invalid --pre-process expression 'items[?'" in error_of(
         ["scan", "ok.json", "--policy", "policy.yaml", "--pre-process", "items[?"], capsys)
-    assert error_of(["scan", "ok.json", "--policy", "policy.yaml", "--pre-process", "nothing"], capsys) == (
-        "ok.json: --pre-process 'nothing' returned null: nothing to check")
+    code, out, _ = run(["scan", "ok.json", "--policy", "policy.yaml", "--pre-process", "nothing"], capsys)
+    assert code == 2
+    assert "- ERROR: ok.json: --pre-process 'nothing' returned null: nothing to check" in out
 
 
 def test_bad_options(workdir, capsys):
@@ -261,7 +278,12 @@ def test_runtime_expression_error_is_a_rule_error(workdir, capsys):
     (workdir / "p.yaml").write_text(POLICY.replace("(replicas <= `3`)", "(to_string(`1` / `0`))"))
     code, out, _ = run(["scan", "ok.json", "--policy", "p.yaml"], capsys)
     assert code == 1
+    # an evaluation error is no internal error: assertree words it plainly ...
+    assert "- ERROR: (to_string(`1` / `0`)): to_string(): json: unsupported value: +Inf (POLICY=" in out
+    # ... and kyverno-json's wording is kept for --kyverno-json
+    _, out, _ = run(["scan", "ok.json", "--policy", "p.yaml", "--kyverno-json"], capsys)
     assert "- ERROR: (to_string(`1` / `0`)): Internal error: to_string(): json: unsupported value: +Inf" in out
+    assert out.endswith("Done\n")
 
 
 def test_version(capsys):

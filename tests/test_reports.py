@@ -171,10 +171,12 @@ def test_sarif_lists_skipped_rules(workdir):
     run = sarif(scan_files(["r.yaml"], ["p.yaml"]))["runs"][0]
     assert run["results"] == []
     assert run["properties"]["skippedRules"] == [
-        {"ruleId": "some/check", "skippedResources": 1, "appliedToNoResource": False},
-        {"ruleId": "none/check", "skippedResources": 2, "appliedToNoResource": True},
+        {"ruleId": "some/check", "notMatchedResources": 1, "appliedToNoResource": False},
+        {"ruleId": "none/check", "notMatchedResources": 2, "appliedToNoResource": True},
     ]
-    assert run["properties"]["summary"]["skipped"] == 3
+    # skipped: the one rule that applied to no resource; not matched: the resource x rule pairs
+    assert run["properties"]["summary"]["skipped"] == 1
+    assert run["properties"]["summary"]["notMatched"] == 3
 
 
 def test_sarif_fingerprints_are_stable_and_ignore_lines(workdir):
@@ -218,7 +220,8 @@ def test_sarif_uris_outside_the_working_directory_and_from_stdin(tmp_path, monke
 
     stdin = read_payload("-", stdin=io.BytesIO(b'{"name": "s", "replicas": 5}'))
     from_stdin = scan(resources_from(stdin), load_policies("p.yaml"))
-    assert "locations" not in sarif(from_stdin)["runs"][0]["results"][0]
+    # no file to point into: only the logical location (the resource's name) is left
+    assert all("physicalLocation" not in where for where in sarif(from_stdin)["runs"][0]["results"][0]["locations"])
 
 
 def test_sarif_of_a_terraform_plan_points_into_the_json(monkeypatch):
@@ -281,7 +284,8 @@ def test_locations_come_from_the_payload_as_read_parsed_once(workdir, monkeypatc
 
     calls = []
     real = payload_module.load_documents
-    monkeypatch.setattr(payload_module, "load_documents", lambda path, text: calls.append(path) or real(path, text))
+    monkeypatch.setattr(payload_module, "load_documents",
+                        lambda path, text, **options: calls.append(path) or real(path, text, **options))
     (workdir / "r.yaml").unlink()  # the report does not read the file again: it asks the payload as it was read
     locator = Locator()
     assert [locator.result(r, r.violations[0]).line for r in result.results] == [2, 4]
@@ -374,8 +378,8 @@ def test_github_annotations_of_the_kubernetes_sample(k8s):
     summary = k8s.summary()
     assert len(lines) == summary.violations + 1
     assert lines[-1] == (
-        f"assertree: 2 resources checked against 3 policies: {summary.passed} passed, "
-        f"{summary.failed} failed, 0 errors, 0 skipped ({summary.violations} violations)"
+        f"assertree: Checked 2 resources against 3 policies (3 rules): {summary.passed} passed, "
+        f"{summary.failed} failed, 0 errored, 0 skipped"
     )
     privileged = next(line for line in lines if "title=no-privileged-containers" in line)
     assert privileged.startswith("::error file=samples/kubernetes/deployment-bad.yaml,line=")

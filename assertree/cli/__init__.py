@@ -21,6 +21,7 @@ def build_app() -> typer.Typer:
     from assertree.cli import jp as jp_commands
     from assertree.cli import lint as lint_command
     from assertree.cli import scan as scan_command
+    from assertree.cli.help import Command
 
     app = typer.Typer(
         name="assertree",
@@ -45,8 +46,8 @@ def build_app() -> typer.Typer:
         if context.invoked_subcommand is None:
             typer.echo(context.get_help())
 
-    app.command("scan", no_args_is_help=True)(scan_command.scan)
-    app.command("lint", no_args_is_help=True)(lint_command.lint)
+    app.command("scan", no_args_is_help=True, epilog=scan_command.EXAMPLES, cls=Command)(scan_command.scan)
+    app.command("lint", no_args_is_help=True, epilog=lint_command.EXAMPLES, cls=Command)(lint_command.lint)
     app.add_typer(jp_commands.app, name="jp")
     return app
 

@@ -8,44 +8,72 @@ from typing import Annotated
 
 import typer
 
-app = typer.Typer(
-    help="Provides a command-line interface to JMESPath, enhanced with custom functions.",
-    invoke_without_command=True,
-    add_completion=False,
-)
+from assertree.cli.help import Command
+
+HELP = ("Evaluate, parse and look up JMESPath expressions of the dialect policies use (kyverno-json's, "
+        "with Kyverno's functions).")
+app = typer.Typer(help=HELP, invoke_without_command=True, add_completion=False)
+
+QUERY_EXAMPLES = """Examples:
+
+  assertree jp query -i plan.json "length(resource_changes[?change.actions[0] == 'delete'])"
+
+  echo '{"a": "10Mi"}' | assertree jp query "add(a, '512Ki')"
+"""
+PARSE_EXAMPLES = r"""Examples:
+
+  assertree jp parse "a.b[?c > \`1\`]"
+
+  assertree jp parse -f expression.txt
+"""
+FUNCTION_EXAMPLES = """Examples:
+
+  assertree jp function
+
+  assertree jp function regex_match divide
+"""
+
+
+def read_expression_file(file: Path) -> str:
+    """The expression a file holds (UTF-8, -16 or -32); a one-line error naming the file otherwise."""
+    from assertree.documents.reader import decode_text, read_bytes
+    from assertree.errors import DocumentError, UsageError
+
+    try:
+        return decode_text(read_bytes(file), str(file)).strip()
+    except DocumentError as error:
+        raise UsageError.of(error.problem) from None
 
 
 @app.callback()
 def jp_group(context: typer.Context) -> None:
-    """Provides a command-line interface to JMESPath, enhanced with custom functions."""
+    """Evaluate, parse and look up JMESPath expressions of the dialect policies use (kyverno-json's, with
+    Kyverno's functions)."""
     if context.invoked_subcommand is None:
         typer.echo(context.get_help())
 
 
-@app.command("query")
+@app.command("query", cls=Command, epilog=QUERY_EXAMPLES)
 def query(
-    expressions: Annotated[
-        list[str] | None, typer.Argument(help="Expressions to evaluate.", show_default=False)
-    ] = None,
+    expressions: Annotated[list[str] | None, typer.Argument(
+        metavar="EXPR", help="Expressions to evaluate, each printed as JSON.", show_default=False)] = None,
     input_file: Annotated[Path | None, typer.Option(
-        "--input", "-i", help="JSON or YAML document to search (default: stdin).", show_default=False)] = None,
+        "--input", "-i", metavar="FILE", help="JSON or YAML document to search (default: stdin).",
+        show_default=False)] = None,
     query_files: Annotated[list[Path] | None, typer.Option(
-        "--query", "-q", help="File holding an expression. Repeatable.", show_default=False)] = None,
-    compact: Annotated[bool, typer.Option("--compact", "-c", help="Print JSON on one line.")] = False,
+        "--query", "-q", metavar="FILE", help="File holding an expression. Repeatable.", show_default=False)] = None,
+    compact: Annotated[bool, typer.Option("--compact", "-c", metavar="", help="Print JSON on one line.")] = False,
     unquoted: Annotated[bool, typer.Option(
-        "--unquoted", "-u", help="Print string results without quotes.")] = False,
+        "--unquoted", "-u", metavar="", help="Print string results without quotes.")] = False,
 ) -> None:
-    """Provides a command-line interface to JMESPath, enhanced with Kyverno specific custom functions."""
+    """Evaluate expressions against a JSON/YAML document and print each result as JSON."""
     from assertree import jp
     from assertree.errors import AssertreeError, UsageError
     from assertree.inputs.payload import read_payload
 
     texts = list(expressions or [])
     for file in query_files or []:
-        try:
-            texts.append(file.read_text().strip())
-        except OSError as error:
-            raise UsageError(f"cannot read query file: {error.strerror or error}", source=str(file)) from None
+        texts.append(read_expression_file(file))
     if not texts and input_file is None:
         raise UsageError("at least one query or input object is required")
     compiled = []
@@ -88,13 +116,14 @@ def _printable(value):
     return value
 
 
-@app.command("parse")
+@app.command("parse", cls=Command, epilog=PARSE_EXAMPLES)
 def parse(
-    expressions: Annotated[list[str] | None, typer.Argument(help="Expressions to parse.", show_default=False)] = None,
+    expressions: Annotated[list[str] | None, typer.Argument(
+        metavar="EXPR", help="Expressions to parse (default: one read from stdin).", show_default=False)] = None,
     files: Annotated[list[Path] | None, typer.Option(
-        "--file", "-f", help="File holding an expression. Repeatable.", show_default=False)] = None,
+        "--file", "-f", metavar="FILE", help="File holding an expression. Repeatable.", show_default=False)] = None,
 ) -> None:
-    """Parses jmespath expression and prints corresponding AST."""
+    """Print the syntax tree of expressions, as JSON."""
     import json
 
     from assertree import jp
@@ -103,7 +132,7 @@ def parse(
 
     texts = list(expressions or [])
     for file in files or []:
-        texts.append(file.read_text().strip())
+        texts.append(read_expression_file(file))
     if not texts:
         texts.append(sys.stdin.read().strip())
     for text in texts:
@@ -141,13 +170,14 @@ def markdown_reference(functions) -> str:
     return "".join(out).rstrip("\n") + "\n"
 
 
-@app.command("function")
+@app.command("function", cls=Command, epilog=FUNCTION_EXAMPLES)
 def function(
-    names: Annotated[list[str] | None, typer.Argument(help="Functions to describe (default: all).",
-                                                      show_default=False)] = None,
-    markdown: Annotated[bool, typer.Option("--markdown", help="Print the reference as Markdown tables.")] = False,
+    names: Annotated[list[str] | None, typer.Argument(
+        metavar="NAME", help="Functions to describe (default: all).", show_default=False)] = None,
+    markdown: Annotated[bool, typer.Option(
+        "--markdown", metavar="", help="Print the reference as Markdown tables.")] = False,
 ) -> None:
-    """Provides function informations."""
+    """Describe the functions expressions can call: name, signature, group and what each does."""
     from assertree.errors import UsageError
     from assertree.jp.registry import all_functions, lookup
 

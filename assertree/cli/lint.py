@@ -1,4 +1,9 @@
-"""``assertree lint``: report every problem in policy files, without a payload."""
+"""``assertree lint``: report every problem in policy files, without a payload.
+
+Exit codes: 0 no error (warnings are printed, and fail only with ``--strict``), 1 an error (or a
+warning with ``--strict``), 2 a path that does not exist. Files that hold no policy are skipped with
+one note on stderr, so ``assertree lint .`` works on a repository of policies and payloads.
+"""
 
 from __future__ import annotations
 
@@ -8,23 +13,45 @@ from typing import Annotated
 
 import typer
 
-from assertree.cli.exit_codes import EXIT_FAILED, EXIT_OK
+from assertree.cli.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
+
+EXAMPLES = """Examples:
+
+  assertree lint policies/
+
+  assertree lint --strict policies/ extra-policy.yaml    (warnings fail too)
+"""
 
 
 def lint(
-    paths: Annotated[list[Path], typer.Argument(help="Policy files or directories (searched recursively).",
-                                                show_default=False)],
+    paths: Annotated[list[Path], typer.Argument(
+        metavar="PATH", show_default=False,
+        help="Policy files or directories (searched recursively; files that hold no policy are skipped).")],
+    strict: Annotated[bool, typer.Option(
+        "--strict", metavar="", help="Exit 1 on warnings too (unused bindings, duplicate policy names).")] = False,
 ) -> None:
-    """Check policies without a payload: schema, expressions, functions, bindings; exit 1 on any problem."""
-    from assertree.languages.load import lint
+    """Check policies without a payload (schema, expressions, functions, bindings): exit 1 when one has an
+    error, 0 when there are only warnings (unless --strict), 2 when a path does not exist."""
+    from assertree.errors import Severity
+    from assertree.languages.load import files_to_lint, lint
+    from assertree.report.totals import plural
 
     problems = lint(paths)
-    for problem in problems:
+    notes = [p for p in problems if p.severity == Severity.NOTE]
+    findings = [p for p in problems if p.severity != Severity.NOTE]
+    for problem in findings:
         print(problem.text(severity=True))
-    if problems:
-        errors = sum(1 for p in problems if p.severity == "error")
-        print(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} "
-              f"({errors} error{'s' if errors != 1 else ''}, {len(problems) - errors} warning"
-              f"{'s' if len(problems) - errors != 1 else ''})", file=sys.stderr)
+    for note in notes:
+        print(f"assertree: note: {note}", file=sys.stderr)
+    if any(p.message == "policy file or directory not found" for p in findings):
+        raise typer.Exit(EXIT_BAD_INPUT)
+    errors = sum(1 for p in findings if p.severity == Severity.ERROR)
+    warnings = len(findings) - errors
+    checked = len(files_to_lint(paths)[0])
+    summary = (f"{plural(checked, 'policy file', 'policy files')} checked: {plural(errors, 'error', 'errors')}, "
+               f"{plural(warnings, 'warning', 'warnings')}")
+    if errors or (strict and warnings):
+        print(summary + (" (--strict)" if strict and not errors else ""), file=sys.stderr)
         raise typer.Exit(EXIT_FAILED)
+    print(summary if warnings else f"{plural(checked, 'policy file', 'policy files')} checked: no problems")
     raise typer.Exit(EXIT_OK)

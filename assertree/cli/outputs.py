@@ -33,7 +33,10 @@ def parse_outputs(values: list[str]) -> list[Output]:
 
 
 def write_outputs(outputs: list[Output], result, options: ReportOptions) -> None:
-    """Render and write every requested report."""
+    """Render and write every requested report. The payload files that could not be read also go to
+    standard error, one line each (as every input problem that exits 2 does), and when no text or
+    github report goes to standard output the totals line goes there too, so that a terminal or a CI
+    log always shows them."""
     for output in outputs:
         text = render(output.format, result, options)
         if output.file is None:
@@ -52,3 +55,12 @@ def write_outputs(outputs: list[Output], result, options: ReportOptions) -> None
             note = overflow_note(result)
             if note:
                 print(f"assertree: note: {note}", file=sys.stderr)
+    for problem in options.problems:
+        print(f"assertree: error: {problem}", file=sys.stderr)
+    on_terminal = any(output.file is None and output.format in ("text", "github") for output in outputs)
+    if not on_terminal and not options.kyverno_json:
+        from assertree.report.totals import totals
+
+        written = ", ".join(f"{output.format} to {output.file}" for output in outputs if output.file is not None)
+        line = totals(result, options.problems).line()
+        print(f"assertree: {line} (reports: {written})" if written else f"assertree: {line}", file=sys.stderr)

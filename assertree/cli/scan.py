@@ -9,46 +9,67 @@ from typing import Annotated
 
 import typer
 
-from assertree.cli.exit_codes import EXIT_FAILED, EXIT_OK
+from assertree.cli.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
+
+EXAMPLES = """Examples:
+
+  assertree scan k8s/ --policy policies/
+
+  assertree scan --terraform plan.json --policy policies/ -o text -o sarif=results.sarif
+
+  assertree scan -q --policy policies/ deploy.yaml service.yaml    (as the pre-commit hook runs it)
+"""
 
 
 def scan(
+    policy: Annotated[list[Path], typer.Option(
+        "--policy", metavar="PATH", show_default=False,
+        help="A policy file, or a directory searched recursively. Repeatable.")],
     payloads: Annotated[list[str] | None, typer.Argument(
         metavar="PAYLOAD", show_default=False,
-        help="More payloads, as with --payload (how pre-commit passes the changed files).")] = None,
-    payload: Annotated[list[str] | None, typer.Option(
-        "--payload", "-p", show_default=False,
-        help="Payload: a JSON/YAML file, a directory, a glob, or '-' for stdin. Repeatable.")] = None,
-    policy: Annotated[list[Path] | None, typer.Option(
-        "--policy", show_default=False, help="Policy file or directory (searched recursively). Repeatable.")
+        help="Payload files, directories or globs, as with --payload (how pre-commit passes the changed files).")
     ] = None,
+    payload: Annotated[list[str] | None, typer.Option(
+        "--payload", "-p", metavar="PATH", show_default=False,
+        help="A JSON/YAML file, a directory (searched for .json, .yaml, .yml), a glob, or '-' for stdin. "
+        "Repeatable.")] = None,
     bindings: Annotated[Path | None, typer.Option(
-        "--bindings", show_default=False, help="YAML/JSON file of extra variables, usable as $name.")] = None,
+        "--bindings", metavar="FILE", show_default=False,
+        help="YAML/JSON file of extra variables, usable as $name.")] = None,
     pre_process: Annotated[list[str] | None, typer.Option(
-        "--pre-process", show_default=False,
+        "--pre-process", metavar="EXPR", show_default=False,
         help="JMESPath expression applied to each payload before the scan. Repeatable.")] = None,
     terraform: Annotated[bool, typer.Option(
-        "--terraform", help="Read payloads as 'terraform show -json' plans: one resource per planned resource, "
-        "from every module, with its change.")] = False,
+        "--terraform", metavar="", help="Read payloads as 'terraform show -json' plans: one resource per planned "
+        "resource, from every module, with its change.")] = False,
     include_deleted: Annotated[bool, typer.Option(
-        "--include-deleted", help="With --terraform, also check resources the plan destroys.")] = False,
+        "--include-deleted", metavar="", help="With --terraform, also check resources the plan destroys.")] = False,
     labels: Annotated[list[str] | None, typer.Option(
-        "--labels", show_default=False,
+        "--labels", metavar="SELECTOR", show_default=False,
         help="Only run policies whose labels match this selector (e.g. 'env=prod,team in (a,b)').")] = None,
     output: Annotated[list[str] | None, typer.Option(
-        "--output", "-o", show_default=False,
-        help="Report FORMAT or FORMAT=FILE; formats: text, json, sarif, junit, github. Repeatable "
-        "(default: text on stdout).")] = None,
+        "--output", "-o", metavar="FORMAT[=FILE]", show_default=False,
+        help="Report FORMAT, to stdout or to FILE. FORMAT: text (default), json, sarif, junit, github. Repeatable; "
+        "at most one to stdout.")] = None,
     color: Annotated[str, typer.Option(
-        "--color", help="Colour in text output: auto (on a terminal, unless NO_COLOR is set), always, never.")
+        "--color", metavar="auto|always|never",
+        help="Colour in text output: auto (on a terminal, unless NO_COLOR is set), always, never.")
     ] = "auto",
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only failed and errored rules.")] = False,
+    quiet: Annotated[bool, typer.Option(
+        "--quiet", "-q", metavar="",
+        help="Print only file errors, failed and errored rules, and the totals.")] = False,
     soft_fail: Annotated[bool, typer.Option(
-        "--soft-fail", help="Exit 0 even when rules fail (bad input still exits 2).")] = False,
+        "--soft-fail", metavar="", help="Exit 0 even when rules fail (bad input still exits 2).")] = False,
     fail_on_empty: Annotated[bool, typer.Option(
-        "--fail-on-empty", help="Exit 1 when no rule applied to any resource: nothing was checked.")] = False,
+        "--fail-on-empty", metavar="", help="Exit 1 when no rule applied to any resource: nothing was checked.")
+    ] = False,
+    kyverno_json: Annotated[bool, typer.Option(
+        "--kyverno-json", metavar="",
+        help="Reports as kyverno-json writes them: its error wording, no totals line, and whole resources and "
+        "policies in the JSON report.")] = False,
 ) -> None:
-    """Check payloads against ValidatingPolicy files; exit 1 if any rule fails."""
+    """Check JSON/YAML payloads against policies: exit 0 when every rule passes, 1 when one fails or errors, 2
+    when an input cannot be used (each unreadable payload file is reported, the others are still checked)."""
     from assertree.cli.outputs import parse_outputs, write_outputs
     from assertree.engine.scan import scan as run_scan
     from assertree.errors import UsageError
@@ -58,8 +79,6 @@ def scan(
     from assertree.languages.selectors import selector_from
     from assertree.report.options import ReportOptions
 
-    if not policy:
-        raise UsageError("give at least one --policy file or directory")
     payload = [*(payload or []), *(payloads or [])]
     if not payload:
         raise UsageError("give at least one payload (--payload FILE, or files after the options)")
@@ -78,9 +97,13 @@ def scan(
     result = run_scan(loaded.resources, policies, binding_values)
     use_color = color == "always" or (color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
     options = ReportOptions(quiet=quiet, color=use_color, bindings=binding_values,
-                            multiple_sources=len(loaded.files) > 1)
+                            multiple_sources=len(loaded.files) > 1, problems=tuple(loaded.problems),
+                            kyverno_json=kyverno_json)
     write_outputs(outputs, result, options)
-    _warn_unchecked(result, loaded.plans_without_terraform)
+    if not (loaded.problems and not loaded.resources):  # when no file could be read, that is the news
+        _warn_unchecked(result, loaded.plans_without_terraform, quiet=quiet)
+    if loaded.problems:
+        raise typer.Exit(EXIT_BAD_INPUT)
     if result.failed and not soft_fail:
         raise typer.Exit(EXIT_FAILED)
     if fail_on_empty and not result.results:
@@ -101,8 +124,9 @@ def _load_policies(paths: list[Path], selector):
     return policies
 
 
-def _warn_unchecked(result, plans_without_flag: int) -> None:
-    """Never pass silently: say which rules applied to no resource at all."""
+def _warn_unchecked(result, plans_without_flag: int, *, quiet: bool = False) -> None:
+    """Never pass silently: say that nothing was checked; and, unless `quiet`, in one line, which rules
+    applied to no resource at all."""
     unmatched = result.unmatched_rules()
     if not unmatched:
         return
@@ -113,5 +137,10 @@ def _warn_unchecked(result, plans_without_flag: int) -> None:
                     "(or --pre-process to pick resources out of it).")
         print(f"assertree: warning: no rule applied to any resource: nothing was checked.{hint}", file=sys.stderr)
         return
-    for policy, rule in unmatched:
-        print(f"assertree: warning: rule {policy.name}/{rule.name} applied to no resource", file=sys.stderr)
+    if quiet:
+        return
+    from assertree.errors import shorten
+
+    names = shorten(", ".join(f"{policy.name}/{rule.name}" for policy, rule in unmatched), 160)
+    count = f"{len(unmatched)} rule{'s' if len(unmatched) != 1 else ''}"
+    print(f"assertree: note: {count} applied to no resource: {names}", file=sys.stderr)

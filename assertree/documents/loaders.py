@@ -15,6 +15,9 @@ refuses documents nested deeper than JSON payloads may be (1024 levels) first.
 
 from __future__ import annotations
 
+import re
+from typing import Any, ClassVar
+
 import yaml
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -36,12 +39,15 @@ def check_nesting(text: str) -> None:
         if isinstance(event, yaml.CollectionStartEvent):
             depth += 1
             if depth > MAX_DEPTH:
+                # libyaml's marks (yaml._yaml.Mark) carry the same fields as yaml.error.Mark, the only
+                # type the stubs accept
                 raise yaml.MarkedYAMLError(problem=f"nested more than {MAX_DEPTH} levels deep",
-                                           problem_mark=event.start_mark)
+                                           problem_mark=event.start_mark)  # type: ignore[arg-type]
         elif isinstance(event, yaml.CollectionEndEvent):
             depth -= 1
 
 
+# _Base is picked at run time (libyaml's CSafeLoader when PyYAML has it), so mypy cannot use it as a base class
 class JSONSafeLoader(_Base):  # type: ignore[misc, valid-type]
     """Safe YAML loading restricted to JSON values (timestamps stay strings, repeated keys refused)."""
 
@@ -67,7 +73,8 @@ def reject_duplicate_keys(node: yaml.MappingNode) -> None:
 
 
 def _as_string(loader: yaml.SafeLoader, node: yaml.Node) -> str:
-    return loader.construct_scalar(node)
+    # any node can be tagged !!timestamp; construct_scalar itself refuses a non-scalar one with a located error
+    return loader.construct_scalar(node)  # type: ignore[arg-type]
 
 
 def _refuse(loader: yaml.SafeLoader, node: yaml.Node):
@@ -76,6 +83,136 @@ def _refuse(loader: yaml.SafeLoader, node: yaml.Node):
     )
 
 
+def _checked(construct):
+    """A PyYAML scalar constructor whose ValueError (``!!int .5``) becomes a located YAML error."""
+
+    def checked(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+        try:
+            return construct(loader, node)
+        except ValueError as error:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"cannot read {node.value!r} as {node.tag.rsplit(':', 1)[-1]}: {error}", node.start_mark
+            ) from None
+
+    return checked
+
+
 JSONSafeLoader.add_constructor("tag:yaml.org,2002:timestamp", _as_string)
+for _tag, _construct in (("int", yaml.constructor.SafeConstructor.construct_yaml_int),
+                         ("float", yaml.constructor.SafeConstructor.construct_yaml_float)):
+    JSONSafeLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _checked(_construct))
 for _tag in ("binary", "set", "omap", "pairs"):
     JSONSafeLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _refuse)
+
+
+# -- payloads: YAML as kyverno-json reads it (gopkg.in/yaml.v3) ------------------------------------
+
+_YAML_V3_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
+_INT64 = 1 << 63
+
+
+def go_yaml_number(text: str) -> int | float | str:
+    """A plain scalar that starts like a number, read as yaml.v3 reads it into an ``any``.
+
+    Underscores are dropped; then Go's base-prefixed integers (``0x1F``, ``0o17``, ``0b101``, and
+    ``017``, the YAML 1.1 octal yaml.v3 still reads), 64-bit signed or unsigned; then decimal
+    floats; anything else stays the string it was written as (``1:30`` is no sexagesimal number).
+    """
+    plain = text.replace("_", "")
+    sign, digits = (-1, plain[1:]) if plain[:1] == "-" else (1, plain[1:] if plain[:1] == "+" else plain)
+    prefix = digits[:2].lower()
+    base = {"0x": 16, "0o": 8, "0b": 2}.get(prefix)
+    body = digits[2:] if base else digits
+    if base is None:
+        base = 8 if len(digits) > 1 and digits[0] == "0" else 10
+    if body and body.isascii() and body.isalnum():
+        try:
+            number = sign * int(body, base)
+        except ValueError:
+            number = None
+        if number is not None and -_INT64 <= number < 2 * _INT64:
+            return number
+    if _YAML_V3_FLOAT.match(plain):
+        return float(plain)
+    return text
+
+
+_SPECIAL_FLOATS = {".inf": float("inf"), "+.inf": float("inf"), "-.inf": float("-inf"), ".nan": float("nan")}
+
+
+def _payload_int(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    text = loader.construct_scalar(node)  # type: ignore[arg-type]
+    return go_yaml_number(text)
+
+
+def _payload_float(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    text = loader.construct_scalar(node)  # type: ignore[arg-type]
+    special = _SPECIAL_FLOATS.get(text.lower())
+    if special is not None:
+        return special
+    number = go_yaml_number(text)
+    return float(number) if isinstance(number, int) else number
+
+
+def _plain_value(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    """A node with a tag no JSON type has (``!Ref``, ``!GetAtt``, ``!include``): its plain value."""
+    if isinstance(node, yaml.ScalarNode):
+        return loader.construct_scalar(node)
+    if isinstance(node, yaml.SequenceNode):
+        return [loader.construct_object(child, deep=True) for child in node.value]
+    return loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
+
+
+class PayloadLoader(JSONSafeLoader):
+    """YAML read the way kyverno-json reads payloads (gopkg.in/yaml.v3), as JSON values.
+
+    Scalars follow yaml.v3's resolver (`go_yaml_number` for numbers): only ``true``/``false``
+    (any of their three spellings) are booleans, so ``on``, ``yes``, ``no``, ``off`` stay strings;
+    ``null``/``~``/empty are null; no sexagesimal numbers. Mapping keys are always strings: a
+    scalar key is the text it was written as (``200:`` is ``"200"``, ``on:`` is ``"on"``), as
+    JSON's model requires; a list or mapping as a key is an error. A tag no JSON type has (AWS
+    CloudFormation's ``!Ref``, ``!GetAtt``, ``!Sub``, any custom tag) gives the value it tags.
+    Repeated keys are an error, as everywhere. Configured on PyYAML's resolver tables, so the C
+    loader does the parsing.
+    """
+
+    yaml_implicit_resolvers: ClassVar[dict] = {}  # its own table: none of PyYAML's YAML 1.1 resolvers
+
+    def construct_mapping(self, node, deep=False):
+        if not isinstance(node, yaml.MappingNode):  # refused, with a located error
+            return yaml.constructor.SafeConstructor.construct_mapping(self, node, deep=deep)
+        seen: dict[str, yaml.Node] = {}
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise yaml.constructor.ConstructorError(
+                    None, None, "a mapping key must be a string, number or boolean, not a list or mapping "
+                    "(JSON keys are strings)", key_node.start_mark)
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            first = seen.setdefault(key_node.value, key_node)
+            if first is not key_node:
+                raise yaml.constructor.ConstructorError(
+                    None, None,
+                    f"duplicate key {key_node.value!r} (first defined on line {first.start_mark.line + 1})",
+                    key_node.start_mark)
+        self.flatten_mapping(node)
+        mapping = {}
+        for key_node, value_node in node.value:
+            mapping[key_node.value] = self.construct_object(value_node, deep=deep)
+        return mapping
+
+
+def _add_resolver(tag: str, pattern: str, first: str | list[str]) -> None:
+    PayloadLoader.add_implicit_resolver(f"tag:yaml.org,2002:{tag}", re.compile(pattern), list(first))
+
+
+_add_resolver("bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF")
+_add_resolver("null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""])
+_add_resolver("int", r"^[-+]?[0-9][0-9_]*$|^[-+]?0[xXoObB][0-9a-fA-F_]+$", "-+0123456789")
+_add_resolver("float", r"^[-+]?(?:\.[0-9_]+|[0-9][0-9_]*\.[0-9_]*)(?:[eE][-+]?[0-9_]+)?$"
+              r"|^[-+]?[0-9][0-9_]*[eE][-+]?[0-9_]+$|^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$",
+              "-+.0123456789")
+_add_resolver("merge", r"^<<$", "<")
+PayloadLoader.add_constructor("tag:yaml.org,2002:int", _payload_int)
+PayloadLoader.add_constructor("tag:yaml.org,2002:float", _payload_float)
+PayloadLoader.add_constructor(None, _plain_value)

@@ -9,15 +9,24 @@ decided once:
 * YAML mappings must not repeat a key (as Go's yaml.v3, which kyverno-json
   reads payloads with); in JSON the last value of a repeated key wins (as
   orjson and Go's encoding/json);
-* YAML builds JSON values only (`assertree.documents.loaders`).
+* YAML builds JSON values only (`assertree.documents.loaders`); payloads are read
+  as kyverno-json reads them (yaml.v3: YAML 1.2 scalars, string keys, unknown
+  tags as plain values: ``payload=True``), policies as its policy loader does;
+* text is UTF-8, UTF-16 or UTF-32: a byte-order mark says which, and without
+  one the zero bytes of the first characters do (RFC 4627, section 3; the YAML
+  1.2 spec detects encodings the same way); anything else is a located error
+  naming the encoding tried.
 
 Two ways to read, one result. `parse_values` is the fast path for payloads:
 orjson, and libyaml's C loader, with the garbage collector paused (parsed JSON
 cannot form cycles), no positions kept. `load_documents` keeps positions:
 each `Document` can say where any field path inside it starts, for policy
 errors and, lazily, for reports that point at a failing field of a payload.
-JSON positions are found on demand by walking the text with the standard
-library's C scanner (`raw_decode` skips whole values at C speed).
+JSON positions are found on demand by walking the text: keys are read with the
+standard library's C string scanner, and values are skipped without being
+built, by a regular expression that jumps from bracket to bracket over strings
+(building them, as ``raw_decode`` did, cost three times a parse on a 35 MB plan).
+`positions_only` skips parsing the value at all, for a file already parsed.
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ from __future__ import annotations
 import bisect
 import gc
 import json
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -33,7 +43,7 @@ from typing import Any
 
 import yaml
 
-from assertree.documents.loaders import JSONSafeLoader, check_nesting
+from assertree.documents.loaders import JSONSafeLoader, PayloadLoader, check_nesting
 from assertree.errors import DocumentError
 
 JSON_SUFFIXES = (".json",)
@@ -78,25 +88,56 @@ def read_bytes(path: str | Path) -> bytes:
         raise DocumentError(f"cannot read: {error.strerror or error}", source=str(path)) from None
 
 
+def encoding_of(data: bytes) -> str:
+    """The encoding of JSON or YAML bytes: a byte-order mark's, else the one the zero bytes among the
+    first four give (``json.detect_encoding``: RFC 4627's table), else UTF-8."""
+    return json.detect_encoding(data[:4]) if data[:4] else "utf-8"
+
+
+def is_plain_utf8(data: bytes) -> bool:
+    """Whether `data` can go to a UTF-8-only parser as it is (no byte-order mark, no UTF-16/32)."""
+    return encoding_of(data) == "utf-8"
+
+
+_ENCODING_NAMES = {"utf-8": "UTF-8", "utf-8-sig": "UTF-8", "utf-16": "UTF-16", "utf-16-le": "UTF-16LE",
+                   "utf-16-be": "UTF-16BE", "utf-32": "UTF-32", "utf-32-le": "UTF-32LE", "utf-32-be": "UTF-32BE"}
+
+
 def decode_text(data: bytes, name: str) -> str:
-    """`data` as text (UTF-8, with or without a byte-order mark); a located error otherwise."""
+    """`data` as text (UTF-8, UTF-16 or UTF-32, with or without a byte-order mark, see the module
+    docstring); a located error naming the encoding otherwise."""
+    encoding = encoding_of(data)
     try:
-        return data.decode("utf-8-sig")
+        return data.decode(encoding)
     except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
-        raise DocumentError(f"not UTF-8 text (byte {error.start})", source=name, line=line, column=column) from None
+        label = _ENCODING_NAMES.get(encoding, encoding)
+        if encoding.startswith("utf-8"):
+            line = data[: error.start].count(b"\n") + 1
+            column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+            raise DocumentError(f"not {label} text (byte {error.start}): save the file as UTF-8",
+                                source=name, line=line, column=column) from None
+        text = data[: error.start].decode(encoding, errors="replace")
+        line = text.count("\n") + 1
+        column = len(text) - (text.rfind("\n") + 1) + 1
+        raise DocumentError(f"not valid {label} text (byte {error.start}): save the file as UTF-8",
+                            source=name, line=line, column=column) from None
 
 
-def load_documents(path: str | Path, text: str | None = None, *, keep_empty: bool = False) -> list[Document]:
+def load_documents(path: str | Path, text: str | None = None, *, keep_empty: bool = False,
+                   payload: bool = False, positions_only: bool = False, value: Any = None) -> list[Document]:
     """Every document of a file, with positions: one JSON document, or a YAML stream (as
     `format_of` decides; a name that does not say is JSON when it parses as JSON). Comment-only
     YAML documents are skipped unless `keep_empty`. With `text`, that text is parsed and `path`
-    only names it in messages."""
+    only names it in messages. `payload` reads YAML as kyverno-json reads payloads.
+    `positions_only` (for text already parsed and known to be valid) does not parse a JSON document
+    again: its value is the `value` given (the parsed one, which also speeds positions up), and only
+    its positions are prepared."""
     name = str(path)
     if text is None:
         text = decode_text(read_bytes(path), name)
     kind = format_of(name)
+    if positions_only and (kind == "json" or (kind is None and text.lstrip()[:1] in ("{", "["))):
+        return [_json_document(text, name, positions_only=True, value=value)]
     if kind == "json":
         return [_json_document(text, name)]
     if kind is None:
@@ -104,7 +145,7 @@ def load_documents(path: str | Path, text: str | None = None, *, keep_empty: boo
             return [_json_document(text, name)]
         except DocumentError:
             pass
-    return _yaml_documents(text, name, keep_empty)
+    return _yaml_documents(text, name, keep_empty, PayloadLoader if payload else JSONSafeLoader)
 
 
 # -- the fast path -------------------------------------------------------------------------------
@@ -122,16 +163,19 @@ def collector_paused():
             gc.enable()
 
 
-def parse_values(data: bytes, name: str, kind: str | None) -> list[Any]:
+def parse_values(data: bytes, name: str, kind: str | None, *, payload: bool = False) -> list[Any]:
     """The values of a file's bytes, without positions: one for JSON, one per non-empty YAML
-    document. `kind` is "json", "yaml", or None to try JSON first."""
+    document. `kind` is "json", "yaml", or None to try JSON first. `payload` reads YAML as
+    kyverno-json reads payloads (`assertree.documents.loaders.PayloadLoader`)."""
+    if not is_plain_utf8(data):
+        data = decode_text(data, name).encode()  # orjson and the fast path read UTF-8 only
     if kind in ("json", None):
         try:
             return [_fast_json(data)]
         except DocumentError as error:
             if kind == "json":
                 raise error.located(source=name) from None
-    return _fast_yaml(data, name)
+    return _fast_yaml(data, name, PayloadLoader if payload else JSONSafeLoader)
 
 
 def _fast_json(data: bytes) -> Any:
@@ -156,12 +200,12 @@ def _byte_position(data: bytes, offset: int) -> tuple[int, int]:
     return line, offset - (head.rfind(b"\n") + 1) + 1
 
 
-def _fast_yaml(data: bytes, name: str) -> list[Any]:
+def _fast_yaml(data: bytes, name: str, loader: type) -> list[Any]:
     text = decode_text(data, name)
     with _yaml_errors(name):
         check_nesting(text)
         with collector_paused():
-            return [document for document in yaml.load_all(text, Loader=JSONSafeLoader) if document is not None]
+            return [document for document in yaml.load_all(text, Loader=loader) if document is not None]
     raise AssertionError("unreachable")  # pragma: no cover - _yaml_errors re-raises
 
 
@@ -193,8 +237,19 @@ class _Constructor(yaml.constructor.SafeConstructor):
     construct_mapping = JSONSafeLoader.construct_mapping
 
 
-def _yaml_documents(text: str, name: str, keep_empty: bool) -> list[Document]:
-    loader = JSONSafeLoader(text)
+class _PayloadConstructor(yaml.constructor.SafeConstructor):
+    """Builds JSON values from composed nodes, with PayloadLoader's rules."""
+
+    yaml_constructors = PayloadLoader.yaml_constructors
+    construct_mapping = PayloadLoader.construct_mapping
+
+
+_CONSTRUCTORS: dict[type, type] = {JSONSafeLoader: _Constructor, PayloadLoader: _PayloadConstructor}
+
+
+def _yaml_documents(text: str, name: str, keep_empty: bool, loader_type: type = JSONSafeLoader) -> list[Document]:
+    constructor = _CONSTRUCTORS[loader_type]
+    loader = loader_type(text)
     documents = []
     try:
         with _yaml_errors(name):
@@ -204,7 +259,7 @@ def _yaml_documents(text: str, name: str, keep_empty: bool) -> list[Document]:
                 node = loader.get_node()
                 if node is None:  # pragma: no cover - check_node guarantees a node
                     break
-                value = _Constructor().construct_document(node)
+                value = constructor().construct_document(node)
                 if value is None and _is_empty(node) and not keep_empty:
                     continue
                 documents.append(Document(value, name, index, node.start_mark.line + 1, _yaml_locator(node)))
@@ -248,8 +303,11 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def _json_document(text: str, name: str) -> Document:
+def _json_document(text: str, name: str, *, positions_only: bool = False, value: Any = None) -> Document:
     lines = _LineIndex(text)
+    if positions_only:
+        start = len(text) - len(text.lstrip())
+        return Document(value, name, 0, lines.position(start)[0], _JSONLocator(text, lines, value).locate)
     try:
         value = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as error:
@@ -261,7 +319,7 @@ def _json_document(text: str, name: str) -> Document:
         raise DocumentError("invalid JSON: nested too deeply", source=name) from None
     start = len(text) - len(text.lstrip())
     first_line, _ = lines.position(start)
-    return Document(value, name, 0, first_line, _JSONLocator(text, lines).locate)
+    return Document(value, name, 0, first_line, _JSONLocator(text, lines, value).locate)
 
 
 class _LineIndex:
@@ -278,27 +336,108 @@ class _LineIndex:
 
 
 _WHITESPACE = " \t\n\r"
+# everything up to the next bracket outside a string, and that bracket
+_TO_BRACKET = re.compile(r'[^"\[\]{}]*(?:"(?:[^"\\]|\\.)*"[^"\[\]{}]*)*([\[\]{}])')
+_SCALAR = re.compile(r'[^,\]}\s]+')
+_SKIP_DEPTH = 32
+
+
+def _container_pattern(depth: int) -> str:
+    """A regular expression for a JSON object or array nested at most `depth` deep: the regex engine
+    then skips a whole value in C. Possessive quantifiers: JSON never needs backtracking."""
+    string = r'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
+    other = r'[^"\[\]{}]++'
+    pattern = rf'[\[{{](?:{other}|{string})*+[\]}}]'
+    for _ in range(depth - 1):
+        pattern = rf'[\[{{](?:{other}|{string}|{pattern})*+[\]}}]'
+    return pattern
+
+
+_CONTAINER = re.compile(_container_pattern(_SKIP_DEPTH))
+
+
+def skip_json_value(text: str, offset: int) -> int:
+    """The offset just past the JSON value starting at `offset`, found without building it."""
+    first = text[offset : offset + 1]
+    if first == '"':
+        return json.decoder.scanstring(text, offset + 1)[1]  # type: ignore[attr-defined]
+    if first not in ("{", "["):
+        match = _SCALAR.match(text, offset)
+        return match.end() if match else offset
+    whole = _CONTAINER.match(text, offset)
+    if whole is not None:
+        return whole.end()
+    depth, position, step = 0, offset, _TO_BRACKET.match  # nested deeper than _CONTAINER reaches
+    while True:
+        match = step(text, position)
+        if match is None:
+            raise ValueError("unbalanced JSON brackets")
+        depth += 1 if match.group(1) in "[{" else -1
+        position = match.end()
+        if depth == 0:
+            return position
+
+
+def _child(container: Any, step: Any) -> Any:
+    """`container[step]` when there is one (lists by index, objects by key), else None."""
+    if isinstance(container, dict):
+        return container.get(step) if isinstance(step, str) else None
+    if isinstance(container, list) and isinstance(step, int) and 0 <= step < len(container):
+        return container[step]
+    return None
 
 
 class _JSONLocator:
-    """Offsets of JSON values by path, found by walking the text and skipping values in C."""
+    """Offsets of JSON values by path, found by walking the text and skipping values in C.
 
-    def __init__(self, text: str, lines: _LineIndex) -> None:
+    Lazy: a container's members are read only as far as the step asked for (a plan's
+    ``planned_values`` is found without skipping ``resource_changes``), and what was read is kept
+    for the next question. With a repeated key the first occurrence is the one located.
+
+    Fast path, given the parsed `value`: compact JSON (``terraform show -json``) is often exactly
+    what orjson writes, so a member is skipped by comparing its orjson text with the file's text at
+    that offset (a memory comparison in C) and jumping past it. It must never change a position: a
+    complete JSON value that the text spells out exactly ends exactly where that spelling ends;
+    when the spellings differ (indentation, ``\u003c`` escapes, ``1e5``) the text is walked.
+    """
+
+    def __init__(self, text: str, lines: _LineIndex, value: Any = None) -> None:
         self.text = text
         self.lines = lines
-        self.decoder = json.JSONDecoder()
-        self.members: dict[int, dict] = {}  # container offset -> {key or index: (key offset, value offset)}
+        self.value = value
+        # with ASCII text, str offsets are byte offsets: orjson's bytes compare without decoding
+        self.data = text.encode() if value is not None and text.isascii() else None
+        # container offset -> [{key or index: (key offset, value offset)}, next position, next index, done]
+        self.members: dict[int, list] = {}
 
     def locate(self, path: tuple) -> tuple[int, int]:
         offset = self._skip_space(0)
         mark = offset
+        value = self.value
         for step in path:
-            children = self._children(offset)
-            entry = children.get(step) if children is not None else None
+            entry = self._member(offset, step, value)
             if entry is None:
                 break
             mark, offset = entry
+            value = _child(value, step)
         return self.lines.position(mark)
+
+    def _skip(self, offset: int, value: Any) -> int:
+        if isinstance(value, (dict, list)) and value:
+            import orjson
+
+            try:
+                spelled = orjson.dumps(value)
+            except (TypeError, orjson.JSONEncodeError):
+                spelled = b""
+            if self.data is not None:
+                if spelled and self.data.startswith(spelled, offset):
+                    return offset + len(spelled)
+            elif spelled:
+                text = spelled.decode()
+                if self.text.startswith(text, offset):
+                    return offset + len(text)
+        return skip_json_value(self.text, offset)
 
     def _skip_space(self, offset: int) -> int:
         text = self.text
@@ -306,31 +445,38 @@ class _JSONLocator:
             offset += 1
         return offset
 
-    def _children(self, offset: int) -> dict | None:
-        if offset in self.members:
-            return self.members[offset]
+    def _member(self, offset: int, step: Any, container: Any = None) -> tuple[int, int] | None:
+        """(key offset, value offset) of member `step` of the container at `offset`, or None."""
+        state = self.members.get(offset)
         text = self.text
         opener = text[offset : offset + 1]
-        if opener not in ("{", "["):
-            return None
-        children: dict = {}
-        position = self._skip_space(offset + 1)
-        index = 0
+        if state is None:
+            if opener not in ("{", "["):
+                return None
+            state = self.members[offset] = [{}, self._skip_space(offset + 1), 0, False]
+        children, position, index, done = state
+        if step in children or done:
+            return children.get(step)
         closer = "}" if opener == "{" else "]"
         while position < len(text) and text[position] != closer:
             if opener == "{":
                 key_offset = position
-                key, position = json.decoder.scanstring(text, position + 1)
+                # the json module's own string reader; public in json.decoder, absent from typeshed
+                key, position = json.decoder.scanstring(text, position + 1)  # type: ignore[attr-defined]
                 position = self._skip_space(position) + 1  # the ':'
                 value_offset = self._skip_space(position)
-                children[key] = (key_offset, value_offset)
+                children.setdefault(key, (key_offset, value_offset))
             else:
+                key = index
                 value_offset = position
                 children[index] = (value_offset, value_offset)
                 index += 1
-            _, position = self.decoder.raw_decode(text, value_offset)
+            position = self._skip(value_offset, _child(container, key))
             position = self._skip_space(position)
             if text[position : position + 1] == ",":
                 position = self._skip_space(position + 1)
-        self.members[offset] = children
-        return children
+            if key == step:
+                state[1:] = [position, index, False]
+                return children[key]
+        state[1:] = [position, index, True]
+        return children.get(step)

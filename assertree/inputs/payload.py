@@ -10,15 +10,25 @@ collector's sight (`freeze_loaded`).
 Formats: ``.json`` is one JSON value; ``.yaml``/``.yml`` a stream of YAML
 documents (one document gives that value, several give a list); anything
 else, and standard input, is read as JSON when it parses as JSON, else as
-YAML. YAML is read with PyYAML's safe loader (never constructing objects),
-keeping dates as the strings they were written as.
+YAML. YAML is read as kyverno-json reads payloads (gopkg.in/yaml.v3): YAML 1.2
+scalars (``on``, ``yes``, ``no`` are strings), mapping keys as strings, CloudFormation
+``!Ref``/``!GetAtt`` and other unknown tags as the value they tag, dates as the
+strings they were written as, repeated keys an error
+(`assertree.documents.loaders.PayloadLoader`). Text may be UTF-8, UTF-16 or UTF-32
+(`assertree.documents.reader.decode_text`).
+
+An empty or comment-only YAML file holds no resource and is not an error; an
+empty ``.json`` file is (JSON has no empty document). A file that cannot be read
+is a `PayloadError` here; `assertree.inputs.resources.load_resources` turns it into
+a problem of that file and goes on with the others.
 """
 
 from __future__ import annotations
 
 import gc
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +38,7 @@ from assertree.documents.reader import (
     DocumentError,
     collector_paused,
     decode_text,
+    encoding_of,
     format_of,
     load_documents,
     parse_values,
@@ -50,9 +61,14 @@ class Payload:
 
     source: str
     value: Any
-    documents: bool = False  # True when `value` is the list of a multi-document YAML stream
+    documents: bool = False  # True when `value` is the list of a YAML stream's documents (two or more, or none)
     data: bytes | None = field(default=None, repr=False)
     _positioned: list[Document] | None = field(default=None, repr=False)
+
+    @property
+    def empty(self) -> bool:
+        """True for a YAML file with no document (empty, or comments only): no resource, no error."""
+        return self.documents and not self.value
 
     def locate(self, steps: Sequence[Any]) -> tuple[int, int] | None:
         """(line, column) of the field at `steps` from the payload's root (its deepest existing
@@ -76,11 +92,13 @@ class Payload:
             found: list[Document] = []
             if self.data is not None:
                 try:
-                    found = load_documents(self.source, decode_text(self.data, self.source))
+                    found = load_documents(self.source, decode_text(self.data, self.source), payload=True,
+                                           positions_only=True, value=None if self.documents else self.value)
                 except (DocumentError, ValueError, RecursionError):
                     found = []
             # the value keeps only the non-null documents of a stream; so must the positions
-            self._positioned = [document for document in found if document.value is not None]
+            # (a JSON file's one document is read for its positions only: its value is not built again)
+            self._positioned = [document for document in found if document.value is not None or not self.documents]
         return self._positioned
 
 
@@ -144,25 +162,69 @@ def _payload_error(error: DocumentError, prefix: str = "") -> PayloadError:
         message = f"{prefix}{message}" if message == "file not found" else f"{prefix.strip()} {message}"
     elif message.startswith("cannot read"):
         message = message.replace("cannot read", "cannot read payload", 1)
-    elif message.startswith("not UTF-8"):
+    elif message.startswith("not ") and " text (byte " in message:
         message = f"payload is {message}"
     return PayloadError(message, source=problem.location.source, line=problem.location.line,
                         column=problem.location.column, path=problem.path)
 
 
 def parse_payload(data: bytes, source: str, kind: str | None) -> Payload:
-    """Parse payload bytes as JSON, YAML, or (kind None) whichever they are."""
+    """Parse payload bytes as JSON, YAML, or (kind None) whichever they are. A YAML file with no
+    document (empty, or comments only) is a payload with no resource (`Payload.empty`)."""
     if not data or data.isspace():
-        raise PayloadError("payload is empty", source=source)
+        if kind == "json":
+            raise PayloadError("empty file: a .json file must hold a JSON value", source=source)
+        if kind is None:
+            raise PayloadError("payload is empty", source=source)
+        return Payload(source, [], documents=True, data=data)
     try:
-        values = parse_values(data, source, kind)
+        values = parse_values(data, source, kind, payload=True)
     except DocumentError as error:
-        raise _payload_error(error.located(source=source)) from None
+        problem = error.located(source=source)
+        hint = _hint(data, kind, problem.problem.location.column, problem.problem.location.line)
+        if hint:
+            problem.problem = replace(problem.problem, message=f"{problem.problem.message} ({hint})")
+        raise _payload_error(problem) from None
     if not values:
-        raise PayloadError("payload is empty (no YAML document)", source=source)
+        if kind is None:
+            raise PayloadError("payload is empty (no YAML document)", source=source)
+        return Payload(source, [], documents=True, data=data)
     if len(values) == 1:
         return Payload(source, values[0], data=data)
     return Payload(source, values, documents=True, data=data)
+
+
+_TEMPLATE = re.compile(r"\{\{-?\s*[^{}]*?-?\}\}")
+_QUOTED = re.compile(r"'[^'\n]*'|\"(?:[^\"\\\n]|\\.)*\"")
+
+
+def looks_like_template(text: str) -> bool:
+    """Whether YAML text holds a ``{{ ... }}`` template action outside quoted strings and comments
+    (Helm, gomplate, Jinja): a file to render before it can be checked."""
+    for line in text.splitlines():
+        if "{{" not in line:
+            continue
+        bare = _QUOTED.sub("", line)
+        bare = bare.split(" #", 1)[0] if not bare.lstrip().startswith("#") else ""
+        if _TEMPLATE.search(bare):
+            return True
+    return False
+
+
+def _hint(data: bytes, kind: str | None, column: int | None, line: int | None) -> str | None:
+    """What a newcomer should do about a payload that does not parse, when it is recognisable."""
+    try:
+        text = data.decode(encoding_of(data))
+    except UnicodeDecodeError:
+        return None
+    if kind != "json" and looks_like_template(text):
+        return "this looks like an unrendered template: render the template first, or exclude it"
+    if kind == "json" and line is not None and column is not None:
+        lines = text.splitlines()
+        at = lines[line - 1][column - 1:] if 0 < line <= len(lines) else ""
+        if at.startswith(("//", "/*")) or (at.startswith("/") and "//" in lines[line - 1]):
+            return "JSON has no comments: remove them, or exclude the file"
+    return None
 
 
 def compile_preprocessors(expressions: Sequence[str]):
@@ -174,7 +236,8 @@ def compile_preprocessors(expressions: Sequence[str]):
         try:
             expression = jp.compile(text)
         except jp.ParseError as error:
-            raise UsageError(f"invalid --pre-process expression {text!r}: {error.located()}") from None
+            where = f"{error.message} at column {error.position + 1}"
+            raise UsageError(f"invalid --pre-process expression {text!r}: {where}") from None
         if expression.problems:
             raise UsageError(f"invalid --pre-process expression {text!r}: {'; '.join(expression.problems)}")
         compiled.append(expression)
@@ -186,6 +249,8 @@ def resources_from(payload: Payload, preprocessors=()) -> list[Resource]:
     from assertree import jp
 
     value = payload.value
+    if payload.empty:
+        return []
     if value is None:
         raise PayloadError("payload is null", source=payload.source)
     for expression in preprocessors:

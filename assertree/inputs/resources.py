@@ -1,22 +1,55 @@
-"""From payload arguments to the resources a scan checks: the library's `load_resources`."""
+"""From payload arguments to the resources a scan checks: the library's `load_resources`.
+
+One bad file never stops a scan: a payload that cannot be read, decoded, parsed
+or turned into resources becomes a located `Problem` of that file in
+`LoadedResources.problems`, and every other file is still read. Reporters show
+those problems beside the results, and the CLI exits 2 at the end when there are
+any. Only arguments that name nothing (a missing path, an empty directory) stop
+the command up front: they are mistakes on the command line, not in a file.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from assertree.inputs.payload import compile_preprocessors, freeze_loaded, payload_files, read_payload, resources_from
+from assertree.errors import AssertreeError, Location, Problem
+from assertree.inputs.payload import (
+    STDIN,
+    STDIN_SOURCE,
+    compile_preprocessors,
+    freeze_loaded,
+    payload_files,
+    read_payload,
+    resources_from,
+)
 from assertree.inputs.terraform import looks_like_plan, plan_resources
 from assertree.results import Resource
 
 
 @dataclass
 class LoadedResources:
-    """The resources of every payload, and what a report needs to know about how they were read."""
+    """The resources of every payload, the files that could not be used, and what a report needs
+    to know about how they were read."""
 
     resources: list[Resource] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     plans_without_terraform: int = 0  # plans read as one payload: a hint for "nothing was checked"
+    problems: list[Problem] = field(default_factory=list)  # one per payload file that could not be used
+
+
+def looks_like_state(value: object) -> bool:
+    """Whether a payload is a Terraform state (the ``.tfstate`` file, or ``terraform show -json``
+    without a plan), which ``--terraform`` cannot read."""
+    if not isinstance(value, dict) or "planned_values" in value:
+        return False
+    return ("lineage" in value and "resources" in value) or ("values" in value and "terraform_version" in value)
+
+
+STATE_HINT = ("this is a Terraform state, not a plan: --terraform reads plans "
+              "('terraform plan -out plan.tfplan && terraform show -json plan.tfplan > plan.json'); "
+              "to check a state, drop --terraform and pick its resources with "
+              "--pre-process 'values.root_module.resources'")
 
 
 def load_resources(paths: Sequence[str], *, terraform: bool = False, include_deleted: bool = False,
@@ -27,17 +60,26 @@ def load_resources(paths: Sequence[str], *, terraform: bool = False, include_del
     resource per planned resource, `include_deleted` adds those destroyed);
     `pre_process` expressions pick resources out of each payload; `freeze`
     moves what was parsed out of the garbage collector's sight (one-shot runs).
+    A file that cannot be used is a problem in `LoadedResources.problems`, never
+    an exception; a path that names nothing raises `PayloadError`.
     """
     preprocessors = compile_preprocessors(pre_process)
     loaded = LoadedResources(files=payload_files(paths))
     for path in loaded.files:
-        payload = read_payload(path)
-        if freeze:
-            freeze_loaded()
-        if terraform:
-            loaded.resources.extend(plan_resources(payload.value, payload.source, include_deleted=include_deleted,
-                                                   file=payload))
-        else:
-            loaded.plans_without_terraform += looks_like_plan(payload.value) and not preprocessors
-            loaded.resources.extend(resources_from(payload, preprocessors))
+        try:
+            payload = read_payload(path)
+            if freeze:
+                freeze_loaded()
+            if payload.empty:
+                continue
+            if terraform:
+                if looks_like_state(payload.value):
+                    raise AssertreeError(STATE_HINT, source=payload.source)
+                loaded.resources.extend(plan_resources(payload.value, payload.source,
+                                                       include_deleted=include_deleted, file=payload))
+            else:
+                loaded.plans_without_terraform += looks_like_plan(payload.value) and not preprocessors
+                loaded.resources.extend(resources_from(payload, preprocessors))
+        except AssertreeError as error:
+            loaded.problems.append(error.problem.located(Location(STDIN_SOURCE if path == STDIN else path)))
     return loaded

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -26,14 +27,23 @@ from assertree.errors import AssertreeError, DocumentError, Location, PolicyErro
 
 LANGUAGES = {
     "json.kyverno.io": "assertree.languages.kyverno_json.language",
+    "policies.kyverno.io": "assertree.languages.kyverno_cel.language",
 }
 """apiVersion group -> the module of the language that reads it (imported when first needed)."""
 
 
 def policy_files(paths: Iterable[str | Path]) -> list[Path]:
-    """The files named, and the policy files under the directories named, in a stable order."""
+    """The files named, and the policy files under the directories named, in a stable order.
+
+    An empty path is refused: ``Path("")`` means the working directory, so an
+    unset CI variable (``--policy "$POLICIES"``) would otherwise load every
+    policy-looking file of the checkout, or none, and pass.
+    """
     files: list[Path] = []
     for raw in paths:
+        if not str(raw).strip():
+            raise PolicyError(f"empty policy path {str(raw)!r}: name a policy file or directory "
+                              "(is a variable in the command line unset?)")
         path = Path(raw)
         if path.is_dir():
             files.extend(sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES))
@@ -57,8 +67,8 @@ def not_a_policy(document: Any) -> Problem:
     """Why a document that no language reads is not a policy."""
     languages = "; ".join(importlib.import_module(module).DESCRIPTION for module in LANGUAGES.values())
     if not isinstance(document, dict):
-        kind = type(document).__name__ if document is not None else "null"
-        return Problem(f"expected a policy document (a mapping), found {kind} (assertree reads: {languages})")
+        found = type(document).__name__ if document is not None else "null"
+        return Problem(f"expected a policy document (a mapping), found {found} (assertree reads: {languages})")
     api_version, kind = document.get("apiVersion"), document.get("kind")
     if api_version is None and kind is None:
         return Problem(f"not a policy: the document has no apiVersion and kind (assertree reads: {languages})",
@@ -110,12 +120,56 @@ def read_policies(paths: Iterable[str | Path]) -> Iterator[Any]:
                 yield locate(error.problem, document)
 
 
+_POLICY_MARKERS = (b"kyverno.io", b"ValidatingPolicy", b"ClusterPolicy")
+_OLD_SYNTAX = {
+    "kind": "old kyverno-json syntax: the kind is now ValidatingPolicy",
+    "validate": "old kyverno-json syntax: write match/assert directly under the rule, without 'validate:'",
+}
+
+
+def _holds_no_policy(file: Path) -> bool:
+    """Whether a file found in a directory cannot be a policy of any language (it never names one),
+    so lint skips it rather than calling every payload of a repository "not a policy"."""
+    try:
+        data = file.read_bytes()
+    except OSError:
+        return False
+    return not any(marker in data for marker in _POLICY_MARKERS)
+
+
+def _with_hint(problem: Problem, document: Any) -> Problem:
+    """`problem`, with a hint when it comes from kyverno-json's old syntax (blog posts still show it)."""
+    if not isinstance(document, dict) or not problem.path:
+        return problem
+    last = problem.path[-1]
+    if last == "validate" or (last == "kind" and document.get("kind") == "Policy"
+                              and str(document.get("apiVersion", "")).startswith("json.kyverno.io/")):
+        return replace(problem, message=f"{problem.message} ({_OLD_SYNTAX[str(last)]})")
+    return problem
+
+
+def files_to_lint(paths: Iterable[str | Path]) -> tuple[list[Path], list[Path]]:
+    """(files lint checks, files it skips): files found in a directory that never name a policy
+    language are skipped; a file named explicitly is always checked. PolicyError for a missing path."""
+    paths = list(paths)
+    named = {Path(raw) for raw in paths}
+    checked: list[Path] = []
+    skipped: list[Path] = []
+    for file in policy_files(paths):
+        (skipped if file not in named and _holds_no_policy(file) else checked).append(file)
+    return checked, skipped
+
+
 def lint(paths: Iterable[str | Path]) -> list[Problem]:
-    """Every problem in the policy files and directories named, each located; policies of any language."""
+    """Every problem in the policy files and directories named, each located; policies of any language.
+
+    Files found in a directory that never name a policy language are skipped, with one NOTE problem
+    (no location) counting them; a file named explicitly is always checked.
+    """
     problems: list[Problem] = []
     seen_names: dict[tuple, str] = {}
     try:
-        files = policy_files(paths)
+        files, skipped = files_to_lint(paths)
     except AssertreeError as error:
         return [error.problem]
     for file in files:
@@ -127,7 +181,10 @@ def lint(paths: Iterable[str | Path]) -> list[Problem]:
         for document in documents:
             language = language_of(document.value)
             found = [not_a_policy(document.value)] if language is None else list(language.lint_document(document.value))
-            problems.extend(locate(problem, document) for problem in found)
+            if language is not None and _has_no_rules(document.value) and not any(p.path[:2] == ("spec", "rules")
+                                                                                    for p in found):
+                found.append(Problem(NO_RULES, path=("spec", "rules"), severity=Severity.WARNING))
+            problems.extend(locate(_with_hint(problem, document.value), document) for problem in found)
             name = (document.value.get("metadata") or {}).get("name") if isinstance(document.value, dict) else None
             if language is not None and isinstance(name, str) and name:
                 key = (document.value.get("kind"), name)
@@ -136,7 +193,21 @@ def lint(paths: Iterable[str | Path]) -> list[Problem]:
                                                    path=("metadata", "name"), severity=Severity.WARNING), document))
                 else:
                     seen_names[key] = f"{document.path}:{document.line}"
+    if skipped:
+        shown = ", ".join(str(file) for file in skipped[:3]) + (", ..." if len(skipped) > 3 else "")
+        problems.append(Problem(f"skipped {len(skipped)} file{'s' if len(skipped) != 1 else ''} that hold no policy "
+                                f"({shown})", severity=Severity.NOTE))
     return problems
+
+
+NO_RULES = "the policy has no rules: it checks nothing"
+"""Lint's warning for ``rules: []``: kyverno-json loads such a policy (its CRD sets no minimum, and its
+test suite loads two), so a scan accepts it too, but in CI a policy that checks nothing passes silently."""
+
+
+def _has_no_rules(document: Any) -> bool:
+    spec = document.get("spec") if isinstance(document, dict) else None
+    return isinstance(spec, dict) and spec.get("rules") == []
 
 
 def locate(problem: Problem, document: Document) -> Problem:

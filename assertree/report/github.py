@@ -22,7 +22,8 @@ from collections.abc import Iterator
 
 from assertree.report.locate import Locator, relative_path
 from assertree.report.options import ReportOptions, github_command
-from assertree.report.text import plural
+from assertree.report.totals import plural, totals
+from assertree.report.wording import rule_error
 from assertree.results import ERROR, RuleResult, ScanResult, Violation
 
 ANNOTATION_LIMIT = 10  # per kind (error, warning, notice) and step
@@ -35,16 +36,16 @@ def command(result: RuleResult) -> str:
     return github_command(result.policy)
 
 
-def annotations(result: ScanResult) -> Iterator[tuple[str, RuleResult, Violation | None]]:
+def each_annotation(result: ScanResult) -> Iterator[tuple[str, RuleResult, Violation | None]]:
     """(command, rule result, violation) of every annotation, in report order; violation is None
-    for a rule that errored."""
+    for a rule that errored. (Not named ``annotations``: that name is the ``__future__`` import.)"""
     for rule_result, violation in result.findings():
         yield command(rule_result), rule_result, violation
 
 
 def annotation_counts(result: ScanResult) -> Counter[str]:
     """How many annotations of each kind `render` writes."""
-    return Counter(kind for kind, _, _ in annotations(result))
+    return Counter(kind for kind, _, _ in each_annotation(result))
 
 
 def overflow_note(result: ScanResult) -> str | None:
@@ -64,12 +65,21 @@ def overflow_note(result: ScanResult) -> str | None:
 
 
 def render(result: ScanResult, options: ReportOptions | None = None) -> str:
+    options = options or ReportOptions()
     locator = Locator()
     lines = []
-    for kind, rule_result, violation in annotations(result):
+    for problem in options.problems:  # payload files that could not be read
+        where = problem.location
+        properties = [("file", relative_path(where.source or "<input>"))]
+        properties += [(name, str(value)) for name, value in (("line", where.line), ("col", where.column)) if value]
+        properties.append(("title", "assertree: cannot read this file"))
+        fields = ",".join(f"{name}={escape_property(value)}" for name, value in properties)
+        lines.append(f"::error {fields}::{escape_data(problem.message)}")
+    for kind, rule_result, violation in each_annotation(result):
         properties = []
         location = locator.result(rule_result, violation)
         if location is not None:
+            assert location.source is not None  # the Locator only places results in files
             properties.append(("file", relative_path(location.source)))
             if location.line is not None:
                 properties.append(("line", str(location.line)))
@@ -80,8 +90,8 @@ def render(result: ScanResult, options: ReportOptions | None = None) -> str:
             title += f" ({rule_result.identifier})"
         properties.append(("title", title))
         fields = ",".join(f"{name}={escape_property(value)}" for name, value in properties)
-        lines.append(f"::{kind} {fields}::{escape_data(_message(rule_result, violation))}")
-    lines.append(_summary(result))
+        lines.append(f"::{kind} {fields}::{escape_data(_message(rule_result, violation, options.kyverno_json))}")
+    lines.append(f"assertree: {totals(result, options.problems).line()}")
     return "\n".join(lines) + "\n"
 
 
@@ -95,17 +105,7 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def _message(result: RuleResult, violation: Violation | None) -> str:
+def _message(result: RuleResult, violation: Violation | None, kyverno_json: bool = False) -> str:
     if violation is None:
-        return f"rule error: {result.error}"
+        return f"rule error: {rule_error(result.error, kyverno_json=kyverno_json)}"
     return "\n".join([violation.headline(), *(str(error) for error in violation.errors)])
-
-
-def _summary(result: ScanResult) -> str:
-    summary = result.summary()
-    return (
-        f"assertree: {plural(summary.resources, 'resource', 'resources')} checked against "
-        f"{plural(summary.policies, 'policy', 'policies')}: {summary.passed} passed, {summary.failed} failed, "
-        f"{plural(summary.errors, 'error', 'errors')}, {summary.skipped} skipped "
-        f"({plural(summary.violations, 'violation', 'violations')})"
-    )

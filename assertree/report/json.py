@@ -5,48 +5,94 @@
             {"message": "... (CHECK=...)", "errors": [{"type", "field", "value", "detail"}]}]}]}]}],
      "summary": {"resources": 1, "policies": 1, ...}}
 
-`reports` is exactly what ``kyverno-json scan --output json`` prints (one
-entry per resource, one per policy, rules that applied), plus three fields
-kyverno-json does not have: ``status`` and ``feedback`` on each rule, and
-``source`` on each resource that came from a file.
+By default the report refers to what it checked instead of embedding it, so
+that it stays smaller than the payload (a 35 MB plan once gave a 199 MB report):
+each resource is ``{"source", "document", "path", "identifier"}`` (its file, its
+index in a YAML stream or JSON array, its place in the document, its name),
+each policy ``{"apiVersion", "kind", "metadata": {"name"}}`` and each rule
+``{"name"}`` (so readers of kyverno-json's report that look up
+``policy.metadata.name`` and ``rule.name`` keep working); only policies with a
+rule that applied are listed. ``fileErrors`` lists the payload files that could not be read, and
+``summary`` the totals (`assertree.report.totals`, where "skipped" is defined).
+
+With ``ReportOptions(kyverno_json=True)`` (``--kyverno-json``), `reports` is
+exactly what ``kyverno-json scan --output json`` prints (one entry per resource
+with the resource itself, one per policy with the policy document, the rule
+documents), plus three fields kyverno-json does not have: ``status`` and
+``feedback`` on each rule, and ``source`` on each resource that came from a file.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from assertree.errors import Problem, field_path_text
 from assertree.report.options import ReportOptions
-from assertree.results import ERROR, RuleResult, ScanResult
+from assertree.report.totals import totals
+from assertree.report.wording import rule_error
+from assertree.results import ERROR, PolicyInfo, Resource, RuleResult, ScanResult
 
 
-def report_data(result: ScanResult) -> dict[str, Any]:
+def report_data(result: ScanResult, options: ReportOptions | None = None) -> dict[str, Any]:
+    options = options or ReportOptions()
+    embed = options.kyverno_json
     reports = []
     for resource, rule_results in result.by_resource():
-        report: dict[str, Any] = {"resource": resource.value}
-        if resource.source is not None:
+        report: dict[str, Any] = {"resource": resource.value if embed else _reference(resource, rule_results)}
+        if embed and resource.source is not None:
             report["source"] = resource.label
         policies = []
         by_policy: dict[int, list[RuleResult]] = {}
         for rule_result in rule_results:
             by_policy.setdefault(id(rule_result.policy), []).append(rule_result)
         for policy in result.policies:
-            entry: dict[str, Any] = {"policy": policy.document}
-            rules = [_rule(r) for r in by_policy.get(id(policy), [])]
+            rules = [_rule(r, embed) for r in by_policy.get(id(policy), [])]
+            if not rules and not embed:
+                continue
+            entry: dict[str, Any] = {"policy": policy.document if embed else _policy_reference(policy)}
             if rules:
                 entry["rules"] = rules
             policies.append(entry)
-        if policies:
+        if policies or not embed:
             report["results"] = policies
         reports.append(report)
-    return {"reports": reports, "summary": result.summary().as_dict()}
+    data: dict[str, Any] = {"reports": reports, "summary": totals(result, options.problems).as_dict()}
+    if options.problems or not embed:
+        data["fileErrors"] = [_problem(problem) for problem in options.problems]
+    return data
 
 
-def _rule(result: RuleResult) -> dict[str, Any]:
-    out: dict[str, Any] = {"rule": result.rule.document, "status": result.status}
+def _reference(resource: Resource, results: list[RuleResult]) -> dict[str, Any]:
+    """What names a resource: its file, its index in the file, its place in the document, its name."""
+    out: dict[str, Any] = {"source": resource.source}
+    if resource.document is not None:
+        out["document"] = resource.document
+    if resource.origin:  # known without searching (Terraform, whole documents)
+        out["path"] = field_path_text(resource.origin)
+    identifier = resource.default_identifier or next((r.identifier for r in results if r.identifier), None)
+    if identifier:
+        out["identifier"] = identifier
+    return out
+
+
+def _policy_reference(policy: PolicyInfo) -> dict[str, Any]:
+    """A Kubernetes-style reference (apiVersion, kind, metadata.name): readers of kyverno-json's report
+    that look up ``policy.metadata.name`` and ``rule.name`` keep working."""
+    return {"apiVersion": policy.document.get("apiVersion"), "kind": policy.kind, "metadata": {"name": policy.name}}
+
+
+def _problem(problem: Problem) -> dict[str, Any]:
+    where = problem.location
+    return {"source": where.source, "line": where.line, "column": where.column, "message": problem.message}
+
+
+def _rule(result: RuleResult, embed: bool = True) -> dict[str, Any]:
+    out: dict[str, Any] = {"rule": result.rule.document if embed else {"name": result.rule.name},
+                           "status": result.status}
     if result.identifier:
         out["identifier"] = result.identifier
     if result.status == ERROR:
-        out["error"] = str(result.error)
+        out["error"] = rule_error(result.error, kyverno_json=embed)
     if result.violations:
         out["violations"] = [
             {
@@ -72,5 +118,5 @@ def render(result: ScanResult, options: ReportOptions | None = None) -> str:
     import orjson
 
     return orjson.dumps(
-        report_data(result), option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
+        report_data(result, options), option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
     ).decode()

@@ -6,8 +6,12 @@
           <failure message="..." type="violation">...</failure>   a failed rule: every violation
           <error message="..." type="error">...</error>           a rule that could not be evaluated
         <testcase classname="POLICY" name="RULE"><skipped/>  a rule that applied to no resource
+        <testcase ... name="RULE: RESOURCE"><skipped/>         a result Kyverno marks skip
+      <testsuite name="payload files">                       only when a payload file could not be read
+        <testcase classname="payload files" name="FILE"><error .../>
 
-RESOURCE is the rule's identifier, else the resource's source label. The
+RESOURCE is the rule's identifier, else the resource's source label. "skipped"
+means what it means in every report (`assertree.report.totals`). The
 failure text lists each violation and its field errors under the file, line
 and column of the first failing field (see `assertree.report.locate`).
 Characters XML 1.0 cannot hold (most control characters) are dropped from
@@ -19,17 +23,19 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from assertree.errors import Location
+from assertree.errors import Location, Problem
 from assertree.report.locate import Locator, relative_path
 from assertree.report.options import ReportOptions
-from assertree.results import ERROR, FAIL, PolicyInfo, RuleResult, ScanResult
+from assertree.report.wording import rule_error
+from assertree.results import ERROR, FAIL, SKIP, PolicyInfo, RuleResult, ScanResult
 
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _COUNTS = ("tests", "failures", "errors", "skipped")
 
 
-def junit_tree(result: ScanResult) -> ET.Element:
+def junit_tree(result: ScanResult, options: ReportOptions | None = None) -> ET.Element:
     """The ``<testsuites>`` element of a scan."""
+    options = options or ReportOptions()
     by_policy: dict[int, list[RuleResult]] = {}
     for rule_result in result.results:
         by_policy.setdefault(id(rule_result.policy), []).append(rule_result)
@@ -40,21 +46,40 @@ def junit_tree(result: ScanResult) -> ET.Element:
     root = ET.Element("testsuites", name="assertree")
     totals = dict.fromkeys(_COUNTS, 0)
     for policy in result.policies:
-        suite = _suite(policy, by_policy.get(id(policy), []), unmatched.get(id(policy), []), locator)
+        suite = _suite(policy, by_policy.get(id(policy), []), unmatched.get(id(policy), []), locator,
+                       options.kyverno_json)
         root.append(suite)
         for name in _COUNTS:
-            totals[name] += int(suite.get(name))
+            totals[name] += int(suite.attrib[name])
+    if options.problems:
+        suite = _files_suite(options.problems)
+        root.append(suite)
+        totals["tests"] += len(options.problems)
+        totals["errors"] += len(options.problems)
     _set_counts(root, totals)
     return root
 
 
 def render(result: ScanResult, options: ReportOptions | None = None) -> str:
-    root = junit_tree(result)
+    root = junit_tree(result, options)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def _suite(policy: PolicyInfo, results: list[RuleResult], unmatched: list, locator: Locator) -> ET.Element:
+def _files_suite(problems: tuple[Problem, ...]) -> ET.Element:
+    """One test case per payload file that could not be read, each an error."""
+    suite = ET.Element("testsuite", name="payload files")
+    for problem in problems:
+        source = problem.location.source or "<input>"
+        case = ET.SubElement(suite, "testcase", classname="payload files", name=_clean(relative_path(source)))
+        error = ET.SubElement(case, "error", message=_clean(problem.message), type="unreadable-file")
+        error.text = _clean(str(problem))
+    _set_counts(suite, {"tests": len(problems), "failures": 0, "errors": len(problems), "skipped": 0})
+    return suite
+
+
+def _suite(policy: PolicyInfo, results: list[RuleResult], unmatched: list, locator: Locator,
+           kyverno_json: bool = False) -> ET.Element:
     suite = ET.Element("testsuite", name=_clean(policy.name))
     counts = dict.fromkeys(_COUNTS, 0)
     properties = {"title": policy.title, "severity": policy.severity, "source": policy.source}
@@ -76,8 +101,12 @@ def _suite(policy: PolicyInfo, results: list[RuleResult], unmatched: list, locat
             failure.text = _clean(_details(rule_result, locator))
         elif rule_result.status == ERROR:
             counts["errors"] += 1
-            error = ET.SubElement(case, "error", message=_clean(str(rule_result.error or "error")), type="error")
-            error.text = _clean(_details(rule_result, locator))
+            text = rule_error(rule_result.error, kyverno_json=kyverno_json)
+            error = ET.SubElement(case, "error", message=_clean(text), type="error")
+            error.text = _clean(_details(rule_result, locator, text))
+        elif rule_result.status == SKIP:
+            counts["skipped"] += 1
+            ET.SubElement(case, "skipped", message=_clean(rule_result.message or "skipped"))
     for rule in unmatched:
         counts["tests"] += 1
         counts["skipped"] += 1
@@ -87,17 +116,18 @@ def _suite(policy: PolicyInfo, results: list[RuleResult], unmatched: list, locat
     return suite
 
 
-def _details(result: RuleResult, locator: Locator) -> str:
+def _details(result: RuleResult, locator: Locator, error: str | None = None) -> str:
     """Where the result is, then each violation with its field errors (or the rule's error)."""
     violation = result.violations[0] if result.violations else None
     location = locator.result(result, violation)
     if location is None:
         lines = [f"resource: {result.resource.label}"]
     else:
+        assert location.source is not None  # the Locator only places results in files
         where = str(Location(relative_path(location.source), location.line, location.column))
         lines = [f"resource: {where}"]
     if result.status == ERROR:
-        lines.append(f"error: {result.error}")
+        lines.append(f"error: {error or result.error}")
     for item in result.violations:
         lines.append(item.headline())
         lines.extend(f"  {error}" for error in item.errors)

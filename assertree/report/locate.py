@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 from contextlib import suppress
+from functools import lru_cache
 from pathlib import Path
 
 from assertree.errors import Location
@@ -52,7 +53,13 @@ class Locator:
 
 def relative_path(source: str) -> str:
     """`source` relative to the working directory in POSIX form when it lies below it, else absolute."""
-    cwd = Path.cwd()
+    return _relative_path(source, os.getcwd())
+
+
+@lru_cache(maxsize=1024)
+def _relative_path(source: str, working_directory: str) -> str:
+    """`relative_path` for one working directory (cached: a report asks once per finding)."""
+    cwd = Path(working_directory)
     candidates = [Path(os.path.abspath(source))]
     with suppress(OSError, RuntimeError):  # a symlink loop
         candidates.append(candidates[0].resolve())

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from assertree.errors import Problem
 from assertree.results import PolicyInfo
 
 
@@ -17,6 +18,11 @@ class ReportOptions:
     color: bool = False  # text: ANSI colours
     bindings: Mapping[str, Any] | None = None  # text: echo the --bindings values, as kyverno-json does
     multiple_sources: bool = False  # text: name each resource's file when several payloads were read
+    # every format: payload files that could not be read or parsed, reported beside the results
+    problems: tuple[Problem, ...] = ()
+    # every format: kyverno-json's report: its wording of evaluation errors ("Internal error: ..."), no
+    # totals line in text, and whole resources and policies embedded in the JSON report
+    kyverno_json: bool = False
 
 
 _SARIF_LEVELS = {"critical": "error", "high": "error", "medium": "warning", "low": "note", "info": "note"}

@@ -15,9 +15,16 @@ finding must not make it look new. Artifact URIs are relative to the working
 directory under ``%SRCROOT%``, so the output holds no machine-specific path
 (files outside the working directory are given as absolute ``file:`` URIs).
 
-Rules skipped for some or all resources (``match`` failed or ``exclude``
-matched) have no place among SARIF results; they are summed up per rule in
-``run.properties.skippedRules``, next to the scan's summary.
+Each location also has a logical location, the resource's identifier (a
+Terraform address, a Kubernetes name), which says more than ``line 1`` of a
+one-line JSON plan; the region has the column too.
+
+Rules that did not match some or all resources have no place among SARIF
+results; they are counted per rule in ``run.properties.skippedRules``
+(``notMatchedResources``, ``appliedToNoResource``), next to the totals
+(`assertree.report.totals`). Payload files that could not be read are
+``toolExecutionNotifications`` of the run's invocation (level ``error``, with the
+file, line and column), and make ``executionSuccessful`` false.
 """
 
 from __future__ import annotations
@@ -28,9 +35,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from assertree.errors import Location
+from assertree.errors import Location, Problem
 from assertree.report.locate import Locator, relative_path
 from assertree.report.options import ReportOptions, sarif_level
+from assertree.report.totals import totals
+from assertree.report.wording import rule_error
 from assertree.results import PolicyInfo, RuleInfo, RuleResult, ScanResult, Violation
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -42,8 +51,9 @@ def rule_id(policy: PolicyInfo, rule: RuleInfo) -> str:
     return f"{policy.name}/{rule.name}"
 
 
-def sarif_log(result: ScanResult) -> dict[str, Any]:
+def sarif_log(result: ScanResult, options: ReportOptions | None = None) -> dict[str, Any]:
     """The SARIF log of a scan, as JSON-ready data."""
+    options = options or ReportOptions()
     descriptors: list[dict[str, Any]] = []
     indexes: dict[int, int] = {}
     for policy in result.policies:
@@ -52,14 +62,15 @@ def sarif_log(result: ScanResult) -> dict[str, Any]:
             descriptors.append(_descriptor(policy, rule))
     locator = Locator()
     results = [
-        _result(rule_result, indexes[id(rule_result.rule)], violation, locator)
+        _result(rule_result, indexes[id(rule_result.rule)], violation, locator, options.kyverno_json)
         for rule_result, violation in result.findings()
     ]
     run: dict[str, Any] = {
         "tool": {"driver": _driver(descriptors)},
+        "invocations": [_invocation(options.problems)],
         "columnKind": "unicodeCodePoints",
         "results": results,
-        "properties": {"summary": result.summary().as_dict(), "skippedRules": _skipped(result)},
+        "properties": {"summary": totals(result, options.problems).as_dict(), "skippedRules": _skipped(result)},
     }
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
 
@@ -68,7 +79,7 @@ def render(result: ScanResult, options: ReportOptions | None = None) -> str:
     import orjson
 
     return orjson.dumps(
-        sarif_log(result), option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
+        sarif_log(result, options), option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
     ).decode()
 
 
@@ -119,16 +130,37 @@ def _is_uri(value: Any) -> bool:
     return isinstance(value, str) and "://" in value and " " not in value.strip()
 
 
-def _result(result: RuleResult, index: int, violation: Violation | None, locator: Locator) -> dict[str, Any]:
+def _invocation(problems: tuple[Problem, ...]) -> dict[str, Any]:
+    invocation: dict[str, Any] = {"executionSuccessful": not problems}
+    if problems:
+        notifications = []
+        for problem in problems:
+            notification: dict[str, Any] = {"level": "error", "message": {"text": problem.message},
+                                            "descriptor": {"id": "payload-file"}}
+            if problem.location.source:
+                notification["locations"] = [{"physicalLocation": _physical(problem.location)}]
+            notifications.append(notification)
+        invocation["toolExecutionNotifications"] = notifications
+    return invocation
+
+
+def _result(result: RuleResult, index: int, violation: Violation | None, locator: Locator,
+            kyverno_json: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {
         "ruleId": rule_id(result.policy, result.rule),
         "ruleIndex": index,
         "level": "error" if violation is None else sarif_level(result.policy),
-        "message": {"text": _message(result, violation)},
+        "message": {"text": _message(result, violation, kyverno_json)},
     }
+    where: dict[str, Any] = {}
     location = locator.result(result, violation)
     if location is not None:
-        out["locations"] = [{"physicalLocation": _physical(location)}]
+        where["physicalLocation"] = _physical(location)
+    name = result.identifier or result.resource.default_identifier
+    if name:
+        where["logicalLocations"] = [{"fullyQualifiedName": name, "kind": "resource"}]
+    if where:
+        out["locations"] = [where]
     out["partialFingerprints"] = {FINGERPRINT: fingerprint(result, violation)}
     properties: dict[str, Any] = {"resource": result.resource.label}
     if result.identifier:
@@ -142,13 +174,14 @@ def _result(result: RuleResult, index: int, violation: Violation | None, locator
     return out
 
 
-def _message(result: RuleResult, violation: Violation | None) -> str:
+def _message(result: RuleResult, violation: Violation | None, kyverno_json: bool = False) -> str:
     if violation is None:
-        return f"rule error: {result.error}"
+        return f"rule error: {rule_error(result.error, kyverno_json=kyverno_json)}"
     return "\n".join([violation.headline(), *(f"- {error}" for error in violation.errors)])
 
 
 def _physical(location: Location) -> dict[str, Any]:
+    assert location.source is not None  # the Locator only places results in files
     path = relative_path(location.source)
     if Path(path).is_absolute():
         artifact = {"uri": Path(path).as_uri()}
@@ -178,7 +211,13 @@ def fingerprint(result: RuleResult, violation: Violation | None) -> str:
 
 
 def _skipped(result: ScanResult) -> list[dict[str, Any]]:
-    counts = Counter(id(rule) for _, _, rule in result.skipped())
+    # the resources each rule did not match: all of them minus those it gave a result for (counted from
+    # the results, not by walking every resource x rule pair)
+    applied: dict[int, set[int]] = {}
+    for rule_result in result.results:
+        applied.setdefault(id(rule_result.rule), set()).add(id(rule_result.resource))
+    counts = Counter({id(rule): len(result.resources) - len(applied.get(id(rule), ()))
+                      for policy in result.policies for rule in policy.rules})
     unmatched = {id(rule) for _, rule in result.unmatched_rules()}
     out = []
     for policy in result.policies:
@@ -187,7 +226,7 @@ def _skipped(result: ScanResult) -> list[dict[str, Any]]:
                 out.append(
                     {
                         "ruleId": rule_id(policy, rule),
-                        "skippedResources": counts[id(rule)],
+                        "notMatchedResources": counts[id(rule)],
                         "appliedToNoResource": id(rule) in unmatched,
                     }
                 )

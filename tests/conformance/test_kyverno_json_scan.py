@@ -62,7 +62,7 @@ def test_rule_statuses_and_violations(row):
 def test_text_report_matches_kyverno_json(row):
     result, bindings = library_scan(row)
     expected = (SCAN / row["expected_output"]).read_text()
-    ours = as_go_text(render(result, ReportOptions(bindings=bindings)), result)
+    ours = as_go_text(render(result, ReportOptions(bindings=bindings, kyverno_json=True)), result)
     assert order_insensitive(ours) == order_insensitive(expected)
 
 

@@ -85,7 +85,7 @@ def test_same_verdict_as_kyverno_json(vector):
         for v in vector["expected_violations"]
     ]
     if vector.get("expected_output"):
-        text = as_go_text(render(result, ReportOptions(bindings=vector["bindings"])), result)
+        text = as_go_text(render(result, ReportOptions(bindings=vector["bindings"], kyverno_json=True)), result)
         assert order_insensitive(text) == order_insensitive(vector["expected_output"])
 
 
