@@ -195,3 +195,17 @@ def test_lint_never_raises(tmp_path, capsys, text):
     assert main(["lint", str(tmp_path / "p.yaml")]) == 1
     out, err = capsys.readouterr()
     assert "p.yaml:" in out and "Traceback" not in out + err
+
+
+def test_lint_reports_schema_and_expression_problems_of_a_file_in_one_pass(tmp_path, capsys):
+    from assertree.cli import main
+
+    path = tmp_path / "policy.yaml"
+    path.write_text(
+        "apiVersion: json.kyverno.io/v1alpha1\nkind: ValidatingPolicy\nmetadata:\n  name: x\nspec:\n  rules:\n"
+        "  - name: r\n    unknownField: 1\n    assert:\n      all:\n      - check:\n          \"(foo[)\": 1\n"
+    )
+    assert main(["lint", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "policy.yaml:8:5: error: spec.rules[0].unknownField: unknown field 'unknownField'" in out
+    assert "policy.yaml:12:11: error: spec.rules[0].assert.all[0].check.(foo[): invalid expression 'foo['" in out

@@ -46,13 +46,16 @@ def lint_document(value: Any) -> Iterator[Problem]:
         path, message = wrong_kind
         yield Problem(message, path=path)
         return
-    found = schema_problems(value)
-    if found:
-        yield from found
-        return
-    problems: list[Problem] = []
-    compiled = compile_policy(policy_from_document(value), problems)
-    problems.extend(_PolicyLinter(compiled).run())
+    problems: list[Problem] = list(schema_problems(value))
+    schema_valid = not problems
+    try:  # expression problems are reported beside schema problems, as far as the document can be read
+        compiled = compile_policy(policy_from_document(value), problems)
+    except (KeyError, TypeError, AttributeError, ValueError):
+        if schema_valid:
+            raise
+    else:
+        if schema_valid:
+            problems.extend(_PolicyLinter(compiled).run())
     yield from sorted(problems, key=lambda problem: document_order(value, problem.path))
 
 
