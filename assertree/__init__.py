@@ -53,7 +53,12 @@ _EXPORTS = {
     "UsageError": "assertree.errors",
 }
 
-__all__ = [*_EXPORTS, "__version__"]  # noqa: PLE0604 - built from the one table above
+__all__ = [  # noqa: RUF022 - grouped as in _EXPORTS (a test checks the two agree)
+    "load_policies", "compile_document", "policy_from_mapping", "load_resources", "load_bindings", "read_payload",
+    "resources_from", "scan", "lint", "render", "ReportOptions", "ScanContext", "Status", "ScanResult",
+    "RuleResult", "RuleError", "Violation", "FieldError", "Resource", "PolicyInfo", "RuleInfo", "Problem",
+    "Location", "Severity", "AssertreeError", "PolicyError", "PayloadError", "UsageError", "__version__",
+]
 
 if TYPE_CHECKING:
     from assertree.engine.scan import scan

@@ -12,6 +12,9 @@ from hypothesis import settings
 # HYPOTHESIS_PROFILE=explore draws new examples on each run.
 settings.register_profile("default", derandomize=True)
 settings.register_profile("explore", derandomize=False)
+# Long fuzzing (tests/hostile/test_fuzz.py, `pytest -m slow`): new examples each run; FUZZ_EXAMPLES per property.
+settings.register_profile("slow", derandomize=False, deadline=None, database=None,
+                          max_examples=int(os.environ.get("FUZZ_EXAMPLES", "20000")))
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 REPO = Path(__file__).resolve().parents[1]

@@ -14,7 +14,7 @@ class Command(TyperCommand):
         params = super().get_params(ctx)
         for param in params:
             if getattr(param, "is_flag", False) or isinstance(param, TyperArgument):
-                param.display_type_rich = _no_type  # type: ignore[method-assign]
+                param.display_type_rich = _no_type  # type: ignore[attr-defined]  # typer's rich help reads it; click's Parameter lacks it
         return params
 
 

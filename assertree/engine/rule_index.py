@@ -119,8 +119,9 @@ class RuleIndex:
 
 
 def _lookup(value: dict, keys: tuple) -> Any:
+    current: Any = value
     for key in keys:
-        if type(value) is not dict:
+        if type(current) is not dict:
             return None
-        value = value.get(key)
-    return value
+        current = current.get(key)
+    return current

@@ -10,6 +10,7 @@ engine only prepares each rule once per scan and collects what it returns.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from assertree.engine.rule_index import RuleIndex
@@ -37,7 +38,7 @@ def scan(
     if context is None:
         context = ScanContext(bindings=dict(bindings or {}))
     elif bindings:
-        context = ScanContext(**{**vars(context), "bindings": {**context.bindings, **bindings}})
+        context = replace(context, bindings={**context.bindings, **bindings})
     mutators = [mutator for policy in compiled if (mutator := policy.mutator(context)) is not None]
     index = RuleIndex([(rule, rule.runner(context)) for policy in compiled for rule in policy.rules])
     results: list[RuleResult] = []

@@ -31,6 +31,7 @@ class ScanContext:
     user_info: Any = None  # Kyverno CLI user-info file: request.userInfo, roles, clusterRoles
     operation: str = "CREATE"  # the admission operation Kyverno evaluates
     exceptions: Sequence[Any] = ()  # PolicyException documents that may exempt resources
+    lookups: Any = None  # Kyverno CEL: resource/image/globalContext lookups from a test's context file
 
 
 RuleRunner = Callable[[Resource], "RuleResult | None"]
@@ -41,8 +42,13 @@ Mutator = Callable[[Resource], tuple[Resource, list[RuleResult]]]
 
 
 class CompiledRule(Protocol):
-    policy: PolicyInfo
-    rule: RuleInfo
+    """A rule ready to run. Members are read-only, so a language's own (narrower) policy and rule
+    types satisfy the protocol."""
+
+    @property
+    def policy(self) -> PolicyInfo: ...
+    @property
+    def rule(self) -> RuleInfo: ...
 
     def runner(self, context: ScanContext) -> RuleRunner:
         """Everything that depends only on the scan (bindings, values) is prepared here, once."""
@@ -50,8 +56,12 @@ class CompiledRule(Protocol):
 
 
 class CompiledPolicy(Protocol):
-    policy: PolicyInfo
-    rules: Sequence[CompiledRule]  # the rules that validate (run on the mutated resource)
+    """A policy ready to run; read-only members, as in `CompiledRule`."""
+
+    @property
+    def policy(self) -> PolicyInfo: ...
+    @property
+    def rules(self) -> Sequence[CompiledRule]: ...  # the rules that validate (run on the mutated resource)
 
     def mutator(self, context: ScanContext) -> Mutator | None:
         """None when the policy mutates nothing."""

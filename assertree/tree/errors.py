@@ -66,5 +66,3 @@ class FieldError:
 
     def __str__(self) -> str:
         return f"{self.body()} (PATH={self.field})"
-
-

@@ -31,14 +31,19 @@ STAGES = [
     ("assertree",),  # the public API may reach everything, lazily
 ]
 
-# Within `languages`, the shared parts come first and a language never imports another language,
-# except that every language may use the CEL environment.
-LANGUAGE_ORDER = [
-    ("assertree.languages.base", "assertree.languages.selectors"),
-    ("assertree.languages.cel",),
-    ("assertree.languages.kyverno_json", "assertree.languages.kyverno"),
-    ("assertree.languages.load", "assertree.languages"),
-]
+# Within `languages`: the shared parts (the interface, label selectors), then the CEL engine every language
+# may use, then the languages, which never import each other, then the loader that routes documents to them.
+SHARED_LANGUAGE_MODULES = ("assertree.languages.base", "assertree.languages.selectors")
+
+
+def language_rank(name: str) -> tuple[int, str]:
+    """(rank, language package) of a module under assertree.languages."""
+    if name in SHARED_LANGUAGE_MODULES:
+        return 0, ""
+    if name in ("assertree.languages", "assertree.languages.load"):
+        return 3, ""
+    package = name.split(".")[2]
+    return (1, package) if package == "cel" else (2, package)
 
 
 def module_name(path: Path) -> str:
@@ -82,18 +87,10 @@ def imports_of(path: Path, name: str, *, typing: bool = True) -> set[str]:
 
 
 def rank(name: str, order: list[tuple[str, ...]]) -> int | None:
-    best = None
-    for position, prefixes in enumerate(order):
-        for prefix in prefixes:
-            if name == prefix or name.startswith(prefix + "."):
-                if best is None or len(prefix) > best[1]:
-                    best = (position, len(prefix))
-    return best[0] if best else None
-
-
-def language_of(name: str) -> str | None:
-    parts = name.split(".")
-    return ".".join(parts[:3]) if len(parts) >= 3 and parts[1] == "languages" else None
+    """The position of the longest prefix in `order` that names `name` or a package holding it."""
+    found = [(len(prefix), position) for position, prefixes in enumerate(order) for prefix in prefixes
+             if name == prefix or name.startswith(prefix + ".")]
+    return max(found)[1] if found else None
 
 
 def test_every_module_belongs_to_a_stage():
@@ -114,15 +111,14 @@ def test_no_module_imports_from_a_later_stage():
 def test_languages_do_not_import_each_other():
     crossing = []
     for name, path in modules().items():
-        if not name.startswith("assertree.languages."):
+        if not name.startswith("assertree.languages"):
             continue
+        mine, my_language = language_rank(name)
         for imported in imports_of(path, name):
             if not imported.startswith("assertree.languages"):
                 continue
-            mine, theirs = rank(name, LANGUAGE_ORDER), rank(imported, LANGUAGE_ORDER)
-            if theirs is not None and mine is not None and theirs > mine:
-                crossing.append(f"{name} -> {imported}")
-            elif (theirs == mine == 2 and language_of(name) != language_of(imported)):
+            theirs, their_language = language_rank(imported)
+            if theirs > mine or (mine == theirs == 2 and my_language != their_language):
                 crossing.append(f"{name} -> {imported}")
     assert crossing == []
 

@@ -18,6 +18,7 @@ PUBLIC = {
 
 def test_the_export_list_is_pinned():
     assert set(assertree.__all__) == PUBLIC
+    assert set(assertree.__all__) - {"__version__"} == set(assertree._EXPORTS)  # one entry per lazy export
 
 
 def test_every_export_resolves():

@@ -80,9 +80,10 @@ class CompiledRule:
     def index_keys(self) -> list[list[tuple[tuple, Any]]] | None:
         """The literal pairs of each `match.any` tree, when every one is literal (for the rule index)."""
         match = self.match
-        if match is None or not match.any or not all(isinstance(tree, StaticMapNode) for tree in match.any):
+        if match is None or not match.any:
             return None
-        return [tree.pairs for tree in match.any]
+        literal = [tree for tree in match.any if isinstance(tree, StaticMapNode)]
+        return [tree.pairs for tree in literal] if len(literal) == len(match.any) else None
 
     def runner(self, context: ScanContext) -> RuleRunner:
         """This rule with the scan's bindings under its own; `$payload` is set per resource."""

@@ -15,6 +15,7 @@ prints ``<nil>``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from assertree.jp.compiler import Lazy
@@ -58,12 +59,14 @@ def _with_context(rule: CompiledRule, value: Any, scope: dict) -> dict:
     return scope
 
 
-def _context_value(entry: CompiledContextEntry, value: Any, scope: dict):
+def _context_value(entry: CompiledContextEntry, value: Any, scope: dict) -> Callable[[], Any]:
     """The computation of a context entry, run where the entry is first used."""
+    evaluate = entry.evaluate
+    assert evaluate is not None  # a constant entry is bound as it is (_with_context)
 
     def compute() -> Any:
         try:
-            return entry.evaluate(value, scope)
+            return evaluate(value, scope)
         except Exception as error:
             raise EvaluationError(f"{entry.path}: Internal error: {error}") from error
 
@@ -80,7 +83,7 @@ def _matches(match: CompiledMatch, value: Any, scope: dict) -> bool:
 def _assert(rule: CompiledRule, value: Any, scope: dict) -> list[Violation]:
     """The violations of the assert block: `any` needs one passing assertion, `all` every one."""
     if rule.any:
-        failures = []
+        failures: list[Violation] = []
         for assertion in rule.any:
             violation = _check(assertion, value, scope)
             if violation is None:

@@ -120,8 +120,8 @@ class _PolicyLinter:
         self.expression(rule.identifier, at + ("identifier",), scope)
         for item in rule.feedback:
             self.expression(item.expression, item.at, scope)
-        for block_name, block in (("match", rule.rule.match), ("exclude", rule.rule.exclude)):
-            if block is not None and block.any and block.all:
+        for block_name, written in (("match", rule.rule.match), ("exclude", rule.rule.exclude)):
+            if written is not None and written.any and written.all:
                 self.warning(at + (block_name,), f"{block_name} has both any and all: assertree requires one any "
                              "tree and every all tree (kyverno-json ignores all once an any tree matches)")
         for block in (rule.match, rule.exclude):

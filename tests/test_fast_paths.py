@@ -1,0 +1,257 @@
+"""The fast paths give exactly the results of the general path.
+
+Two short cuts sit on the evaluation path, and each promises it "must never
+change a result":
+
+* `RuleIndex` (assertree/engine/rule_index.py) runs only the rules whose
+  literal ``match.any`` can name a resource's value;
+* `StaticMapNode.holds` (assertree/tree/nodes.py) answers a literal match tree
+  with dict lookups instead of walking the tree.
+
+The properties below hold them to that against the general path (every rule
+on every resource; `Node.holds`, the full tree walk) on random literal trees
+and random resources: the values the trees name, other values of the same
+type, values of other types (``1`` against ``1.0``, ``true`` or ``"1"``),
+nulls, missing keys, scalars where a map is expected, and resources that are
+not maps at all. Examples are derandomized (tests/conftest.py);
+``HYPOTHESIS_PROFILE=explore`` draws new ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+from unittest.mock import patch
+
+from hypothesis import HealthCheck, event, example, given, settings
+from hypothesis import strategies as st
+
+import assertree
+from assertree.engine.rule_index import RuleIndex
+from assertree.errors import PolicyError
+from assertree.results import ScanResult
+from assertree.tree.nodes import Node, StaticMapNode, TreeError, compile_tree
+
+# Budgets of about two seconds each; HYPOTHESIS_PROFILE=explore with more examples searches further.
+SCANS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+TREES = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+# -- generators -----------------------------------------------------------------------------------
+
+# A small vocabulary, so that trees and resources often name the same keys and values.
+KEYS = ["kind", "type", "mode", "metadata", "name", "spec"]
+STRINGS = ["Pod", "Deployment", "managed", "data", "aws_s3_bucket", "", "pod", "1", "true", "null"]
+
+scalars = st.one_of(
+    st.sampled_from(STRINGS),
+    st.sampled_from(STRINGS),
+    st.integers(-2, 2),
+    st.sampled_from([0.0, 1.0, -2.0, 1.5]),
+    st.booleans(),
+    st.none(),
+)
+# Literal trees: plain keys, literal leaves, non-empty nested maps (what `StaticMapNode` compiles).
+literal_values = st.recursive(
+    scalars, lambda inner: st.dictionaries(st.sampled_from(KEYS), inner, min_size=1, max_size=3), max_leaves=6
+)
+# The shapes real match blocks have (a string the index can key on, next to literals of any type),
+# and any literal tree.
+literal_trees = st.one_of(
+    st.fixed_dictionaries({"kind": st.sampled_from(STRINGS)}),
+    st.fixed_dictionaries({"kind": st.sampled_from(STRINGS), "mode": scalars}),
+    st.fixed_dictionaries({"mode": st.sampled_from(STRINGS), "type": st.sampled_from(STRINGS)}),
+    st.fixed_dictionaries({"type": st.sampled_from(STRINGS), "metadata": st.fixed_dictionaries({"name": scalars})}),
+    st.dictionaries(st.sampled_from(KEYS), literal_values, min_size=1, max_size=3),
+)
+resource_keys = st.sampled_from([*KEYS, "other"])
+json_values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=2), st.dictionaries(resource_keys, inner, max_size=4)),
+    max_leaves=6,
+)
+fates = st.sampled_from(["like", "like", "like", "like", "like", "drop", "random"])
+percent = st.integers(0, 99)
+extra_keys = st.dictionaries(resource_keys, scalars, max_size=2)
+others = st.one_of(scalars, json_values)  # in place of a literal: often a scalar, sometimes a list or a map
+
+
+def _variants(leaf: Any) -> list[Any]:
+    """Values close to a literal leaf: itself, and the same thing as another type or another value."""
+    if isinstance(leaf, bool):
+        return [leaf, not leaf, int(leaf), str(leaf).lower()]
+    if isinstance(leaf, int):
+        return [leaf, leaf + 1, float(leaf), str(leaf), bool(leaf)]
+    if isinstance(leaf, float):
+        return [leaf, -leaf, int(leaf), str(leaf)] if leaf.is_integer() else [leaf, -leaf, str(leaf)]
+    if isinstance(leaf, str):
+        return [leaf, leaf.upper(), leaf + "x", [leaf], {"name": leaf}]
+    return [None, "null", 0, {}]
+
+
+def _resembling(draw: st.DrawFn, tree: Any) -> Any:
+    """A value shaped like `tree`, with each key kept, dropped, or given a random value, each leaf
+    kept or varied, and sometimes extra keys."""
+    if not isinstance(tree, dict):
+        chance = draw(percent)
+        if chance < 60:
+            return tree
+        return draw(st.sampled_from(_variants(tree))) if chance < 85 else draw(others)
+    value: dict[str, Any] = {}
+    for key, child in tree.items():
+        fate = draw(fates)
+        if fate == "like":
+            value[key] = _resembling(draw, child)
+        elif fate == "random":
+            value[key] = draw(others)
+    return {**draw(extra_keys), **value}
+
+
+@st.composite
+def values_for(draw: st.DrawFn, trees: list[Any]) -> Any:
+    """A resource for `trees`: usually one resembling one of them, else a random map or any JSON value."""
+    chance = draw(percent)
+    if trees and chance < 80:
+        return _resembling(draw, draw(st.sampled_from(trees)))
+    return draw(json_values) if chance % 2 else draw(st.dictionaries(resource_keys, json_values, max_size=4))
+
+
+@st.composite
+def policy_documents(draw: st.DrawFn, name: str) -> tuple[dict, list[Any]]:
+    """A kyverno-json policy whose rules mostly match with literal trees, and those trees."""
+    rules = []
+    trees: list[Any] = []
+    for number in range(draw(st.integers(1, 4))):
+        match = draw(st.sampled_from(["literal", "literal", "literal", "literal and all", "expression", "none"]))
+        rule: dict[str, Any] = {"name": f"rule-{number}"}
+        if match.startswith("literal"):
+            rule["match"] = {"any": draw(st.lists(literal_trees, min_size=1, max_size=2))}
+            trees.extend(rule["match"]["any"])
+            if match == "literal and all":
+                rule["match"]["all"] = [draw(literal_trees)]
+        elif match == "expression":  # not literal: the rule is never indexed
+            rule["match"] = {"any": [{"(kind)": draw(st.sampled_from(STRINGS))}]}
+        # the check: often what the rule matched on (it then mostly passes), else any literal tree
+        matched = st.sampled_from(rule["match"]["any"]) if match.startswith("literal") else literal_trees
+        rule["assert"] = {"all": [{"check": draw(st.one_of(matched, matched, literal_trees))}]}
+        if draw(st.integers(0, 3)) == 0:
+            rule["exclude"] = {"any": [draw(literal_trees)]}
+        if draw(st.booleans()):
+            rule["identifier"] = "metadata.name"
+        if draw(st.booleans()):
+            rule["feedback"] = [{"name": "kind", "value": "(kind)"}]
+        rules.append(rule)
+    document = {"apiVersion": "json.kyverno.io/v1alpha1", "kind": "ValidatingPolicy",
+                "metadata": {"name": name}, "spec": {"rules": rules}}
+    return document, trees
+
+
+@st.composite
+def scans(draw: st.DrawFn) -> tuple[list[Any], list[dict]]:
+    """(resources, policy documents) for one scan."""
+    drawn = [draw(policy_documents(f"policy-{number}")) for number in range(draw(st.integers(1, 3)))]
+    trees = [tree for _, found in drawn for tree in found]
+    return draw(st.lists(values_for(trees), min_size=1, max_size=8)), [document for document, _ in drawn]
+
+
+@st.composite
+def trees_and_values(draw: st.DrawFn) -> tuple[dict, list[Any]]:
+    """A literal tree and values to hold it against."""
+    tree = draw(literal_trees)
+    return tree, draw(st.lists(values_for([tree]), min_size=1, max_size=6))
+
+
+def policy(*rules: dict) -> dict:
+    """A policy document with these rules (for the explicit examples)."""
+    named = [{"name": f"rule-{number}", "assert": {"all": [{"check": {"kind": "Pod"}}]}, **rule}
+             for number, rule in enumerate(rules)]
+    return {"apiVersion": "json.kyverno.io/v1alpha1", "kind": "ValidatingPolicy",
+            "metadata": {"name": "explicit"}, "spec": {"rules": named}}
+
+
+def match(*trees: dict) -> dict:
+    return {"match": {"any": list(trees)}}
+
+
+# -- the general paths ----------------------------------------------------------------------------
+
+
+def _every_rule(self: RuleIndex, value: Any) -> list:
+    return self.everything
+
+
+def outcome(result: ScanResult) -> list[tuple]:
+    """Everything a scan reported, in order, as plain data; repr keeps 1, 1.0 and true apart."""
+    position = {id(resource): number for number, resource in enumerate(result.resources)}
+    return [
+        (position[id(r.resource)], r.policy.name, r.rule.name, r.status, r.identifier, repr(r.error),
+         [(v.check, v.message, [(e.type, e.field, str(e), repr(e.value)) for e in v.errors]) for v in r.violations],
+         repr(r.feedback))
+        for r in result.results
+    ]
+
+
+def holding(holds: Callable[[Any, dict], bool], value: Any) -> tuple[str, Any]:
+    """What a match tree answers for `value`: whether it holds, or the rule ERROR it raises."""
+    try:
+        return "holds", holds(value, {})
+    except TreeError as error:
+        return "error", error.text()
+
+
+class _NoStatements:
+    """The statement compiler for literal trees: they have no ``(statement)`` to compile."""
+
+    def compile(self, compiler: str, statement: str, at: tuple) -> Any:
+        raise AssertionError(f"a literal tree compiled a statement: {statement!r} at {at}")
+
+    def report(self, error: PolicyError) -> None:
+        raise error
+
+
+# -- properties -----------------------------------------------------------------------------------
+
+
+# The cases each part of the index exists for, run before the random ones.
+@example(([{"kind": "Deployment", "type": "data"}],  # a rule matches through its second tree, which names no kind
+          [policy(match({"kind": "Pod"}, {"type": "data"}), match({"kind": "Deployment"}))]))
+@example(([{"kind": "Pod", "mode": "managed"}],  # `mode` is a string to one rule, a number to another: ERROR
+          [policy(match({"kind": "Pod", "mode": "managed"}), match({"kind": "Deployment", "mode": 1}))]))
+@example(([{"kind": ["Pod"]}, {"kind": 1}, {"kind": None}, {}, ["Pod"], None, "Pod"],  # kind of the wrong type
+          [policy(match({"kind": "Pod"}), match({"kind": "Deployment"}), {})]))
+@example(([{"metadata": "x", "kind": "Pod"}, {"metadata": None, "kind": "Pod"}],  # a scalar where a map is tested
+          [policy(match({"kind": "Pod", "metadata": {"name": "a"}}), match({"kind": "Deployment"}))]))
+@SCANS
+@given(scans())
+def test_rule_index_never_changes_a_result(scan_input):
+    resources, documents = scan_input
+    policies = [assertree.compile_document(document) for document in documents]
+    shortcuts = []
+    real_candidates = RuleIndex.candidates
+
+    def recording(self: RuleIndex, value: Any) -> list:
+        chosen = real_candidates(self, value)
+        shortcuts.append(len(chosen) < len(self.everything))
+        return chosen
+
+    with patch.object(RuleIndex, "candidates", recording):
+        indexed = outcome(assertree.scan(resources, policies))
+    with patch.object(RuleIndex, "candidates", _every_rule):
+        general = outcome(assertree.scan(resources, policies))
+    event("the index skipped rules" if any(shortcuts) else "the index skipped no rule")
+    assert indexed == general
+
+
+@example(({"mode": 1}, [{"mode": 1.0}, {"mode": True}, {"mode": "1"}, {"mode": None}, {"mode": [1]}]))
+@example(({"kind": "Pod", "mode": 1.5}, [{"kind": "Pod", "mode": 1.5}, {"kind": "Pod", "mode": 2}, {}, [], None]))
+@example(({"metadata": {"name": "a"}}, [{"metadata": None}, {"metadata": "a"}, {"metadata": {}}, {"metadata": []}]))
+@example(({"mode": None, "type": False}, [{"mode": None, "type": 0}, {"mode": 0, "type": False}, {"type": False}]))
+@TREES
+@given(trees_and_values())
+def test_static_map_node_holds_like_the_general_walk(tree_and_values):
+    tree, values = tree_and_values
+    node = compile_tree(tree, _NoStatements())
+    assert isinstance(node, StaticMapNode)  # the fast path is the one under test
+    for value in values:
+        fast = holding(node.holds, value)
+        assert fast == holding(lambda value, scope: Node.holds(node, value, scope), value), value
+        event(f"fast path: {fast[0]} {fast[1] if fast[0] == 'holds' else ''}".strip())
