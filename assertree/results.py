@@ -96,6 +96,7 @@ class Violation:
     check: str  # "spec.rules[0].assert.all[1]"
     message: str | None
     errors: list[FieldError]
+    steps: tuple | None = None  # where the failing field is in the resource, when no field error says it (Kyverno)
 
     def headline(self) -> str:
         """``<message> (CHECK=...)``, or ``(CHECK=...)`` without a message."""

@@ -18,15 +18,18 @@ from assertree.cli.exit_codes import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK
 
 
 def build_app() -> typer.Typer:
+    from assertree.cli import apply as apply_command
     from assertree.cli import jp as jp_commands
     from assertree.cli import lint as lint_command
     from assertree.cli import scan as scan_command
+    from assertree.cli import serve as serve_command
+    from assertree.cli import test as test_command
     from assertree.cli.help import Command
 
     app = typer.Typer(
         name="assertree",
-        help="Validate JSON and YAML (Terraform plans, Kubernetes manifests, any config) "
-        "against kyverno-json ValidatingPolicy assertion trees.",
+        help="Validate JSON and YAML (Terraform plans, Kubernetes manifests, any config) against policies, "
+        "offline: kyverno-json ValidatingPolicy, Kyverno ClusterPolicy/Policy and Kyverno's CEL policy kinds.",
         invoke_without_command=True,
         add_completion=False,
         pretty_exceptions_enable=False,
@@ -47,7 +50,10 @@ def build_app() -> typer.Typer:
             typer.echo(context.get_help())
 
     app.command("scan", no_args_is_help=True, epilog=scan_command.EXAMPLES, cls=Command)(scan_command.scan)
+    app.command("test", cls=Command)(test_command.test)
+    app.command("apply", no_args_is_help=True, epilog=apply_command.EXAMPLES, cls=Command)(apply_command.apply)
     app.command("lint", no_args_is_help=True, epilog=lint_command.EXAMPLES, cls=Command)(lint_command.lint)
+    app.command("serve", cls=Command)(serve_command.serve)
     app.add_typer(jp_commands.app, name="jp")
     return app
 

@@ -36,6 +36,18 @@ def scan(
     bindings: Annotated[Path | None, typer.Option(
         "--bindings", metavar="FILE", show_default=False,
         help="YAML/JSON file of extra variables, usable as $name.")] = None,
+    values: Annotated[Path | None, typer.Option(
+        "--values", metavar="FILE", show_default=False,
+        help="Kyverno CLI values file (cli.kyverno.io/v1alpha1 Values): variables, context entries, namespace "
+        "labels and request.operation for kyverno.io policies, as 'kyverno apply --values-file'.")] = None,
+    user_info: Annotated[Path | None, typer.Option(
+        "--user-info", metavar="FILE", show_default=False,
+        help="Kyverno CLI user-info file (cli.kyverno.io/v1alpha1 UserInfo): request.userInfo, roles and "
+        "clusterRoles for kyverno.io policies.")] = None,
+    exceptions: Annotated[list[Path] | None, typer.Option(
+        "--exceptions", metavar="PATH", show_default=False,
+        help="PolicyException files or directories (kyverno.io/v2): matching resources are exempt from the "
+        "named rules (the result is skip, naming the exception). Repeatable.")] = None,
     pre_process: Annotated[list[str] | None, typer.Option(
         "--pre-process", metavar="EXPR", show_default=False,
         help="JMESPath expression applied to each payload before the scan. Repeatable.")] = None,
@@ -74,6 +86,7 @@ def scan(
     from assertree.engine.scan import scan as run_scan
     from assertree.errors import UsageError
     from assertree.inputs.bindings import load_bindings
+    from assertree.inputs.kyverno_files import load_scan_context
     from assertree.inputs.payload import compile_preprocessors, payload_files
     from assertree.inputs.resources import load_resources
     from assertree.languages.selectors import selector_from
@@ -94,7 +107,9 @@ def scan(
     binding_values = load_bindings(bindings) if bindings is not None else None
     loaded = load_resources(payload, terraform=terraform, include_deleted=include_deleted,
                             pre_process=pre_process or (), freeze=True)
-    result = run_scan(loaded.resources, policies, binding_values)
+    context = load_scan_context(values=values, user_info=user_info, exceptions=exceptions or (),
+                                bindings=binding_values)
+    result = run_scan(loaded.resources, policies, context=context)
     use_color = color == "always" or (color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
     options = ReportOptions(quiet=quiet, color=use_color, bindings=binding_values,
                             multiple_sources=len(loaded.files) > 1, problems=tuple(loaded.problems),

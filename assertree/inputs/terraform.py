@@ -14,15 +14,25 @@ unless `include_deleted` is set, in which case each is built from its
 ``resource_changes`` entry with its last known values (``change.before``).
 The adapter is opt-in: a kyverno-json policy may be written against the whole
 plan document, so a plan scanned without ``--terraform`` stays one payload.
+
+Plans come from pull requests, so their shape is checked as it is walked: a
+field of the wrong type (``resource_changes`` a string, ``root_module`` a
+list, a ``change`` that is not an object) is a `PayloadError` naming the
+field path and pointing at its line (``plan.json:3:23: resource_changes: must
+be a list, not a string``). What Terraform itself leaves out or writes as
+null (no ``resource_changes``, no ``child_modules``, ``root_module: null``)
+reads as empty.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from typing import Any, NoReturn
 
 from assertree.errors import PayloadError
 from assertree.results import Resource
+
+_JSON_TYPES: dict[type, str] = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
+                                 int: "a number", float: "a number", type(None): "null"}
 
 
 def looks_like_plan(value: Any) -> bool:
@@ -32,51 +42,106 @@ def looks_like_plan(value: Any) -> bool:
     )
 
 
-def _module_resources(module: dict, path: tuple) -> Iterator[tuple[dict, tuple]]:
-    """Every resource of a planned_values module and, recursively, of its child modules,
-    with its position in the plan document."""
-    for index, resource in enumerate(module.get("resources") or ()):
-        if isinstance(resource, dict):
-            yield resource, (*path, "resources", index)
-    for index, child in enumerate(module.get("child_modules") or ()):
-        if isinstance(child, dict):
-            yield from _module_resources(child, (*path, "child_modules", index))
+class _Shape:
+    """Reads fields of one plan, raising a located PayloadError when one has the wrong type."""
+
+    def __init__(self, source: str | None, file: Any) -> None:
+        self.source = source
+        self.file = file
+
+    def field(self, container: dict, key: str, path: tuple, expected: type, *, optional: bool = True) -> Any:
+        """``container[key]`` when it is an `expected`; its empty form when absent or null (if `optional`)."""
+        value = container.get(key)
+        if value is None and optional:
+            return expected()
+        if not isinstance(value, expected):
+            self.fail((*path, key), f"must be {_JSON_TYPES[expected]}, not {_type_name(value)}")
+        return value
+
+    def item(self, value: Any, path: tuple, expected: type) -> Any:
+        """An element of a list, which must be an `expected`."""
+        if not isinstance(value, expected):
+            self.fail(path, f"must be {_JSON_TYPES[expected]}, not {_type_name(value)}")
+        return value
+
+    def fail(self, path: tuple, message: str) -> NoReturn:
+        line = column = None
+        locate = getattr(self.file, "locate", None)
+        if locate is not None:
+            position = locate(path)
+            if position is not None:
+                line, column = position
+        raise PayloadError(message, source=self.source, line=line, column=column, path=path)
+
+
+def _type_name(value: Any) -> str:
+    return _JSON_TYPES.get(type(value), type(value).__name__)
+
+
+def _module_resources(shape: _Shape, root: dict, root_path: tuple) -> list[tuple[dict, tuple]]:
+    """Every resource of a planned_values module and of its child modules to any depth, in document
+    order (a module's resources, then each child's), with its position in the plan document.
+
+    Walked with an explicit stack: a plan nests modules as deep as its author likes."""
+    found = []
+    stack = [(root, root_path)]
+    while stack:
+        module, path = stack.pop()
+        for index, resource in enumerate(shape.field(module, "resources", path, list)):
+            found.append((shape.item(resource, (*path, "resources", index), dict), (*path, "resources", index)))
+        children = shape.field(module, "child_modules", path, list)
+        for index in reversed(range(len(children))):
+            child_path = (*path, "child_modules", index)
+            stack.append((shape.item(children[index], child_path, dict), child_path))
+    return found
+
+
+def _address(shape: _Shape, entry: dict, path: tuple) -> str | None:
+    """An entry's ``address``: a string, or None when absent."""
+    address = entry.get("address")
+    if address is not None and not isinstance(address, str):
+        shape.fail((*path, "address"), f"must be a string, not {_type_name(address)}")
+    return address
 
 
 def plan_resources(plan: Any, source: str | None = None, *, include_deleted: bool = False,
                    file: Any = None) -> list[Resource]:
     """The resources of a plan, each joined with its change; see the module docstring. `file` is the
-    payload the plan was read from (reports ask it where a field is)."""
+    payload the plan was read from (reports ask it where a field is; errors point into it)."""
     if not looks_like_plan(plan):
         raise PayloadError(
             "--terraform expects a plan from 'terraform show -json' (with planned_values and "
             "resource_changes)",
             source=source,
         )
-    changes = {
-        change.get("address"): change
-        for change in plan.get("resource_changes") or ()
-        if isinstance(change, dict)
-    }
+    shape = _Shape(source, file)
+    changes: dict[str | None, dict] = {}
+    entries = shape.field(plan, "resource_changes", (), list)
+    for position, entry in enumerate(entries):
+        path = ("resource_changes", position)
+        shape.item(entry, path, dict)
+        details = shape.field(entry, "change", path, dict, optional=False)
+        shape.field(details, "actions", (*path, "change"), list)
+        changes[_address(shape, entry, path)] = entry  # the last entry of an address wins, as before
     resources = []
-    root_module = (plan.get("planned_values") or {}).get("root_module") or {}
-    for resource, origin in _module_resources(root_module, ("planned_values", "root_module")):
+    planned = shape.field(plan, "planned_values", (), dict)
+    root_module = shape.field(planned, "root_module", ("planned_values",), dict)
+    for resource, origin in _module_resources(shape, root_module, ("planned_values", "root_module")):
         item = dict(resource)
-        change = changes.get(resource.get("address"))
+        change = changes.get(_address(shape, resource, origin))
         if change is not None:
-            item["change"] = change.get("change")
+            item["change"] = change["change"]
         resources.append(_resource(item, source, plan, origin, file))
     if include_deleted:
-        for position, change in enumerate(plan.get("resource_changes") or ()):
-            actions = (change.get("change") or {}).get("actions") or []
-            if actions == ["delete"]:
-                resources.append(_resource(_deleted(change), source, plan, ("resource_changes", position), file))
+        for position, entry in enumerate(entries):
+            if entry["change"].get("actions") == ["delete"]:
+                resources.append(_resource(_deleted(entry), source, plan, ("resource_changes", position), file))
     return resources
 
 
 def _deleted(change: dict) -> dict:
     """A resource being destroyed, shaped like a planned_values resource."""
-    details = change.get("change") or {}
+    details = change["change"]
     item = {
         key: change[key]
         for key in ("address", "mode", "type", "name", "index", "provider_name")

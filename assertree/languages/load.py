@@ -27,7 +27,8 @@ from assertree.errors import AssertreeError, DocumentError, Location, PolicyErro
 
 LANGUAGES = {
     "json.kyverno.io": "assertree.languages.kyverno_json.language",
-    "policies.kyverno.io": "assertree.languages.kyverno_cel.language",
+    "kyverno.io": "assertree.languages.kyverno.language",
+    "policies.kyverno.io": "assertree.languages.kyverno.cel_policies.language",
 }
 """apiVersion group -> the module of the language that reads it (imported when first needed)."""
 

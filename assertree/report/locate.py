@@ -30,13 +30,15 @@ class Locator:
     """Locates results for one report."""
 
     def result(self, result: RuleResult, violation: Violation | None = None) -> Location | None:
-        """Where a violation of `result` is (its first field error), or the resource itself."""
+        """Where a violation of `result` is (its first field error, or its own steps), or the resource itself."""
+        if violation is not None and not violation.errors and violation.steps is not None:
+            return self.field(result.resource, steps=violation.steps)
         error = violation.errors[0] if violation is not None and violation.errors else None
         return self.field(result.resource, error)
 
-    def field(self, resource: Resource, error: FieldError | None = None) -> Location | None:
-        """Where `error`'s field is in `resource`'s file (the resource's start without `error`);
-        None for a resource that came from no file (a Python value, standard input)."""
+    def field(self, resource: Resource, error: FieldError | None = None, *, steps: tuple = ()) -> Location | None:
+        """Where `error`'s field (or the field at `steps`) is in `resource`'s file (the resource's start
+        without either); None for a resource that came from no file (a Python value, standard input)."""
         source, file = resource.source, resource.file
         if source is None or source == STDIN_SOURCE or file is None:
             return None
@@ -44,8 +46,7 @@ class Locator:
         if origin is None:
             found = file.locate(())
             return Location(source, 1 if found else None, 1 if found else None)
-        steps = (*origin, *(error.payload_steps if error is not None else ()))
-        found = file.locate(steps)
+        found = file.locate((*origin, *(error.payload_steps if error is not None else steps)))
         if found is None:
             return Location(source)
         return Location(source, *found)

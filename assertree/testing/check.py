@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from assertree.errors import AssertreeError
 from assertree.testing.responses import MUTATE, PolicyResponse, ResourceResponses
 from assertree.testing.testfile import ExpectedResult, KyvernoTest
 
@@ -69,7 +70,8 @@ class RowCheck:
 
 
 PatchedLookup = Callable[[Path, Any], "tuple[bool | None, str]"]
-"""(file, actual resource) -> (equal, diff text); equal is None when the file lacks the resource."""
+"""(file, actual resource) -> (equal, diff text); equal is None when the file lacks the resource.
+Raises FileNotFoundError (or an AssertreeError for a file that is not YAML): the row fails."""
 
 
 def check_test(test: KyvernoTest, responses: list[ResourceResponses], patched: PatchedLookup,
@@ -133,7 +135,10 @@ def _compare(test: KyvernoTest, expected: ExpectedResult, item: ResourceResponse
     actual = str(result.status)
     if expected.patched_resources:
         resource = response.patched if response.phase == MUTATE else response.resource
-        equal, diff = patched(test.path(expected.patched_resources), resource)
+        try:
+            equal, diff = patched(test.path(expected.patched_resources), resource)
+        except (FileNotFoundError, AssertreeError) as error:
+            return RowCheck(expected, item.key, rule_name, actual, False, "Resource error", str(error))
         if equal is None:
             if not expected.fail_on_missing_resources:
                 return None

@@ -98,12 +98,15 @@ def find_test_files(paths: Iterable[str | Path], file_name: str = TEST_FILE_NAME
 
 def read_test_file(path: str | Path) -> list[KyvernoTest]:
     """Every Test document of the file at `path`; raises KyvernoTestError naming the field at fault."""
-    from assertree.documents.reader import SourceError, load_documents
+    from assertree.documents.reader import load_documents
 
     try:
         documents = load_documents(path)
-    except SourceError as error:
-        raise KyvernoTestError(error.message, source=error.path, line=error.line, column=error.column) from None
+    except KyvernoTestError:
+        raise
+    except AssertreeError as error:  # the file is not YAML
+        raise KyvernoTestError(error.message, source=error.source or str(path), line=error.line,
+                               column=error.column) from None
     tests = []
     for document in documents:
         try:

@@ -2,9 +2,11 @@
 
 `compile_policy` builds the model (the written rules plus the autogen rules for
 Pod controllers and CronJobs), refuses rule types assertree does not run yet
-naming the field (``validate.cel``, ``validate.podSecurity``, ``generate``,
-``verifyImages``, mutate ``targets``, ...: a load-time error, never a surprise
-halfway through a scan), and gives:
+naming the field (``validate.podSecurity``, ``generate``, ``verifyImages``,
+mutate ``targets``, ...: a load-time error, never a surprise halfway through a
+scan), compiles ``validate.cel`` rules with Kyverno's CEL environment
+(`cel_policies.validate_cel`, imported only when a policy has such a rule),
+and gives:
 
 - `CompiledKyvernoPolicy` (`base.CompiledPolicy`): ``rules`` are the validate
   rules, ``mutator(context)`` runs the mutate rules;
@@ -25,7 +27,6 @@ if TYPE_CHECKING:
 
 # Rule parts assertree cannot run yet: a clear error naming the field, at load time.
 _UNSUPPORTED = {
-    ("validate", "cel"): "validate.cel (CEL expressions) is not supported yet",
     ("validate", "podSecurity"): "validate.podSecurity (Pod Security Standards) is not supported yet",
     ("validate", "manifests"): "validate.manifests (signed manifests) is not supported",
     ("validate", "assert"): "validate.assert (assertion trees in a ClusterPolicy) is not supported yet",
@@ -44,7 +45,7 @@ class CompiledKyvernoRule:
 
     policy: KyvernoPolicy
     rule: KyvernoRule
-    # Filled by `evaluate.prepare_rule`: the parts of the rule with every expression compiled.
+    # Filled by `evaluate.prepare_rule` for validate rules: the rule's checks, read once.
     plan: Any = field(default=None, repr=False)
     siblings: list[CompiledKyvernoRule] = field(default_factory=list, repr=False)  # for applyRules: One
 
@@ -77,15 +78,15 @@ def compile_policy(document: dict, *, source: str | None = None, index: int | No
         _refuse_unsupported(rule, ("spec", "rules", position))
     generated = generate_autogen_rules(document)
     policy = policy_from_document(document, generated=generated, source=source, index=index, line=line)
-    validate, mutate = [], []
+    validate: list[CompiledKyvernoRule] = []
+    mutate: list[CompiledKyvernoRule] = []
     for rule in policy.rules:
         compiled = CompiledKyvernoRule(policy, rule)
         (mutate if rule.mutates else validate).append(compiled)
     from assertree.languages.kyverno.evaluate import prepare_rule
 
-    for compiled in [*validate, *mutate]:
-        prepare_rule(compiled, _rule_path(policy, compiled.rule))
     for compiled in validate:
+        prepare_rule(compiled, _rule_path(policy, compiled.rule))
         compiled.siblings = validate
     return CompiledKyvernoPolicy(policy, validate, mutate)
 

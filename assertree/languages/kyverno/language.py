@@ -10,14 +10,18 @@ its file, line and field path. PolicyException documents are not policies:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from assertree.errors import PolicyError
+from assertree.errors import PolicyError, Problem
+
+if TYPE_CHECKING:
+    from assertree.languages.kyverno.compile import CompiledKyvernoPolicy
 
 GROUP = "kyverno.io"
+DESCRIPTION = f"{GROUP} ClusterPolicy, Policy"
 POLICY_KINDS = ("ClusterPolicy", "Policy")
 POLICY_VERSIONS = ("kyverno.io/v1", "kyverno.io/v2beta1")
 EXCEPTION_KIND = "PolicyException"
@@ -36,24 +40,47 @@ def is_policy_exception(document: Any) -> bool:
 
 
 def compile_document(document: dict, *, source: str | None = None, index: int | None = None,
-                     line: int | None = None):
+                     line: int | None = None) -> CompiledKyvernoPolicy:
     """Check, model and compile one ClusterPolicy/Policy; raises PolicyError with the field path.
 
-    Returns a `CompiledKyvernoPolicy` (see `assertree.languages.kyverno.compile`).
+    Returns a `CompiledKyvernoPolicy` (see `assertree.languages.kyverno.compile`). `source`, `index`
+    and `line` say where the document was read; errors carry only the field path, and the caller
+    (which knows the file) locates them, as for every language (`assertree.languages.load`).
     """
+    return _compile(document, source, index, line)
+
+
+def lint_document(document: Any) -> Iterator[Problem]:
+    """Every structural problem of one document, else the first compile problem (no location yet)."""
+    from assertree.languages.kyverno.schema import problems
+
+    found = problems(document) if is_kyverno_policy(document) else []
+    if found:
+        yield from (Problem(problem.message, path=problem.path) for problem in found)
+        return
+    try:
+        _compile(document, None, None, None)
+    except PolicyError as error:
+        yield error.problem
+
+
+def _compile(document: dict, source: str | None, index: int | None, line: int | None) -> CompiledKyvernoPolicy:
+    """`compile_document`, raising errors that carry only the field path (the caller locates them)."""
     from assertree.languages.kyverno.compile import compile_policy
     from assertree.languages.kyverno.schema import problems
 
+    if is_policy_exception(document):
+        raise PolicyError("a PolicyException is not a policy: pass its file with --exceptions (scan, apply) or "
+                          "list it under exceptions: in a kyverno-test.yaml", path=("kind",))
     if not is_kyverno_policy(document):
-        raise PolicyError("not a kyverno.io ClusterPolicy or Policy", path=("kind",), source=source, line=line)
+        raise PolicyError("not a kyverno.io ClusterPolicy or Policy", path=("kind",))
     if document.get("apiVersion") not in POLICY_VERSIONS:
-        raise PolicyError(f"must be one of: {', '.join(POLICY_VERSIONS)}", path=("apiVersion",), source=source,
-                          line=line)
+        raise PolicyError(f"must be one of: {', '.join(POLICY_VERSIONS)}", path=("apiVersion",))
     found = problems(document)
     if found:
         first = found[0]
         more = f" (and {len(found) - 1} more problem{'s' if len(found) > 2 else ''})" if len(found) > 1 else ""
-        raise PolicyError(f"{first.message}{more}", path=first.path, source=source, line=line)
+        raise PolicyError(f"{first.message}{more}", path=first.path)
     return compile_policy(document, source=source, index=index, line=line)
 
 
@@ -71,23 +98,23 @@ def load_kyverno_documents(paths: Iterable[str | Path]) -> KyvernoDocuments:
 
     Errors name the file, line, column and field path of the first problem.
     """
-    from assertree.documents.reader import SourceError, load_documents
+    from assertree.documents.reader import load_documents
+    from assertree.errors import AssertreeError
 
     found = KyvernoDocuments()
     for path in paths:
         try:
             documents = load_documents(path)
-        except SourceError as error:
-            raise PolicyError(error.message, source=error.path, line=error.line, column=error.column) from None
+        except AssertreeError as error:  # the file is not YAML/JSON
+            raise PolicyError(error.message, source=error.source or str(path), line=error.line,
+                              column=error.column) from None
         for document in documents:
             value = document.value
             if is_kyverno_policy(value):
                 try:
-                    found.policies.append(compile_document(value, source=document.path, index=document.index,
-                                                           line=document.line))
+                    found.policies.append(_compile(value, document.path, document.index, document.line))
                 except PolicyError as error:
                     line, column = document.locate(error.path) if error.path else (document.line, None)
-                    error.line = error.column = None
                     raise error.located(source=document.path, line=line, column=column) from None
             elif is_policy_exception(value):
                 found.exceptions.append(value)

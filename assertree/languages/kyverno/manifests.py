@@ -13,8 +13,9 @@ reader kyverno-json uses:
 - floats accept an exponent without a dot (``1e3``);
 - timestamps stay strings; map keys become strings (``true:`` -> ``"true"``).
 
-Then, as the CLI does before evaluation, documents of ``kind: List`` are
-replaced by their items, resources of namespaced kinds without a namespace get
+Then, as the CLI does before evaluation (each document is one resource, a
+``kind: List`` too, as ``GetUnstructuredResources`` reads it), resources of
+namespaced kinds without a namespace get
 ``default`` (built-in cluster-scoped kinds, from the CLI's discovery data, keep
 none; unknown kinds such as CRDs are taken as namespaced, as the CLI does),
 known map fields left empty (``labels:``) become ``{}``, and duplicates (same
@@ -91,11 +92,11 @@ GoYAMLLoader.add_implicit_resolver(
 _BOOLS = {"y": True, "yes": True, "true": True, "on": True, "n": False, "no": False, "false": False, "off": False}
 
 
-def _construct_bool(loader: yaml.SafeLoader, node: yaml.Node) -> bool:
+def _construct_bool(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> bool:
     return _BOOLS[loader.construct_scalar(node).lower()]
 
 
-def _construct_int(loader: yaml.SafeLoader, node: yaml.Node) -> int | float:
+def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
     text = loader.construct_scalar(node).replace("_", "")
     sign = -1 if text.startswith("-") else 1
     digits = text.lstrip("+-")
@@ -112,7 +113,7 @@ def _construct_int(loader: yaml.SafeLoader, node: yaml.Node) -> int | float:
     return sign * value
 
 
-def _construct_float(loader: yaml.SafeLoader, node: yaml.Node) -> float:
+def _construct_float(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> float:
     text = loader.construct_scalar(node).lower()
     if text.endswith(".inf"):
         return float("-inf") if text.startswith("-") else float("inf")
@@ -121,7 +122,7 @@ def _construct_float(loader: yaml.SafeLoader, node: yaml.Node) -> float:
     return float(text)
 
 
-def _construct_string(loader: yaml.SafeLoader, node: yaml.Node) -> str:
+def _construct_string(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> str:
     return loader.construct_scalar(node)
 
 
@@ -167,7 +168,7 @@ class Manifest:
 
     value: dict
     source: str | None
-    document: int  # index of the YAML document in the file (items of a List share their document's index)
+    document: int  # index of the YAML document in the file
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -193,10 +194,7 @@ def parse_manifests(text: str, source: str | None = None) -> list[Manifest]:
             continue
         if not isinstance(document, dict):
             raise PayloadError(f"document {index} is not a Kubernetes resource (a mapping)", source=source)
-        items = document.get("items") if str(document.get("kind", "")).endswith("List") else None
-        for item in items if isinstance(items, list) else [document]:
-            if isinstance(item, dict):
-                manifests.append(Manifest(normalise(item), source, index))
+        manifests.append(Manifest(normalise(document), source, index))
     return manifests
 
 

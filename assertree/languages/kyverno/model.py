@@ -18,7 +18,6 @@ Policy-level settings read by the engine:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 SEVERITY = "policies.kyverno.io/severity"
 TITLE = "policies.kyverno.io/title"
@@ -140,8 +139,3 @@ def policy_from_document(document: dict, *, generated: list[dict] | None = None,
         document_index=index,
         line=line,
     )
-
-
-def describe(value: Any) -> str:
-    """A policy's kind/name as people write it: ``ClusterPolicy/require-labels``."""
-    return f"{value.kind}/{value.name}"

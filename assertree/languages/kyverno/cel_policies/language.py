@@ -1,0 +1,46 @@
+"""Kyverno's CEL policy kinds (``policies.kyverno.io``) as a language the engine runs: recognise, compile, lint."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from assertree.errors import PolicyError, Problem
+from assertree.languages.kyverno.cel_policies.compile import CompiledCelPolicy, compile_policy
+from assertree.languages.kyverno.cel_policies.model import GROUP, KINDS
+from assertree.languages.kyverno.cel_policies.reading import ReadError, problems, read_policy
+
+__all__ = ["DESCRIPTION", "GROUP", "compile_document", "is_cel_policy", "lint_document"]
+
+DESCRIPTION = f"{GROUP} ValidatingPolicy, MutatingPolicy"
+
+
+def is_cel_policy(document: Any) -> bool:
+    """Whether `document` is a ``policies.kyverno.io`` policy this language reads."""
+    if not isinstance(document, dict):
+        return False
+    api_version = document.get("apiVersion")
+    return (isinstance(api_version, str) and api_version.split("/")[0] == GROUP
+            and document.get("kind") in KINDS)
+
+
+def compile_document(document: Any, *, source: str | None = None, index: int | None = None,
+                     line: int | None = None) -> CompiledCelPolicy:
+    """Check, read and compile one policy document; PolicyError (with a field path) at the first problem."""
+    try:
+        policy = read_policy(document, source=source, index=index, line=line)
+    except ReadError as error:
+        raise PolicyError(str(error), path=error.path) from None
+    return compile_policy(policy)
+
+
+def lint_document(document: Any) -> Iterator[Problem]:
+    """Every problem of one document (no location yet: the loader adds the file and line)."""
+    found = list(problems(document))
+    yield from found
+    if any(problem.severity == "error" for problem in found):
+        return
+    try:
+        compile_document(document)
+    except PolicyError as error:
+        yield error.problem

@@ -1,0 +1,147 @@
+"""What a ``policies.kyverno.io`` policy says, as plain data: the spec of a ValidatingPolicy or MutatingPolicy.
+
+The model is what `reading` builds from a document once it has been checked,
+and what `compile` turns into CEL programs. It keeps the field path of every
+expression so a compile error names the field it comes from. A policy runs as
+one or more *rules*: the policy as written, then one per group of Pod
+controllers that autogen derives from it (`autogen`); each rule carries its own
+spec because autogen rewrites expressions and match constraints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = [
+    "GROUP", "KINDS", "MUTATING_KINDS", "VALIDATING_KINDS", "CelPolicy", "CelRule", "Expression", "MatchConstraints",
+    "Mutation", "PolicySpec", "ResourceRule", "Validation",
+]
+
+GROUP = "policies.kyverno.io"
+VALIDATING_KINDS = frozenset({"ValidatingPolicy", "NamespacedValidatingPolicy"})
+MUTATING_KINDS = frozenset({"MutatingPolicy", "NamespacedMutatingPolicy"})
+KINDS = VALIDATING_KINDS | MUTATING_KINDS
+VERSIONS = frozenset({"v1alpha1", "v1beta1", "v1"})
+
+FieldPath = tuple[str | int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceRule:
+    """One ``resourceRules``/``excludeResourceRules`` entry (admissionregistration's NamedRuleWithOperations)."""
+
+    api_groups: tuple[str, ...]
+    api_versions: tuple[str, ...]
+    resources: tuple[str, ...]
+    operations: tuple[str, ...]
+    resource_names: tuple[str, ...] = ()
+    scope: str = "*"
+
+
+@dataclass(frozen=True, slots=True)
+class MatchConstraints:
+    """``spec.matchConstraints``: which admission requests the policy looks at (Kubernetes mode only)."""
+
+    resource_rules: tuple[ResourceRule, ...]
+    exclude_resource_rules: tuple[ResourceRule, ...] = ()
+    namespace_selector: dict | None = None
+    object_selector: dict | None = None
+
+    @property
+    def is_simple(self) -> bool:
+        """One resource rule, no selector, no exclusion, no names: the CLI then drops a response without results
+        (its ``hasSelector``, cmd/cli/kubectl-kyverno/processor/policy_processor.go)."""
+        selectors = (self.namespace_selector, self.object_selector)
+        if any(s and (s.get("matchLabels") or s.get("matchExpressions")) for s in selectors):
+            return False
+        return (not self.exclude_resource_rules and len(self.resource_rules) == 1
+                and not self.resource_rules[0].resource_names)
+
+
+@dataclass(frozen=True, slots=True)
+class Expression:
+    """A named CEL expression (``variables``, ``matchConditions``) and where it is written."""
+
+    name: str
+    text: str
+    path: FieldPath
+
+
+@dataclass(frozen=True, slots=True)
+class Validation:
+    """One ``validations`` entry: the check, and what a failure says."""
+
+    expression: str
+    path: FieldPath
+    message: str = ""
+    message_expression: str | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Mutation:
+    """One ``mutations`` entry: ``ApplyConfiguration`` (a partial object merged in) or ``JSONPatch``."""
+
+    patch_type: str
+    expression: str
+    path: FieldPath  # of the expression
+
+
+@dataclass(frozen=True)
+class PolicySpec:
+    """The parts of ``spec`` that evaluation reads (autogen makes a rewritten copy per controller group)."""
+
+    match: MatchConstraints | None
+    match_conditions: tuple[Expression, ...] = ()
+    variables: tuple[Expression, ...] = ()
+    validations: tuple[Validation, ...] = ()
+    mutations: tuple[Mutation, ...] = ()
+    validation_actions: tuple[str, ...] = ("Deny",)
+    failure_policy: str = "Fail"
+    mode: str = "Kubernetes"  # spec.evaluation.mode: Kubernetes or JSON
+    audit_annotations: tuple[str, ...] = ()  # keys only: the values are not evaluated offline
+
+
+@dataclass(eq=False)
+class CelRule:
+    """A rule as results and reports see it (`assertree.results.RuleInfo`): the policy or an autogen variant."""
+
+    name: str
+    index: int
+    document: dict  # the spec this rule runs, JSON (autogen: the rewritten one)
+    spec: PolicySpec
+    targets: tuple[str, ...] = ()  # autogen: the controller kinds this variant is for
+
+
+@dataclass(eq=False)
+class CelPolicy:
+    """A ``policies.kyverno.io`` policy as results and reports see it (`assertree.results.PolicyInfo`)."""
+
+    name: str
+    kind: str
+    api_version: str
+    document: dict
+    spec: PolicySpec
+    rules: list[CelRule] = field(default_factory=list)
+    namespace: str | None = None
+    source: str | None = None
+    document_index: int | None = None
+    line: int | None = None
+    annotations: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def mutating(self) -> bool:
+        return self.kind in MUTATING_KINDS
+
+    @property
+    def severity(self) -> str | None:
+        return self.annotations.get("policies.kyverno.io/severity")
+
+    @property
+    def title(self) -> str | None:
+        return self.annotations.get("policies.kyverno.io/title")
+
+    @property
+    def description(self) -> str | None:
+        return self.annotations.get("policies.kyverno.io/description")

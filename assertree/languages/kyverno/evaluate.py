@@ -1,0 +1,317 @@
+"""Running one validate rule on one resource, as Kyverno's engine does.
+
+The order (``pkg/engine/validation.go`` and ``handlers/validation/validate_resource.go``):
+
+1. with ``spec.applyRules: One``, an earlier rule that passed or failed
+   means no result;
+2. `prelude.enter_rule`: match/exclude (no result), context entries (ERROR),
+   preconditions (SKIP), PolicyExceptions (SKIP, with the exception's name);
+3. a ``validate.cel`` rule runs its compiled CEL (`cel_policies.validate_cel`);
+   any other runs exactly one of, in Kyverno's precedence: ``deny`` conditions (true:
+   FAIL), ``pattern``/``anyPattern`` (variables substituted first; an
+   unresolvable variable is an ERROR; a conditional anchor not met: SKIP),
+   ``foreach`` (each element with its own context, preconditions and check;
+   the first element that does not pass decides; no element applied: no
+   result);
+4. a failure of a policy annotated ``policies.kyverno.io/scored: "false"``
+   is a WARN.
+
+Messages follow Kyverno's wording (``validation error: <message> rule <name>
+failed at path <path>``), with the rule's ``message`` variables substituted.
+The pieces (context, substitution, conditions, patterns, match, exceptions)
+are the sibling modules'; `bridge` is the one place that calls them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from assertree.errors import field_path_text
+from assertree.languages.kyverno import bridge
+from assertree.languages.kyverno.manifests import to_float64
+from assertree.languages.kyverno.prelude import check_context_and_preconditions, enter_rule
+from assertree.results import ERROR, FAIL, PASS, SKIP, WARN, RuleError, RuleResult, Violation
+
+if TYPE_CHECKING:
+    from assertree.languages.base import RuleRunner, ScanContext
+    from assertree.languages.kyverno.compile import CompiledKyvernoRule
+    from assertree.results import Resource
+
+
+@dataclass
+class Check:
+    """One level of validation: the rule's ``validate`` or one ``foreach`` entry, with its own inputs."""
+
+    path: tuple  # where it is in the policy document, for errors
+    context: list = field(default_factory=list)  # context entries (the rule's at the top level)
+    preconditions: Any = None
+    deny: Any = None  # deny conditions (the ``conditions`` value) or None
+    pattern: Any = None
+    any_pattern: list | None = None
+    foreach: list[Foreach] = field(default_factory=list)
+    has_deny: bool = False
+
+
+@dataclass
+class Foreach:
+    """One ``foreach`` entry: the list expression and the check run on each element."""
+
+    list: str
+    check: Check
+    element_scope: bool | None = None
+
+
+@dataclass
+class Plan:
+    """A validate rule, prepared once: its top-level check and message, or its compiled ``validate.cel``."""
+
+    check: Check | None
+    message: str | None
+    cel: Any = None  # cel_policies.validate_cel.CompiledValidateCel
+
+
+@dataclass
+class Outcome:
+    """What a check gave: a status and Kyverno's message (None status: nothing applied)."""
+
+    status: str | None
+    message: str = ""
+    error: RuleError | None = None
+    path: str = ""  # Kyverno's failing path of a pattern (``/spec/containers/0/image/``), when known
+
+
+def prepare_rule(compiled: CompiledKyvernoRule, path: tuple) -> None:
+    """Read a rule's validate parts once into a `Check` tree (expressions are compiled and cached by the
+    variables module the first time they run)."""
+    document = compiled.rule.document
+    validate = document.get("validate")
+    check = _check(validate, document.get("context") or [], document.get("preconditions"), (*path, "validate")) \
+        if isinstance(validate, dict) else None
+    cel = None
+    if isinstance(validate, dict) and validate.get("cel") is not None:
+        from assertree.languages.kyverno.cel_policies.validate_cel import compile_validate_cel
+
+        cel = compile_validate_cel(document, path)
+    compiled.plan = Plan(
+        check=check,
+        message=(validate or {}).get("message") if isinstance(validate, dict) else None,
+        cel=cel,
+    )
+
+
+def _check(part: dict, context: list, preconditions: Any, path: tuple) -> Check:
+    deny = part.get("deny")
+    return Check(
+        path=path,
+        context=list(context),
+        preconditions=preconditions,
+        deny=(deny or {}).get("conditions") if isinstance(deny, dict) else None,
+        has_deny=deny is not None,
+        pattern=part.get("pattern"),
+        any_pattern=part.get("anyPattern"),
+        foreach=[
+            Foreach(entry["list"], _check(entry, entry.get("context") or [], entry.get("preconditions"),
+                                          (*path, "foreach", position)), entry.get("elementScope"))
+            for position, entry in enumerate(part.get("foreach") or [])
+        ],
+    )
+
+
+def rule_runner(compiled: CompiledKyvernoRule, context: ScanContext) -> RuleRunner:
+    """The function that runs `compiled` on one resource (prepared once per scan)."""
+    policy, plan = compiled.policy, compiled.plan
+    earlier = compiled.siblings[: compiled.siblings.index(compiled)] if policy.apply_one else []
+    earlier_runners = [sibling.runner(context) for sibling in earlier]
+
+    seen: list[Any] = [None, None]  # the last resource, and its value as Kyverno reads it (float64 numbers)
+
+    def run(resource: Resource) -> RuleResult | None:
+        if any(_applied(runner(resource)) for runner in earlier_runners):
+            return None
+        if seen[0] is not resource:
+            seen[:] = [resource, replace(resource, value=to_float64(resource.value))]
+        result = evaluate_rule(compiled, plan, seen[1], context)
+        if result is not None:
+            result.resource = resource  # reports point at the resource as it was read
+        return result
+
+    return run
+
+
+def _applied(result: RuleResult | None) -> bool:
+    """Whether a rule counts as applied for ``applyRules: One`` (Kyverno counts passes and failures)."""
+    return result is not None and result.status in (PASS, FAIL, WARN)
+
+
+def evaluate_rule(compiled: CompiledKyvernoRule, plan: Plan, resource: Resource,
+                  context: ScanContext) -> RuleResult | None:
+    """One rule on one resource (see the module docstring); None when the rule does not apply."""
+    policy, rule, check = compiled.policy, compiled.rule, plan.check
+    if check is None:
+        return None
+    entered = enter_rule(policy, rule, resource.value, context, context=check.context,
+                         preconditions=check.preconditions)
+    if entered.stop is not None:
+        stop = entered.stop
+        return RuleResult(resource, policy, rule, stop.status, message=stop.message, error=stop.error,
+                          exception=stop.exception)
+    if entered.session is None:
+        return None
+    if plan.cel is not None:
+        outcome = _run_cel(plan.cel, entered.session, context)
+    else:
+        outcome = _run_body(check, entered.session, rule.name, plan.message, nesting=0)
+    if outcome.status is None:
+        return None
+    status = outcome.status
+    if status == FAIL and not policy.scored:
+        status = WARN
+    violations = []
+    if status in (FAIL, WARN):  # reporters show, and locate, a failure through its violation
+        violations.append(Violation(field_path_text(check.path), outcome.message or None, [],
+                                    steps=_steps(outcome.path)))
+    return RuleResult(resource, policy, rule, status, identifier=resource_key(resource.value),
+                      violations=violations, message=outcome.message, error=outcome.error)
+
+
+def resource_key(value: Any) -> str | None:
+    """``Kind/namespace/name`` (``Kind/name`` when cluster-scoped), as Kyverno names a resource."""
+    if not isinstance(value, dict):
+        return None
+    metadata = value.get("metadata") if isinstance(value.get("metadata"), dict) else {}
+    parts = [value.get("kind"), metadata.get("namespace"), metadata.get("name")]
+    return "/".join(str(part) for part in parts if part) or None
+
+
+def _steps(path: str) -> tuple | None:
+    """Kyverno's ``/spec/containers/0/image/`` as resource steps; None when there is no path."""
+    if not path:
+        return None
+    return tuple(int(part) if part.isdigit() else part for part in path.strip("/").split("/") if part)
+
+
+def _run_cel(cel: Any, session: Any, context: ScanContext) -> Outcome:
+    """A ``validate.cel`` rule, in the CEL environment (the request's operation and user as the session's)."""
+    from types import SimpleNamespace
+
+    request = SimpleNamespace(operation=bridge.operation_of(session), user_info=context.user_info,
+                              lookups=getattr(context, "lookups", None))
+    status, message = cel.evaluate(bridge.resource_of(session) or None, request)
+    return Outcome(str(status), message)
+
+
+def _run_check(check: Check, session: Any, rule_name: str, message: str | None, nesting: int,
+               element: Any = None, scoped: bool = False) -> Outcome:
+    """One level of validation (Kyverno's ``validator.validate``): context, preconditions, then the body."""
+    stop = check_context_and_preconditions(session, check.context, check.preconditions)
+    if stop is not None:
+        return Outcome(stop.status, stop.message, stop.error)
+    return _run_body(check, session, rule_name, message, nesting, element, scoped)
+
+
+def _run_body(check: Check, session: Any, rule_name: str, message: str | None, nesting: int,
+              element: Any = None, scoped: bool = False) -> Outcome:
+    """The check itself, in Kyverno's precedence: deny, then pattern/anyPattern, then foreach."""
+    if check.has_deny:
+        return _deny(check, session, rule_name, message)
+    if check.pattern is not None or check.any_pattern is not None:
+        if not scoped and bridge.is_delete(session):
+            return Outcome(None)  # Kyverno does not check patterns against a resource being deleted
+        target = element if scoped else bridge.resource_of(session)
+        return _patterns(check, session, target, rule_name, message)
+    if check.foreach:
+        return _foreach(check, session, rule_name, message, nesting)
+    return Outcome(None)  # nothing to check (Kyverno gives no rule response)
+
+
+def _deny(check: Check, session: Any, rule_name: str, message: str | None) -> Outcome:
+    try:
+        denied, why = bridge.conditions_met(check.deny, session)
+    except bridge.EvaluationProblem as problem:
+        return _error(f"failed to check deny conditions: {problem}", problem)
+    if not denied:
+        return Outcome(PASS, f"validation rule '{rule_name}' passed.")
+    if not message and not why:
+        return Outcome(FAIL, f"validation error: rule {rule_name} failed")
+    text = "; ".join(part for part in (message, why) if part)
+    try:
+        return Outcome(FAIL, str(bridge.substitute(text, session)))
+    except bridge.EvaluationProblem:
+        return Outcome(FAIL, why)
+
+
+def _patterns(check: Check, session: Any, target: Any, rule_name: str, message: str | None) -> Outcome:
+    try:
+        if check.pattern is not None:
+            pattern, any_pattern = bridge.substitute(check.pattern, session), None
+        else:
+            pattern, any_pattern = None, bridge.substitute(check.any_pattern, session)
+    except bridge.EvaluationProblem as problem:
+        return _error(f"variable substitution failed: {problem}", problem)
+    text = _substituted_message(session, message) if message else ""
+    outcome = bridge.validate_patterns(target, rule_name, pattern, any_pattern, text if text is not None else message)
+    status = str(outcome.status)
+    if status == ERROR:
+        where = check.path + (("pattern",) if pattern is not None else ("anyPattern",))
+        return Outcome(ERROR, outcome.message, RuleError(outcome.message, where))
+    return Outcome(status, outcome.message, path=getattr(outcome, "path", "") or "")
+
+
+def _foreach(check: Check, session: Any, rule_name: str, message: str | None, nesting: int) -> Outcome:
+    applied = 0
+    list_problem: bridge.EvaluationProblem | None = None
+    for loop in check.foreach:
+        try:
+            elements = bridge.evaluate_list(loop.list, session)
+        except bridge.EvaluationProblem as problem:
+            if problem.not_found:
+                continue
+            list_problem = problem
+            continue
+        outcome, count = _elements(loop, elements, session, rule_name, message, nesting)
+        if outcome.status != PASS:
+            return outcome
+        applied += count
+    if applied == 0:
+        if list_problem is not None:
+            return _error(f"failed to evaluate list: {list_problem}", list_problem)
+        return Outcome(None)
+    return Outcome(PASS, "rule passed")
+
+
+def _elements(loop: Foreach, elements: list, session: Any, rule_name: str, message: str | None,
+              nesting: int) -> tuple[Outcome, int]:
+    applied = 0
+    bridge.begin_elements(session)
+    try:
+        for index, element in enumerate(elements):
+            if element is None:
+                continue
+            try:
+                scoped = bridge.enter_element(session, element, index, nesting, loop.element_scope)
+            except bridge.EvaluationProblem as problem:
+                return _error(f"failed to process foreach: {problem}", problem), applied
+            outcome = _run_check(loop.check, session, rule_name, message, nesting + 1, element, scoped)
+            if outcome.status is None or outcome.status == SKIP:
+                continue
+            if outcome.status != PASS:
+                if outcome.status == ERROR and "failed to evaluate preconditions" in outcome.message:
+                    continue
+                return Outcome(outcome.status, f"validation failure: {outcome.message}", outcome.error), applied
+            applied += 1
+    finally:
+        bridge.end_elements(session)
+    return Outcome(PASS), applied
+
+
+def _error(text: str, problem: bridge.EvaluationProblem) -> Outcome:
+    return Outcome(ERROR, text, RuleError(text, problem.path, problem.kind))
+
+
+def _substituted_message(session: Any, message: str) -> str | None:
+    try:
+        value = bridge.substitute(message, session)
+    except bridge.EvaluationProblem:
+        return None
+    return value if isinstance(value, str) else str(value)

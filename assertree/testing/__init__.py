@@ -1,0 +1,130 @@
+"""``assertree test``: Kyverno CLI test files (``kyverno-test.yaml``) run offline.
+
+    >>> from assertree.testing import run_tests
+    >>> run = run_tests(["policies/"])
+    >>> run.summary_line()
+    'Test Summary: 12 tests passed and 0 tests failed'
+
+Stages, one module each: `testfile` reads the Test documents, `execute`
+loads what a Test names and runs the policies (mutate, then validate) into
+`responses` (one per policy and phase, as the Kyverno engine gives them),
+`check` compares each expected row as ``kyverno test`` does, `patched`
+finds and compares mutated resources, `output` formats the outcome (table,
+JSON, JUnit). A Test that cannot be loaded is reported as an error of that test
+and the others still run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from assertree.errors import AssertreeError
+from assertree.testing.check import EXCLUDED, NOT_FOUND, RowCheck, check_test
+from assertree.testing.testfile import (
+    TEST_FILE_NAME,
+    ExpectedResult,
+    KyvernoTest,
+    KyvernoTestError,
+    find_test_files,
+    read_test_file,
+)
+
+__all__ = [
+    "EXCLUDED",
+    "NOT_FOUND",
+    "TEST_FILE_NAME",
+    "ExpectedResult",
+    "KyvernoTest",
+    "KyvernoTestError",
+    "RowCheck",
+    "TestOutcome",
+    "TestRun",
+    "find_test_files",
+    "read_test_file",
+    "run_test",
+    "run_tests",
+]
+
+
+@dataclass
+class TestOutcome:
+    """One Test's rows, or the error that stopped it from running."""
+
+    __test__ = False  # not a pytest class
+
+    test: KyvernoTest | None
+    file: Path
+    rows: list[RowCheck] = field(default_factory=list)
+    error: AssertreeError | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.test.name if self.test is not None else self.file.parent.name
+
+    @property
+    def passed(self) -> int:
+        return sum(row.ok for row in self.rows)
+
+    @property
+    def failed(self) -> int:
+        return sum(not row.ok for row in self.rows) + (self.error is not None)
+
+
+@dataclass
+class TestRun:
+    """Every Test run by one call, in file order."""
+
+    __test__ = False
+
+    outcomes: list[TestOutcome]
+
+    @property
+    def passed(self) -> int:
+        return sum(outcome.passed for outcome in self.outcomes)
+
+    @property
+    def failed(self) -> int:
+        return sum(outcome.failed for outcome in self.outcomes)
+
+    @property
+    def ok(self) -> bool:
+        return self.failed == 0
+
+    def summary_line(self) -> str:
+        """``Test Summary: N tests passed and M tests failed``, as ``kyverno test`` prints it."""
+        return f"Test Summary: {self.passed} tests passed and {self.failed} tests failed"
+
+    def summary(self) -> dict[str, Any]:
+        return {"tests": len(self.outcomes), "passed": self.passed, "failed": self.failed,
+                "errors": sum(outcome.error is not None for outcome in self.outcomes)}
+
+
+def run_test(test: KyvernoTest, *, strict: bool = False) -> TestOutcome:
+    """Load, run and check one Test; a loading problem becomes the outcome's error."""
+    from assertree.testing.execute import load_test, run_loaded
+    from assertree.testing.patched import patched_lookup
+
+    try:
+        loaded = load_test(test)
+        responses = run_loaded(loaded)
+    except AssertreeError as error:
+        return TestOutcome(test, test.file, error=error)
+    rows = check_test(test, responses, patched_lookup(), strict=strict)
+    return TestOutcome(test, test.file, rows, warnings=list(loaded.warnings))
+
+
+def run_tests(paths: Iterable[str | Path], *, file_name: str = TEST_FILE_NAME, strict: bool = False) -> TestRun:
+    """Every Test in the files and folders `paths` (folders searched for `file_name`)."""
+    outcomes = []
+    for file in find_test_files(paths, file_name):
+        try:
+            tests = read_test_file(file)
+        except KyvernoTestError as error:
+            outcomes.append(TestOutcome(None, file, error=error))
+            continue
+        outcomes.extend(run_test(test, strict=strict) for test in tests)
+    return TestRun(outcomes)
