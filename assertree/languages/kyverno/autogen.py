@@ -266,9 +266,9 @@ def _for_cronjob(rule: Mapping, controllers: str) -> dict | None:
                      "spec/jobTemplate/spec/template", ["CronJob"], filters)
 
 
-def _generate(name: str, rule: Mapping, template: str, shift: str, kinds: list[str],
+def _generate(name: str, source: Mapping, template: str, shift: str, kinds: list[str],
               filters: Callable[[list, list[str]], list]) -> dict | None:
-    rule = copy.deepcopy(dict(rule))
+    rule = copy.deepcopy(dict(source))
     rule["name"] = name
     gvks = _to_gvk(kinds)
     match = rule["match"] = rule.get("match") or {}

@@ -382,7 +382,7 @@ def _legacy(block: Mapping) -> dict:
     return {key: block.get(key) for key in ("resources", *_USER_KEYS)}
 
 
-def _block_is_empty(block: Mapping | None) -> bool:
+def _block_is_empty(block: Mapping) -> bool:
     if not block:
         return True
     if block.get("any") or block.get("all"):
@@ -416,7 +416,7 @@ def _matches(rule: Mapping, resource: Mapping | None, request: _Request, policy_
     if policy_namespace and policy_namespace != str(_metadata(resource).get("namespace") or ""):
         return ["policy and resource namespaces mismatch"]
     errors = _match_errors(rule.get("match") or {}, request)
-    exclude = rule.get("exclude")
+    exclude = rule.get("exclude") or {}
     if not errors and not _block_is_empty(exclude):
         errors = _exclude_errors(exclude, request)
     return errors

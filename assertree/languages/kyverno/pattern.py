@@ -390,9 +390,10 @@ def _expand_keys(entries: dict[str, str], resource_entries: dict[str, str]) -> d
             expanded[key] = value
             continue
         found = _anchor_of(key)
+        kind = None if found is None else found.kind
         name = key if found is None else found.key
         name = wildcard.first_match(name, resource_entries) or name
-        expanded[name if found is None else f"{found.kind.value[:-2]}({name})"] = value
+        expanded[name if kind is None else f"{kind.value[:-2]}({name})"] = value
     return expanded
 
 

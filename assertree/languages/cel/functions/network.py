@@ -81,7 +81,11 @@ def _contains_ip(prefix: dict, other: dict | str) -> bool:
 def _contains_cidr(prefix: dict, other: dict | str) -> bool:
     network = _cidr(prefix).network
     inner = (parse_cidr(other) if isinstance(other, str) else _cidr(other)).network
-    return inner.version == network.version and inner.subnet_of(network)
+    if isinstance(inner, ipaddress.IPv4Network) and isinstance(network, ipaddress.IPv4Network):
+        return inner.subnet_of(network)
+    if isinstance(inner, ipaddress.IPv6Network) and isinstance(network, ipaddress.IPv6Network):
+        return inner.subnet_of(network)
+    return False  # an IPv4 and an IPv6 network never contain one another
 
 
 def _masked(prefix: dict) -> dict[str, str]:

@@ -27,7 +27,9 @@ def _parse(text: str) -> Version:
 
 def _normalized(text: str) -> str:
     text = text.removeprefix("v")
-    core, extra = re.match(r"([0-9.]*)(.*)", text, re.DOTALL).groups()
+    split = re.match(r"([0-9.]*)(.*)", text, re.DOTALL)
+    assert split is not None  # both groups may be empty, so the pattern matches every text
+    core, extra = split.groups()
     parts = core.split(".") if core else []
     if 0 < len(parts) < 3:
         core = ".".join(parts + ["0"] * (3 - len(parts)))

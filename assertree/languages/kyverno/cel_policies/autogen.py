@@ -29,7 +29,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 __all__ = ["CONTROLLERS", "can_autogen", "variants"]
 
@@ -54,7 +54,7 @@ def _has_selector(selector: Any) -> bool:
     return isinstance(selector, Mapping) and bool(selector.get("matchLabels") or selector.get("matchExpressions"))
 
 
-def can_autogen(match: Any) -> bool:
+def can_autogen(match: Any) -> TypeGuard[Mapping[str, Any]]:
     """Whether match constraints (JSON) select exactly Pods, so that autogen applies."""
     if not isinstance(match, Mapping):
         return False

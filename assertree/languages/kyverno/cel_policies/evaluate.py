@@ -29,7 +29,7 @@ from assertree.results import ERROR, FAIL, PASS, SKIP, RuleError
 
 __all__ = ["CompiledSpec", "Outcome", "evaluate_mutations", "evaluate_validations", "prepare_variables"]
 
-NO_EXCEPTIONS = {"allowedImages": [], "allowedValues": []}
+NO_EXCEPTIONS: dict[str, list[str]] = {"allowedImages": [], "allowedValues": []}
 
 
 @dataclass

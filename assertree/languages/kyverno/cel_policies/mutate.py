@@ -50,16 +50,16 @@ def _merge(target: Any, patch: Any, schema: Any) -> Any:
         if not keys or not all(isinstance(item, dict) for item in (*patch, *target)):
             return copy.deepcopy(patch)
         items = element_schema(schema)
-        out = list(target)
+        merged = list(target)
         for element in patch:
             identity = tuple(element.get(key) for key in keys)
-            for index, existing in enumerate(out):
+            for index, existing in enumerate(merged):
                 if tuple(existing.get(key) for key in keys) == identity:
-                    out[index] = _merge(existing, element, items)
+                    merged[index] = _merge(existing, element, items)
                     break
             else:
-                out.append(copy.deepcopy(element))
-        return out
+                merged.append(copy.deepcopy(element))
+        return merged
     return copy.deepcopy(patch)
 
 

@@ -53,7 +53,8 @@ def admission_request(resource: Any, *, operation: str = "CREATE", values: Any =
     api_version = str(value.get("apiVersion") or "")
     group, _, version = api_version.rpartition("/")
     kind = str(value.get("kind") or "")
-    metadata = value.get("metadata") if isinstance(value.get("metadata"), Mapping) else {}
+    raw_metadata = value.get("metadata")
+    metadata = raw_metadata if isinstance(raw_metadata, Mapping) else {}
     namespace = str(metadata.get("namespace") or "")
     name = str(metadata.get("name") or "")
     operation = operation if operation in ("CREATE", "UPDATE", "DELETE") else "CREATE"

@@ -107,7 +107,8 @@ def compile_validate_cel(rule: dict, path: tuple = ()) -> CompiledValidateCel:
         where = (*at, "variables", index, "expression")
         compiled.spec.variables.append((str(item.get("name", "")), compile_expression(_text(item, where), where),
                                         where))
-    default_message = validate.get("message") if isinstance(validate.get("message"), str) else ""
+    raw_default = validate.get("message")
+    default_message = raw_default if isinstance(raw_default, str) else ""
     expressions = cel.get("expressions") or []
     if not isinstance(expressions, list) or not expressions:
         raise PolicyError("validate.cel needs at least one expression", path=(*at, "expressions"))
@@ -118,7 +119,8 @@ def compile_validate_cel(rule: dict, path: tuple = ()) -> CompiledValidateCel:
         if isinstance(item.get("messageExpression"), str) and item["messageExpression"].strip():
             message_program = compile_expression(item["messageExpression"], (*at, "expressions", index,
                                                                              "messageExpression"))
-        message = item.get("message") if isinstance(item.get("message"), str) and item["message"] else default_message
+        raw_message = item.get("message")
+        message = raw_message if isinstance(raw_message, str) and raw_message else default_message
         compiled.expressions.append((text, compile_expression(text, where), message_program, message))
     return compiled
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeGuard
 
 from assertree.languages.kyverno.anchors import Anchor, AnchorKind, parse_anchor
 from assertree.languages.kyverno.mutate.merge import ABSENT, scalar_text
@@ -86,7 +86,7 @@ def _written(found: Anchor) -> str:
     return f"{_MARK[found.kind]}({found.key})" if found.kind is not None else found.key
 
 
-def _is_condition(found: Anchor | None) -> bool:
+def _is_condition(found: Anchor | None) -> TypeGuard[Anchor]:
     return found is not None and found.kind in (AnchorKind.CONDITION, AnchorKind.GLOBAL)
 
 

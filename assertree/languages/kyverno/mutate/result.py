@@ -27,7 +27,8 @@ def success_message(resource: Any) -> str:
     """buildSuccessMessage: the rule message Kyverno reports for a resource it mutated."""
     if not isinstance(resource, dict):
         return "mutated resource"
-    metadata = resource.get("metadata") if isinstance(resource.get("metadata"), dict) else {}
+    raw_metadata = resource.get("metadata")
+    metadata = raw_metadata if isinstance(raw_metadata, dict) else {}
     kind, name, namespace = resource.get("kind", ""), metadata.get("name", ""), metadata.get("namespace", "")
     if not namespace:
         return f"mutated {kind}/{name}"
