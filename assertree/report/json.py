@@ -91,6 +91,10 @@ def _rule(result: RuleResult, embed: bool = True) -> dict[str, Any]:
                            "status": result.status}
     if result.identifier:
         out["identifier"] = result.identifier
+    if result.message and not result.violations:  # Kyverno's own words for a skip or a pass
+        out["message"] = result.message
+    if result.exception:
+        out["exception"] = result.exception
     if result.status == ERROR:
         out["error"] = rule_error(result.error, kyverno_json=embed)
     if result.violations:

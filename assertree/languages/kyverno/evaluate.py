@@ -154,8 +154,8 @@ def evaluate_rule(compiled: CompiledKyvernoRule, plan: Plan, resource: Resource,
                          preconditions=check.preconditions)
     if entered.stop is not None:
         stop = entered.stop
-        return RuleResult(resource, policy, rule, stop.status, message=stop.message, error=stop.error,
-                          exception=stop.exception)
+        return RuleResult(resource, policy, rule, stop.status, identifier=resource_key(resource.value),
+                          message=stop.message, error=stop.error, exception=stop.exception)
     if entered.session is None:
         return None
     if plan.cel is not None:
