@@ -209,3 +209,13 @@ def test_lint_reports_schema_and_expression_problems_of_a_file_in_one_pass(tmp_p
     out = capsys.readouterr().out
     assert "policy.yaml:8:5: error: spec.rules[0].unknownField: unknown field 'unknownField'" in out
     assert "policy.yaml:12:11: error: spec.rules[0].assert.all[0].check.(foo[): invalid expression 'foo['" in out
+
+
+def test_policy_directories_skip_hidden_test_folders(tmp_path):
+    from assertree.languages.load import policy_files
+
+    (tmp_path / ".kyverno-test").mkdir()
+    (tmp_path / ".kyverno-test" / "kyverno-test.yaml").write_text("apiVersion: cli.kyverno.io/v1alpha1\nkind: Test\n")
+    (tmp_path / "policy.yaml").write_text("kind: ClusterPolicy\n")
+    assert policy_files([tmp_path]) == [tmp_path / "policy.yaml"]
+    assert policy_files([tmp_path / ".kyverno-test" / "kyverno-test.yaml"])  # named on purpose: read

@@ -19,6 +19,7 @@ from assertree.cli.exit_codes import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK
 
 def build_app() -> typer.Typer:
     from assertree.cli import apply as apply_command
+    from assertree.cli import compare as compare_command
     from assertree.cli import jp as jp_commands
     from assertree.cli import lint as lint_command
     from assertree.cli import scan as scan_command
@@ -52,6 +53,8 @@ def build_app() -> typer.Typer:
     app.command("scan", no_args_is_help=True, epilog=scan_command.EXAMPLES, cls=Command)(scan_command.scan)
     app.command("test", cls=Command)(test_command.test)
     app.command("apply", no_args_is_help=True, epilog=apply_command.EXAMPLES, cls=Command)(apply_command.apply)
+    app.command("compare", no_args_is_help=True, epilog=compare_command.EXAMPLES, cls=Command)(
+        compare_command.compare)
     app.command("lint", no_args_is_help=True, epilog=lint_command.EXAMPLES, cls=Command)(lint_command.lint)
     app.command("serve", cls=Command)(serve_command.serve)
     app.add_typer(jp_commands.app, name="jp")

@@ -36,7 +36,9 @@ LANGUAGES = {
 def policy_files(paths: Iterable[str | Path]) -> list[Path]:
     """The files named, and the policy files under the directories named, in a stable order.
 
-    An empty path is refused: ``Path("")`` means the working directory, so an
+    Hidden folders under a directory are not searched (kyverno/policies keeps each policy's
+    ``kyverno-test.yaml`` in ``.kyverno-test/`` beside it). An empty path is refused:
+    ``Path("")`` means the working directory, so an
     unset CI variable (``--policy "$POLICIES"``) would otherwise load every
     policy-looking file of the checkout, or none, and pass.
     """
@@ -46,8 +48,9 @@ def policy_files(paths: Iterable[str | Path]) -> list[Path]:
             raise PolicyError(f"empty policy path {str(raw)!r}: name a policy file or directory "
                               "(is a variable in the command line unset?)")
         path = Path(raw)
-        if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES))
+        if path.is_dir():  # hidden folders (.kyverno-test/, .chainsaw-test/, .git/) hold tests, not policies
+            files.extend(sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES
+                                and not any(part.startswith(".") for part in p.relative_to(path).parts[:-1])))
         elif path.exists():
             files.append(path)
         else:
