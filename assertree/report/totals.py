@@ -14,12 +14,11 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 from assertree.errors import Problem
-from assertree.results import ERROR, FAIL, PASS, SKIP, WARN, ScanResult
+from assertree.results import SKIP, WARN, ScanResult
 
 
 def plural(count: int, one: str, many: str) -> str:
@@ -59,19 +58,23 @@ class Totals:
 
 
 def totals(result: ScanResult, problems: Sequence[Problem] = ()) -> Totals:
-    """The totals of a scan and of the payload files that could not be used."""
-    statuses = Counter(result.status for result in result.results)
-    rules = sum(len(policy.rules) for policy in result.policies)
+    """The totals of a scan and of the payload files that could not be used.
+
+    The counts the library's `ScanResult.summary()` already makes are taken from it (its ``skipped``, the
+    pairs that produced no result, is what reports call ``notMatched``); only the report's own words are
+    counted here.
+    """
+    summary = result.summary()
     return Totals(
-        resources=len(result.resources),
-        policies=len(result.policies),
-        rules=rules,
-        passed=statuses[PASS],
-        failed=statuses[FAIL],
-        errors=statuses[ERROR],
-        skipped=len(result.unmatched_rules()) + statuses[SKIP],
-        notMatched=len(result.resources) * rules - len(result.results),
-        warned=statuses[WARN],
-        violations=sum(len(item.violations) for item in result.results),
+        resources=summary.resources,
+        policies=summary.policies,
+        rules=summary.rules,
+        passed=summary.passed,
+        failed=summary.failed,
+        errors=summary.errors,
+        skipped=len(result.unmatched_rules()) + sum(1 for item in result.results if item.status == SKIP),
+        notMatched=summary.skipped,
+        warned=sum(1 for item in result.results if item.status == WARN),
+        violations=summary.violations,
         fileErrors=len(problems),
     )

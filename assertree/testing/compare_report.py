@@ -19,7 +19,8 @@ __all__ = ["FORMATS", "render_json", "render_text", "resource_json", "resource_l
 def resource_json(resource: Resource) -> dict[str, Any]:
     """Kind, namespace and name of a Kubernetes-shaped resource (when it has them), and where it was read."""
     value = resource.value if isinstance(resource.value, dict) else {}
-    metadata = value.get("metadata") if isinstance(value.get("metadata"), dict) else {}
+    found = value.get("metadata")
+    metadata: dict[str, Any] = found if isinstance(found, dict) else {}
     out = {key: item for key, item in (("kind", value.get("kind")), ("namespace", metadata.get("namespace")),
                                        ("name", metadata.get("name"))) if isinstance(item, str)}
     out["source"] = resource.label

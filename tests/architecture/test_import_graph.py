@@ -31,9 +31,11 @@ STAGES = [
     ("assertree",),  # the public API may reach everything, lazily
 ]
 
-# Within `languages`: the shared parts (the interface, label selectors), then the CEL engine every language
-# may use, then the languages, which never import each other, then the loader that routes documents to them.
-SHARED_LANGUAGE_MODULES = ("assertree.languages.base", "assertree.languages.selectors")
+# Within `languages`: the shared parts (the interface, label selectors, schema errors as problems), then the
+# CEL engine every language may use, then the languages, which never import each other, then the loader that
+# routes documents to them.
+SHARED_LANGUAGE_MODULES = ("assertree.languages.base", "assertree.languages.selectors",
+                           "assertree.languages.schema_problems")
 
 
 def language_rank(name: str) -> tuple[int, str]:

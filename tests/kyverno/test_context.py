@@ -11,8 +11,9 @@ from conftest import CONFORMANCE
 from assertree.languages.kyverno.autogen import compute_rules
 from assertree.languages.kyverno.context import SkippedEntry, evaluate_variable, load_context
 from assertree.languages.kyverno.manifests import read_manifests
+from assertree.languages.kyverno.substitution import VariableError
 from assertree.languages.kyverno.values import RuleValues, load_values
-from assertree.languages.kyverno.variables import KyvernoContext, VariableError, substitute_variables
+from assertree.languages.kyverno.variables import KyvernoContext, substitute_variables
 
 POLICIES = CONFORMANCE / "kyverno-policies"
 POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": "shop", "labels": {"app": "a"}},

@@ -9,19 +9,17 @@ import copy
 
 import pytest
 
+from assertree.languages.kyverno.images import image_info, images
+from assertree.languages.kyverno.references import shift_references, substitute_references
+from assertree.languages.kyverno.substitution import VariableError
 from assertree.languages.kyverno.variables import (
     KyvernoContext,
     Unresolved,
-    VariableError,
     evaluate,
-    image_info,
-    images,
     is_variable,
     render,
     service_account,
-    shift_references,
     substitute_all,
-    substitute_references,
     substitute_variables,
 )
 

@@ -5,25 +5,7 @@
 ``compiler: cel``); `kubernetes` is the shared environment of Kubernetes and
 Kyverno CEL policies, over `functions`, the Kubernetes and Kyverno function
 libraries written in Python for offline use. Importing this package imports
-no CEL library: a scan without CEL never pays for it.
+no CEL library: a scan without CEL never pays for it. The errors and
+`available()` are imported from `engine`, where they are defined (one list of
+names, not a second one here).
 """
-
-from __future__ import annotations
-
-from assertree.languages.cel.engine import (
-    CEL_EXTRA_MESSAGE,
-    CelCompileError,
-    CelError,
-    CelEvaluationError,
-    CelUnavailableError,
-    available,
-)
-
-__all__ = [
-    "CEL_EXTRA_MESSAGE",
-    "CelCompileError",
-    "CelError",
-    "CelEvaluationError",
-    "CelUnavailableError",
-    "available",
-]

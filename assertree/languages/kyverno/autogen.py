@@ -37,7 +37,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from assertree.languages.kyverno.variables import shift_references
+from assertree.languages.kyverno.references import shift_references
 
 __all__ = [
     "ANNOTATION",

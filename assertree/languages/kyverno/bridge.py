@@ -48,7 +48,7 @@ class Session:
 
 
 def _problem(error: Exception) -> EvaluationProblem:
-    from assertree.languages.kyverno.variables import VariableError
+    from assertree.languages.kyverno.substitution import VariableError
 
     if isinstance(error, VariableError):
         return EvaluationProblem(str(error), path=error.path, kind="variable", not_found=error.not_found)
@@ -65,7 +65,8 @@ def session(policy: Any, rule: Any, resource: Any, scan: ScanContext) -> Session
     ``values``, with ``request.operation`` defaulting to CREATE) are added as variables; the resource the
     rule checks is read back from ``request.object`` afterwards, so values that set fields of it count.
     """
-    from assertree.languages.kyverno.variables import KyvernoContext, VariableError
+    from assertree.languages.kyverno.substitution import VariableError
+    from assertree.languages.kyverno.variables import KyvernoContext
 
     values = scan.values
     name = ((resource.get("metadata") or {}).get("name") or "") if isinstance(resource, dict) else ""
@@ -143,7 +144,8 @@ def enter_element(current: Session, element: Any, index: int, nesting: int, elem
 
 def substitute(value: Any, current: Session, path: tuple = ()) -> Any:
     """`value` with ``$( )`` references and ``{{ }}`` variables substituted."""
-    from assertree.languages.kyverno.variables import VariableError, substitute_all
+    from assertree.languages.kyverno.substitution import VariableError
+    from assertree.languages.kyverno.variables import substitute_all
 
     try:
         return substitute_all(value, current.context, path=path)
@@ -154,7 +156,7 @@ def substitute(value: Any, current: Session, path: tuple = ()) -> Any:
 def load_context(current: Session, entries: list) -> None:
     """Add the rule's values-file variables and register its context entries (lazy, in order)."""
     from assertree.languages.kyverno.context import load_context as register
-    from assertree.languages.kyverno.variables import VariableError
+    from assertree.languages.kyverno.substitution import VariableError
 
     values = current.scan.values
     rule_values = values.rule(current.policy.name, current.rule.name) if values is not None else None
@@ -166,7 +168,7 @@ def load_context(current: Session, entries: list) -> None:
 
 def evaluate_list(expression: str, current: Session) -> list:
     """A foreach ``list``: the expression's value as a list (a single value becomes a one-item list)."""
-    from assertree.languages.kyverno.variables import VariableError
+    from assertree.languages.kyverno.substitution import VariableError
 
     try:
         value = current.context.query(expression)

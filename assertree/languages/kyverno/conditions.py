@@ -330,25 +330,22 @@ def _numeric_string_key(operator: str, key: str, value: Any) -> bool:
 
 
 def _duration_operator(operator: str, key: Any, value: Any) -> bool:
-    if _is_number(key):
-        left = _seconds_duration(key)
-    elif isinstance(key, str):
-        parsed = parse_duration_text(key)
-        if parsed is None:
-            return False
-        left = parsed
-    else:
+    left = _duration_value(key)
+    if left is None:
         return False
-    if _is_number(value):
-        right = _seconds_duration(value)
-    elif isinstance(value, str):
-        parsed = parse_duration_text(value)
-        if parsed is None:
-            return False
-        right = parsed
-    else:
+    right = _duration_value(value)
+    if right is None:
         return False
     return _order(operator, left, right, _DURATION_ORDER)
+
+
+def _duration_value(value: Any) -> int | None:
+    """A number as whole seconds, a string as Go's duration text, in nanoseconds; None for anything else."""
+    if _is_number(value):
+        return _seconds_duration(value)
+    if isinstance(value, str):
+        return parse_duration_text(value)
+    return None
 
 
 # -- set operators ---------------------------------------------------------------------------------------

@@ -24,10 +24,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from assertree.languages.kyverno.substitution import VariableError
 from assertree.languages.kyverno.values import RuleValues
 from assertree.languages.kyverno.variables import (
     KyvernoContext,
-    VariableError,
     evaluate,
     render,
     substitute_all,

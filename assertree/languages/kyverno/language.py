@@ -56,7 +56,7 @@ def lint_document(document: Any) -> Iterator[Problem]:
 
     found = problems(document) if is_kyverno_policy(document) else []
     if found:
-        yield from (Problem(problem.message, path=problem.path) for problem in found)
+        yield from found
         return
     try:
         _compile(document, None, None, None)

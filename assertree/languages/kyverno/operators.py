@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from decimal import Decimal
 from enum import Enum
 from typing import Any
@@ -368,25 +369,26 @@ _ORDERINGS = {
 
 
 def _compare_durations(value: Any, operand: str, operator: Operator) -> bool | None:
-    expected = parse_duration_text(operand)
-    if expected is None:
-        return None
-    text = _number_text(value)
-    actual = None if text is None else parse_duration_text(text)
-    if actual is None or operator not in _ORDERINGS:
-        return None
-    return _ORDERINGS[operator]((actual > expected) - (actual < expected))
+    return _compare_parsed(value, operand, operator, parse_duration_text,
+                           lambda actual, expected: (actual > expected) - (actual < expected))
 
 
 def _compare_quantities(value: Any, operand: str, operator: Operator) -> bool | None:
-    expected = parse_quantity(operand)
+    return _compare_parsed(value, operand, operator, parse_quantity, compare_quantities)
+
+
+def _compare_parsed(value: Any, operand: str, operator: Operator, parse: Callable[[str], Any],
+                    compare: Callable[[Any, Any], int]) -> bool | None:
+    """`operator` applied to `value` and `operand` both read by `parse`; None when either does not parse
+    (or the operator is no ordering), so the caller tries the next reading."""
+    expected = parse(operand)
     if expected is None:
         return None
     text = _number_text(value)
-    actual = None if text is None else parse_quantity(text)
+    actual = None if text is None else parse(text)
     if actual is None or operator not in _ORDERINGS:
         return None
-    return _ORDERINGS[operator](compare_quantities(actual, expected))
+    return _ORDERINGS[operator](compare(actual, expected))
 
 
 def _compare_text(value: Any, operand: str, operator: Operator) -> bool:

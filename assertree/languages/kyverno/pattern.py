@@ -46,6 +46,7 @@ from typing import Any
 
 from assertree.languages.kyverno import wildcard
 from assertree.languages.kyverno.anchors import Anchor, AnchorKind, parse_anchor
+from assertree.languages.kyverno.manifests import to_float64
 from assertree.languages.kyverno.operators import go_type_name, sprint, validate_value
 from assertree.results import Status
 
@@ -419,17 +420,6 @@ def match_pattern(resource: Any, pattern: Any) -> PatternResult:
     return PatternResult(Status.FAIL, failed_path, error.message)
 
 
-def _json_numbers(value: Any) -> Any:
-    """`value` after Go's ``encoding/json`` round trip into ``interface{}``: every number a float64."""
-    if isinstance(value, dict):
-        return {key: _json_numbers(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_json_numbers(item) for item in value]
-    if type(value) is int:
-        return float(value)
-    return value
-
-
 def _error_message(rule: str, message: str, error: str, path: str) -> str:
     """Kyverno's ``buildErrorMessage`` for a `pattern` rule."""
     if not message:
@@ -483,7 +473,7 @@ def validate_rule(
         return RuleOutcome(Status.ERROR, "failed to deserialize anyPattern, expected type array")
     failures: list[str] = []
     skips: list[str] = []
-    for index, candidate in enumerate(_json_numbers(any_pattern)):
+    for index, candidate in enumerate(to_float64(any_pattern)):  # Go's JSON round trip: float64 numbers
         result = match_pattern(resource, candidate)
         if result.status is Status.PASS:
             return RuleOutcome(Status.PASS, f"validation rule '{rule}' anyPattern[{index}] passed.")

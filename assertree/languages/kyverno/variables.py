@@ -1,4 +1,4 @@
-"""Kyverno's ``{{ }}`` variables and ``$( )`` references, and the context they read.
+"""Kyverno's ``{{ }}`` variables and the context they read.
 
 Kyverno substitutes variables in a rule before it evaluates it
 (``pkg/engine/variables/vars.go``), against a JSON document it calls the
@@ -31,9 +31,9 @@ decide results:
 `KyvernoContext` is the document with Kyverno's lazy context entries (a loader
 runs when a query first mentions its name, ``context/deferred.go``), foreach
 ``element``/``elementIndex`` scopes, and checkpoints (a rule's or a foreach
-element's additions are dropped when it ends). `images` builds Kyverno's
-``images`` variable from a resource's containers (``pkg/utils/api/image.go``,
-``pkg/utils/image/infos.go``).
+element's additions are dropped when it ends); it loads the ``images``
+variable from `images`. ``$( )`` references are `references`' job; the walk over
+strings and keys and `VariableError` are shared with it in `substitution`.
 """
 
 from __future__ import annotations
@@ -41,38 +41,30 @@ from __future__ import annotations
 import contextlib
 import copy
 import csv
-import posixpath
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
 from typing import Any
 
 from assertree import jp
 from assertree.jp.compiler import Compiler
-from assertree.jp.functions.images import DEFAULT_REGISTRY, ImageReferenceError, parse_reference
 from assertree.jp.values import is_false, to_json
-from assertree.languages.kyverno.anchors import parse_anchor
+from assertree.languages.kyverno.images import images
+from assertree.languages.kyverno.references import substitute_references
+from assertree.languages.kyverno.substitution import Path, VariableError, traverse
 
 __all__ = [
-    "ImageInfo",
     "KyvernoContext",
     "Unresolved",
-    "VariableError",
     "evaluate",
-    "image_info",
-    "images",
     "is_variable",
     "render",
     "service_account",
-    "shift_references",
     "substitute_all",
-    "substitute_references",
     "substitute_variables",
 ]
-
-Path = tuple[str | int, ...]
 
 
 class Unresolved(Enum):
@@ -82,34 +74,6 @@ class Unresolved(Enum):
     EMPTY = "empty"  # an empty string (Kyverno before 1.8, in preconditions only)
 
 
-class VariableError(Exception):
-    """A variable or reference that could not be substituted, with where it was written.
-
-    `not_found` is true for Kyverno's ``NotFoundError`` (a key missing from a
-    map), the error every ``{{ }}`` of a missing field gives.
-    """
-
-    def __init__(self, reason: str, *, variable: str | None = None, path: Path = (), not_found: bool = False) -> None:
-        self.reason = reason
-        self.variable = variable
-        self.path = tuple(path)
-        self.not_found = not_found
-        super().__init__(reason)
-
-    def at(self, variable: str, path: Path) -> VariableError:
-        """This error, told which variable and field path it belongs to (kept if already known)."""
-        return VariableError(self.reason, variable=self.variable or variable, path=self.path or path,
-                             not_found=self.not_found)
-
-    @property
-    def field(self) -> str:
-        """The field path as Kyverno prints it: ``/validate/pattern/spec/name``."""
-        return "/" + "/".join(str(step) for step in self.path)
-
-    def __str__(self) -> str:
-        if self.not_found or self.variable is None:
-            return self.reason
-        return f"failed to resolve {self.variable} at path {self.field}: {self.reason}"
 
 
 # -- the context document ----------------------------------------------------------------------------
@@ -470,8 +434,6 @@ def _compiled(text: str) -> _Query:
 
 _VARIABLE = re.compile(r"(^|[^\\])(\{\{(?:\{[^{}]*\}|[^{}])*\}\})")
 _VARIABLE_AT_START = re.compile(r"^\{\{(?:\{[^{}]*\}|[^{}])*\}\}")
-_REFERENCE = re.compile(r"^\$\(.[^ ]*\)|[^\\]\$\(.[^ ]*\)")
-_ESCAPED_REFERENCE = re.compile(r"\\\$\(.[^ )]*\)")
 
 
 def is_variable(text: str) -> bool:
@@ -516,7 +478,7 @@ def substitute_variables(document: Any, context: KyvernoContext, *, path: Path =
                 return ""
             raise error.at(variable, where) from None
 
-    return _traverse(document, tuple(path), lambda text, where: _substitute_string(text, where, lookup))
+    return traverse(document, tuple(path), lambda text, where: _substitute_string(text, where, lookup))
 
 
 def _substitute_string(value: str, where: Path, lookup: Callable[[str, Path], Any]) -> Any:
@@ -586,248 +548,3 @@ def _jmespath_path(steps: Sequence[str]) -> str:
     return "".join(out)
 
 
-def _traverse(value: Any, where: Path, action: Callable[[str, Path], Any]) -> Any:
-    """A copy of `value` with `action` applied to every string leaf and map key (``jsonutils.Traversal``)."""
-    if isinstance(value, str):
-        return action(value, where)
-    if isinstance(value, list):
-        return [_traverse(item, (*where, index), action) for index, item in enumerate(value)]
-    if isinstance(value, dict):
-        out: dict = {}
-        for key, item in value.items():
-            new_key = action(key, where) if isinstance(key, str) else key
-            if new_key is None:
-                new_key = key
-            elif not isinstance(new_key, str):
-                raise VariableError(f'expected string after substituting variables in key "{key}"', path=where)
-            out[new_key] = _traverse(item, (*where, key), action)
-        return out
-    return value
-
-
-# -- $( ) references ----------------------------------------------------------------------------------------
-
-_OPERATORS = (">=", "<=", ">", "<", "!")
-_IN_RANGE = re.compile(r"^([-|+]?\d+(?:\.\d+)?[A-Za-z]*)-([-|+]?\d+(?:\.\d+)?[A-Za-z]*)$")
-_NOT_IN_RANGE = re.compile(r"^([-|+]?\d+(?:\.\d+)?[A-Za-z]*)!-([-|+]?\d+(?:\.\d+)?[A-Za-z]*)$")
-
-
-def substitute_references(document: Any) -> Any:
-    """`document` with its ``$(./../path)`` references replaced by the values they point at in `document`.
-
-    A reference resolves against the leaf at that path of the same document
-    (anchors in the path ignored); it must be a string, or a number when the
-    reference carries an operator (``$(<=./../a)``). ``\\$( )`` is an escape.
-    """
-
-    def action(text: str, where: Path) -> Any:
-        for old, lead, reference in _references(text):
-            resolved = _resolve_reference(document, reference, where)
-            if not isinstance(resolved, str):
-                raise VariableError(f"NotResolvedReferenceErr,reference {reference} not resolved at path "
-                                    f"{_slash_path(where)}", variable=reference, path=where)
-            text = text.replace(old, lead + resolved, 1)
-        for escaped in _ESCAPED_REFERENCE.findall(text):
-            text = text.replace(escaped, escaped[1:])
-        return text
-
-    return _traverse(document, (), action)
-
-
-def _references(text: str) -> list[tuple[str, str, str]]:
-    """(matched text, the character before ``$(`` it includes or "", the reference) for each ``$( )`` in `text`."""
-    out = []
-    for match in _REFERENCE.finditer(text):
-        found = match.group(0)
-        lead = "" if found.startswith("$(") else found[0]
-        out.append((found, lead, found[len(lead):]))
-    return out
-
-
-def shift_references(value: str, shift: str, pivot: str) -> str:
-    """`value` with ``$( )`` references moved under `shift` after `pivot` (``FindAndShiftReferences``).
-
-    Autogen uses it on messages: ``$(./../../pattern/spec/x)`` with shift
-    ``spec/template`` becomes ``$(./../../pattern/spec/template/spec/x)``;
-    under ``anyPattern`` the pattern index stays before the shift.
-    """
-    for old, lead, reference in _references(value):
-        index = reference.find(pivot)
-        if pivot == "anyPattern":
-            pivot = pivot + "/" + reference[index + len(pivot) + 1:].split("/")[0]
-        shifted = reference.replace(pivot, pivot + "/" + shift)
-        value = value.replace(old, lead + shifted, 1)
-    return value
-
-
-def _slash_path(where: Path) -> str:
-    return "".join("/" + str(step).replace("/", "\\/") for step in where)
-
-
-def _resolve_reference(document: Any, reference: str, where: Path) -> Any:
-    text = reference.strip("$()")
-    operator = _reference_operator(text)
-    text = text[len(operator):]
-    if not text:
-        raise VariableError("expected path, found empty reference", variable=reference, path=where)
-    target = text if text.startswith("/") else posixpath.normpath(_slash_path(where) + "/" + text)
-    value = _leaf_at(document, target)
-    if value is None:
-        raise VariableError(f"got nil resolved variable {reference} at path {_slash_path(where)}",
-                            variable=reference, path=where)
-    if operator == "":
-        return value
-    if isinstance(value, str):
-        return operator + value
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise VariableError(f"incorrect expression: operator {operator} does not match with value {value}",
-                            variable=reference, path=where)
-    return operator + f"{float(value):f}"
-
-
-def _reference_operator(text: str) -> str:
-    if len(text) < 2:
-        return ""
-    for operator in _OPERATORS:
-        if text.startswith(operator):
-            return operator
-    if _NOT_IN_RANGE.match(text):
-        return "!-"
-    if _IN_RANGE.match(text):
-        return "-"
-    return ""
-
-
-def _leaf_at(document: Any, target: str) -> Any:
-    found: list[Any] = []
-
-    def walk(value: Any, steps: tuple[str, ...]) -> None:
-        if isinstance(value, dict):
-            for key, item in value.items():
-                walk(item, (*steps, parse_anchor(key).key if isinstance(key, str) else str(key)))
-        elif isinstance(value, list):
-            for index, item in enumerate(value):
-                walk(item, (*steps, str(index)))
-        elif "/" + "/".join(step.replace("/", "\\/") for step in steps) == target:
-            found.append(value)
-
-    walk(document, ())
-    return found[-1] if found else None
-
-
-# -- images ---------------------------------------------------------------------------------------------
-
-_POD_CONTAINERS = ("initContainers", "containers", "ephemeralContainers")
-_POD_SPEC = {
-    "Pod": ("spec",),
-    "DaemonSet": ("spec", "template", "spec"),
-    "Deployment": ("spec", "template", "spec"),
-    "ReplicaSet": ("spec", "template", "spec"),
-    "ReplicationController": ("spec", "template", "spec"),
-    "StatefulSet": ("spec", "template", "spec"),
-    "Job": ("spec", "template", "spec"),
-    "CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
-}
-
-
-@dataclass(frozen=True)
-class ImageInfo:
-    """One container image as Kyverno splits it (``pkg/utils/image.ImageInfo``)."""
-
-    registry: str
-    path: str
-    name: str
-    tag: str
-    digest: str
-    pointer: str = field(default="")
-
-    @property
-    def reference(self) -> str:
-        base = f"{self.registry}/{self.path}" if self.registry else self.path
-        return f"{base}@{self.digest}" if self.digest else f"{base}:{self.tag}"
-
-    @property
-    def reference_with_tag(self) -> str:
-        base = f"{self.registry}/{self.path}" if self.registry else self.path
-        return f"{base}:{self.tag}"
-
-    def to_json(self) -> dict:
-        """The JSON Kyverno puts under ``images`` (empty registry/tag/digest left out, as ``omitempty``)."""
-        out: dict[str, Any] = {}
-        if self.registry:
-            out["registry"] = self.registry
-        out["name"] = self.name
-        out["path"] = self.path
-        if self.tag:
-            out["tag"] = self.tag
-        if self.digest:
-            out["digest"] = self.digest
-        out["reference"] = self.reference
-        out["referenceWithTag"] = self.reference_with_tag
-        out["jsonPointer"] = self.pointer
-        return out
-
-
-def image_info(image: str, pointer: str = "") -> ImageInfo:
-    """Split an image reference as Kyverno does (default registry docker.io, default tag latest).
-
-    Raises `VariableError` with Kyverno's message for a reference Docker's grammar rejects.
-    """
-    first, slash, _ = image.partition("/")
-    looks_like_host = any(c in first for c in ".:") or first == "localhost" or first.lower() != first
-    full = image if slash and looks_like_host else f"{DEFAULT_REGISTRY}/{image}"
-    try:
-        registry, path, tag, digest = parse_reference(full)
-    except ImageReferenceError as error:
-        raise VariableError(f"invalid image '{image}' (bad image: {full}, defaultRegistry: {DEFAULT_REGISTRY}, "
-                            f"enableDefaultRegistryMutation: true: {error})") from None
-    if not tag and not digest:
-        tag = "latest"
-    return ImageInfo(registry, path, path.rsplit("/", 1)[-1], tag, digest, pointer)
-
-
-def images(resource: Mapping) -> dict:
-    """Kyverno's ``images`` variable for `resource`: container kind -> container name -> image info.
-
-    Only Pods and the built-in Pod controllers have images; containers without
-    an image are left out, and so are container kinds with none. Raises
-    `VariableError` for an image Kyverno cannot parse or a malformed container list.
-    """
-    spec_path = _POD_SPEC.get(str(resource.get("kind") or ""))
-    if spec_path is None:
-        return {}
-    spec: Any = resource
-    for step in spec_path:
-        spec = spec.get(step) if isinstance(spec, dict) else None
-        if spec is None:
-            return {}
-    if not isinstance(spec, dict):
-        raise VariableError("invalid image config")
-    out: dict[str, dict] = {}
-    for kind in _POD_CONTAINERS:
-        containers = spec.get(kind)
-        if containers is None:
-            continue
-        if isinstance(containers, dict):
-            entries = list(containers.items())
-        elif isinstance(containers, list):
-            entries = [(str(index), item) for index, item in enumerate(containers)]
-        else:
-            raise VariableError("invalid type")
-        found: dict[str, dict] = {}
-        for step, container in entries:
-            if container is None:
-                continue
-            if not isinstance(container, dict):
-                raise VariableError("invalid image config")
-            pointer = "/" + "/".join((*spec_path, kind, step)) + "/image"
-            name = container.get("name")
-            if not isinstance(name, str):
-                raise VariableError("invalid key")
-            image = container.get("image")
-            if not isinstance(image, str) or not image.strip():
-                continue
-            found[name] = image_info(image, pointer).to_json()
-        if found:
-            out[kind] = found
-    return out

@@ -54,7 +54,7 @@ class CelExpression:
 
 def compile_cel_expression(statement: str, at: tuple = ()) -> CelExpression:
     """A kyverno-json CEL statement, compiled (the CEL library is imported on first use)."""
-    from assertree.languages.cel import CelCompileError, CelUnavailableError
+    from assertree.languages.cel.engine import CelCompileError, CelUnavailableError
     from assertree.languages.cel.kyverno_json import compile_kyverno_json
 
     try:

@@ -38,8 +38,8 @@ _SCALAR_TYPES = frozenset({"boolean", "number", "string", "null"})
 def lint_document(value: Any) -> Iterator[Problem]:
     """Every problem of one policy document, with its field path (the loader adds file and line),
     in document order."""
-    from assertree.languages.kyverno_json.schema import document_order
     from assertree.languages.kyverno_json.schema import problems as schema_problems
+    from assertree.languages.schema_problems import document_order
 
     wrong_kind = document_kind_problem(value)
     if wrong_kind is not None:

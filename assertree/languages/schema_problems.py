@@ -1,0 +1,121 @@
+"""jsonschema's errors as assertree `Problem`s: one short message per problem, at the offending field.
+
+Every language that checks its policy documents against a packaged JSON Schema
+(kyverno-json's ValidatingPolicy, Kyverno's ClusterPolicy) reports the same
+kinds of mistakes the same way: an unknown field names itself and suggests the
+closest known one, a missing field points at where it should be, and problems
+are listed once each, top to bottom in the document. This module is that one
+translation; a language only says which schema file it uses and how it names a
+wrong type (``TypeWording``), the one message the two languages word apart.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Callable, Iterable
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from assertree.errors import Problem
+
+TypeWording = Callable[[str, Any], str]
+"""The message for a `type` error: (expected type names joined with "or", the offending value) -> text."""
+
+
+def type_only(expected: str, instance: Any) -> str:
+    """``must be of type object``: names the expected type only."""
+    return f"must be of type {expected}"
+
+
+def type_and_actual(expected: str, instance: Any) -> str:
+    """``must be an object, not a string``: names the expected type and the one found."""
+    from assertree.jp.values import type_name
+
+    actual = type_name(instance)
+    return f"must be {_article(expected)} {expected}, not {_article(actual)} {actual}"
+
+
+@cache
+def packaged_schema(file_name: str) -> dict:
+    """A JSON Schema shipped in ``assertree/schemas`` (read once)."""
+    return json.loads(resources.files("assertree.schemas").joinpath(file_name).read_text("utf-8"))
+
+
+@cache
+def _validator(file_name: str) -> Any:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(packaged_schema(file_name))
+
+
+def schema_problems(file_name: str, document: Any, *, type_wording: TypeWording) -> list[Problem]:
+    """Every problem the packaged schema `file_name` finds in `document`, once each, in document order."""
+    found = (problem for error in _validator(file_name).iter_errors(document)
+             for problem in explain(error, type_wording=type_wording))
+    return in_document_order(document, found)
+
+
+def in_document_order(document: Any, problems: Iterable[Problem]) -> list[Problem]:
+    """`problems` without repeats of the same (field, message), sorted top to bottom in `document`."""
+    unique: dict[tuple, Problem] = {}
+    for problem in problems:
+        unique.setdefault((problem.path, problem.message), problem)
+    return sorted(unique.values(), key=lambda problem: document_order(document, problem.path))
+
+
+def explain(error: Any, *, type_wording: TypeWording) -> list[Problem]:
+    """One short message per jsonschema `error`, pointing at the offending field itself."""
+    path = tuple(error.absolute_path)
+    kind = error.validator
+    if kind == "additionalProperties":
+        allowed = sorted(error.schema.get("properties", {}))
+        return [Problem(f"unknown field {key!r}{_suggestion(key, allowed)}", path=path + (key,))
+                for key in error.instance if key not in allowed]
+    if kind == "required":
+        return [Problem("required field is missing", path=path + (key,))
+                for key in error.validator_value if isinstance(error.instance, dict) and key not in error.instance]
+    if kind == "enum":
+        choices = ", ".join(map(str, error.validator_value))
+        return [Problem(f"must be one of: {choices}, not {json.dumps(error.instance)}", path=path)]
+    if kind == "const":
+        return [Problem(f"must be {json.dumps(error.validator_value)}, not {json.dumps(error.instance)}", path=path)]
+    if kind == "type":
+        expected = error.validator_value
+        expected = " or ".join(expected) if isinstance(expected, list) else expected
+        return [Problem(type_wording(expected, error.instance), path=path)]
+    if kind in ("minItems", "minLength"):
+        return [Problem("must not be empty", path=path)]
+    if kind == "maxLength":
+        return [Problem(f"must be at most {error.validator_value} characters long", path=path)]
+    if kind == "oneOf" and error.context:
+        deepest = max(error.context, key=lambda sub: len(sub.absolute_path))
+        return explain(deepest, type_wording=type_wording)
+    return [Problem(error.message, path=path)]
+
+
+def _suggestion(key: str, allowed: list[str]) -> str:
+    close = difflib.get_close_matches(key, allowed, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
+
+
+def document_order(document: Any, path: tuple) -> tuple:
+    """Position of `path` in the document, so problems read top to bottom (lint sorts by it too)."""
+    order = []
+    current = document
+    for step in path:
+        if isinstance(current, dict):
+            keys = list(current)
+            order.append(keys.index(step) if step in current else len(keys))
+            current = current.get(step)
+        elif isinstance(current, list) and isinstance(step, int):
+            order.append(step)
+            current = current[step] if step < len(current) else None
+        else:
+            order.append(0)
+    return tuple(order)
