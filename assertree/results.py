@@ -247,6 +247,8 @@ class ScanResult:
         return [(p, rule) for p in self.policies for rule in p.rules if id(rule) not in applied]
 
     def summary(self) -> Summary:
+        """Counts of the scan; ``skipped`` is the resource × rule pairs that produced no result (the
+        reports' ``notMatched``, `assertree.report.totals`, which builds its totals on this)."""
         statuses = Counter(result.status for result in self.results)
         rule_count = sum(len(policy.rules) for policy in self.policies)
         return Summary(
