@@ -29,9 +29,11 @@ from assertree.jp.errors import (
     EvaluationError,
     InvalidValueError,
     JMESPathError,
+    LimitError,
     UndefinedVariableError,
     UnknownFunctionError,
 )
+from assertree.jp.limits import check_array_length, check_result
 from assertree.jp.values import equal, is_false
 
 Compiled = Callable[[Any, dict], Any]
@@ -48,12 +50,13 @@ class Lazy:
     __slots__ = ("_compute", "_done", "_value")
 
     def __init__(self, compute: Callable[[], Any]) -> None:
-        self._compute = compute
+        self._compute: Callable[[], Any] | None = compute  # dropped once the value is known
         self._done = False
         self._value = None
 
     def resolve(self) -> Any:
         if not self._done:
+            assert self._compute is not None  # set until _done
             self._value = self._compute()
             self._done = True
             self._compute = None
@@ -232,6 +235,8 @@ class Compiler:
         def value_projection(value, scope):
             try:
                 base = left(value, scope)
+            except LimitError:
+                raise
             except JMESPathError:
                 return None
             if not isinstance(base, dict):
@@ -252,6 +257,8 @@ class Compiler:
         def filter_projection(value, scope):
             try:
                 base = left(value, scope)
+            except LimitError:
+                raise
             except JMESPathError:
                 return None
             if not isinstance(base, list):
@@ -272,6 +279,8 @@ class Compiler:
         def flatten(value, scope):
             try:
                 base = left(value, scope)
+            except LimitError:
+                raise
             except JMESPathError:
                 return None
             if not isinstance(base, list):
@@ -282,6 +291,8 @@ class Compiler:
                     out.extend(item)
                 else:
                     out.append(item)
+            if len(out) > len(base):  # only lists shared many times over ([$a, $a][]) can grow past the limit
+                check_array_length("flatten ([])", len(out))
             return out
 
         return flatten
@@ -403,6 +414,7 @@ class Compiler:
         ]
         check_arguments = function.check_arguments
         impl = function.impl
+        label = f"{name}()"
 
         def call(value, scope):
             args = [argument(value, scope) for argument in arguments]
@@ -410,13 +422,19 @@ class Compiler:
                 if not check(args[position]):
                     check_arguments(args)  # raises with the full explanation
             try:
-                return impl(*args)
+                result = impl(*args)
             except JMESPathError:
                 raise
             except RecursionError:
                 raise EvaluationError(f"{name}(): value nested too deeply") from None
+            except OverflowError:  # an integer past float64's range (a payload's 400-digit number)
+                raise InvalidValueError(f"{name}(): number out of range") from None
+            except MemoryError:  # a request the limits did not foresee: one rule's error, not a lost report
+                raise EvaluationError(f"{name}(): out of memory") from None
             except Exception as error:  # a bug in a function must still surface as our error
                 raise EvaluationError(f"{name}(): {type(error).__name__}: {error}") from error
+            check_result(label, result)  # the backstop for limits.MAX_STRING_LENGTH and MAX_ARRAY_LENGTH
+            return result
 
         return call
 

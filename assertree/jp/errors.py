@@ -33,14 +33,30 @@ class ParseError(JMESPathError):
     def __str__(self) -> str:
         if not self.expression:
             return self.message
-        return f"{self.message} at column {self.position + 1} in {self.expression!r}"
+        return f"{self.message} at column {self.position + 1} in {self.excerpt()!r}"
 
     def located(self) -> str:
         """The reason and the column, for messages that already quote the expression."""
         return f"{self.message} at column {self.position + 1}"
 
+    def excerpt(self, width: int = 120) -> str:
+        """The expression, or for a long one (a hostile policy's 100,000 terms) `width` characters around the
+        offending column with ``...`` where text was left out, so that a message stays one readable line."""
+        return self._window(width)[1]
+
     def pretty(self) -> str:
-        return f"{self.message}\n{self.expression}\n{' ' * self.position}^"
+        caret, text = self._window(120)
+        return f"{self.message}\n{text}\n{' ' * caret}^"
+
+    def _window(self, width: int) -> tuple[int, str]:
+        """(the caret's column in the excerpt, the excerpt)."""
+        text = self.expression
+        if len(text) <= width:
+            return self.position, text
+        start = max(0, min(self.position - width // 2, len(text) - width))
+        head = "..." if start > 0 else ""
+        tail = "..." if start + width < len(text) else ""
+        return self.position - start + len(head), head + text[start : start + width] + tail
 
 
 class EvaluationError(JMESPathError):
@@ -100,3 +116,11 @@ class FunctionError(EvaluationError):
     @classmethod
     def kyverno(cls, name: str, reason: str) -> FunctionError:
         return cls(f"JMESPath function '{name}': {reason}")
+
+
+class LimitError(FunctionError):
+    """A value or an expression beyond one of assertree's limits (`assertree.jp.limits`).
+
+    Never swallowed where go-jmespath turns an error into null (the left of a
+    filter, a flatten or ``.*``): a limit must stop the evaluation.
+    """

@@ -12,6 +12,7 @@ is a syntax error while ``a - `1``` subtracts.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,11 +57,23 @@ def _reject_constant(name: str) -> Any:
 
 def tokenize(expression: str) -> list[Token]:
     """All tokens of `expression`, ending with an `eof` token; raises ParseError on bad text."""
-    tokens: list[Token] = []
+    return list(iter_tokens(expression))
+
+
+def iter_tokens(expression: str) -> Iterator[Token]:
+    """The tokens of `expression` one at a time, ending with an `eof` token.
+
+    The parser reads them as it goes, so an expression it rejects early (nested
+    too deeply) costs no time for the text after the error.
+    """
+    tokens: list[Token] = []  # the tokens of the current step, handed out before the next
     append = tokens.append
     position = 0
     length = len(expression)
     while position < length:
+        if tokens:
+            yield from tokens
+            tokens.clear()
         char = expression[position]
         start = position
         if char in _WHITESPACE:
@@ -129,8 +142,8 @@ def tokenize(expression: str) -> list[Token]:
             position = _one_or_two(expression, position, "=", "not", "ne", append)
         else:
             raise ParseError(f"unexpected character {char!r}", expression, start)
-    append(Token("eof", "", length, length))
-    return tokens
+    yield from tokens
+    yield Token("eof", "", length, length)
 
 
 def _one_or_two(expression: str, position: int, second: str, single: str, double: str, append) -> int:
@@ -193,8 +206,9 @@ def _json_literal(expression: str, position: int, append) -> int:
     try:
         value = json.loads(text, parse_constant=_reject_constant)
     except (ValueError, RecursionError):
+        shown = text if len(text) <= 60 else text[:57] + "..."
         raise ParseError(
-            f"invalid JSON literal `{text}` (strings inside backticks must be quoted: `\"text\"`)",
+            f"invalid JSON literal `{shown}` (strings inside backticks must be quoted: `\"text\"`)",
             expression,
             position,
         ) from None

@@ -10,9 +10,12 @@ multi-select-hash pairs. There is no ternary operator and no bare number.
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 from assertree.jp.ast import Node, node
 from assertree.jp.errors import ParseError
-from assertree.jp.lexer import Token, tokenize
+from assertree.jp.lexer import Token, iter_tokens
+from assertree.jp.limits import MAX_EXPRESSION_DEPTH
 
 BINDING_POWER: dict[str, int] = {
     "eof": 0,
@@ -76,23 +79,51 @@ IDENTITY = node("identity")
 
 
 def parse(expression: str) -> Node:
-    """The syntax tree of `expression`; raises ParseError pointing at the offending column."""
+    """The syntax tree of `expression`; raises ParseError pointing at the offending column.
+
+    Nesting is bounded while parsing, before anything recurses past the limit:
+    the parser counts its own recursion (``((((a))))``, ``abs(abs(...))``) plus
+    the nodes its loop wraps around the left side (``a.a.a...``, ``a || a ||
+    ...``, ``a[0][0]...``: parsed in a loop, but compiled and evaluated
+    recursively), and stops at `MAX_EXPRESSION_DEPTH` with a ParseError
+    pointing at the column, having read no further. The finished tree's
+    height is then measured again, without recursion, as a backstop.
+    """
     try:
-        return _Parser(expression).parse()
-    except RecursionError:
-        raise ParseError("expression is nested too deeply", expression, 0) from None
+        tree = _Parser(expression).parse()
+    except RecursionError:  # a backstop: the depth count below stops nesting long before this
+        raise _too_deep(expression, 0) from None
+    _check_height(tree, expression)
+    return tree
+
+
+def _too_deep(expression: str, position: int) -> ParseError:
+    return ParseError(f"nested too deeply (over {MAX_EXPRESSION_DEPTH} levels)",
+                      expression, position)
+
+
+def _check_height(tree: Node, expression: str) -> None:
+    """Raise ParseError when `tree` is more than MAX_EXPRESSION_DEPTH nodes tall (measured iteratively)."""
+    stack = [(tree, 1)]
+    while stack:
+        current, height = stack.pop()
+        if height > MAX_EXPRESSION_DEPTH:
+            raise _too_deep(expression, 0)
+        stack.extend((child, height + 1) for child in current.children)
 
 
 class _Parser:
     def __init__(self, expression: str) -> None:
         self.expression = expression
-        self.tokens = tokenize(expression)
+        self._stream = iter_tokens(expression)
+        self.tokens: list[Token] = [next(self._stream)]  # read so far; ends with eof once the text is read
         self.index = 0
+        self.depth = 0  # how many _expression calls are open
 
     # -- driving ---------------------------------------------------------------
 
     def parse(self) -> Node:
-        if self.tokens[0].type == "eof":
+        if self._current.type == "eof":
             raise ParseError("empty expression", self.expression, 0)
         tree = self._expression(0)
         if self._current.type != "eof":
@@ -104,12 +135,16 @@ class _Parser:
         return self.tokens[self.index]
 
     def _peek(self, offset: int = 1) -> Token:
+        while len(self.tokens) <= self.index + offset and self.tokens[-1].type != "eof":
+            self.tokens.append(next(self._stream))
         return self.tokens[min(self.index + offset, len(self.tokens) - 1)]
 
     def _advance(self) -> Token:
         token = self.tokens[self.index]
         if token.type != "eof":
             self.index += 1
+            if self.index == len(self.tokens):
+                self.tokens.append(next(self._stream))
         return token
 
     def _match(self, *types: str) -> Token:
@@ -118,16 +153,29 @@ class _Parser:
             self._fail(token, "expected " + " or ".join(_describe_type(t) for t in types) + ", got")
         return self._advance()
 
-    def _fail(self, token: Token, what: str) -> None:
+    def _fail(self, token: Token, what: str) -> NoReturn:
         raise ParseError(f"{what} {_describe(token)}", self.expression, token.start)
 
     def _expression(self, binding_power: int = 0) -> Node:
+        self.depth += 1
+        try:
+            if self.depth > MAX_EXPRESSION_DEPTH:
+                raise _too_deep(self.expression, self._current.start)
+            return self._expression_body(binding_power)
+        finally:
+            self.depth -= 1
+
+    def _expression_body(self, binding_power: int) -> Node:
         token = self._advance()
         nud = getattr(self, "_nud_" + token.type, None)
         if nud is None:
             self._fail(token, "unexpected")
         left = nud(token)
+        height = self.depth  # each led below wraps `left` in one more node
         while binding_power < BINDING_POWER[self._current.type]:
+            height += 1
+            if height > MAX_EXPRESSION_DEPTH:  # `a.a.a...`: a loop here, but recursion when compiled
+                raise _too_deep(self.expression, self._current.start)
             token = self._current
             led = getattr(self, "_led_" + token.type, None)
             if led is None:
@@ -257,7 +305,15 @@ class _Parser:
         if self._current.type in ("number", "colon"):
             right = self._index_expression()
             if left.type == "index_expression":
-                return Node("index_expression", left.children + (right,))
+                # `a[0][1][2]` is one flat node; the following indexes are taken here, in a loop, so that a
+                # long chain costs linear time rather than one copy of the children per index.
+                steps = [*left.children, right]
+                while self._current.type == "lbracket" and self._peek().type in ("number", "colon"):
+                    if len(steps) > MAX_EXPRESSION_DEPTH:  # each index counts as a level, as when not flat
+                        raise _too_deep(self.expression, self._current.start)
+                    self._advance()
+                    steps.append(self._index_expression())
+                return Node("index_expression", tuple(steps))
             return self._project_if_slice(left, right)
         if self._current.type != "star":
             self._fail(self._current, "expected an index, a slice or '*' after '[', got")

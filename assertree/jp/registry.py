@@ -138,13 +138,9 @@ class Function:
 
 
 def _short(value: Any) -> str:
-    from assertree.jp.values import to_json
+    from assertree.jp.values import json_excerpt
 
-    try:
-        text = to_json(value)
-    except ValueError:
-        text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return json_excerpt(value, 60)
 
 
 REGISTRY: dict[str, Function] = {}

@@ -68,6 +68,8 @@ def equal(a: Any, b: Any) -> bool:
     ta = type(a)
     tb = type(b)
     if ta is tb:
+        if a is b and (ta is list or ta is dict):  # Go's DeepEqual too: shared parts ([$a, $a]) cost nothing
+            return True
         if ta is list:
             return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b))
         if ta is dict:
@@ -131,10 +133,17 @@ def go_float_word(value: float) -> str:
 
 
 def format_number(value: float) -> str:
-    """A number as Go's JSON encoder writes it (integers exactly, floats via `format_float`)."""
+    """A number as Go's JSON encoder writes it (integers exactly, floats via `format_float`).
+
+    Raises ValueError for an integer of thousands of digits (Python's limit on
+    int-to-text conversion; no Go number is that long).
+    """
     if type(value) is float:
         return format_float(value)
-    return str(int(value))
+    try:
+        return str(int(value))
+    except ValueError:
+        raise ValueError(f"json: unsupported value: an integer of {int(value).bit_length()} bits") from None
 
 
 _JSON_ESCAPES = {
@@ -165,53 +174,137 @@ def _quote(text: str) -> str:
     return "".join(out)
 
 
+class JSONTooLongError(ValueError):
+    """A value whose JSON text would pass `limits.MAX_JSON_LENGTH` (found while writing, before it is built)."""
+
+
 def to_json(value: Any) -> str:
     """Compact JSON exactly as Go's ``json.Marshal`` writes a JSON value.
 
-    Raises ValueError for NaN/Infinity and for values that are not JSON.
+    Raises ValueError for NaN/Infinity and for values that are not JSON, and
+    JSONTooLongError (a ValueError) once the text would pass
+    `limits.MAX_JSON_LENGTH`: values that share parts (``[$a, $a]``, YAML
+    aliases) can describe more text than any memory holds.
     """
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, str):
-        return _quote(value)
-    if is_number(value):
-        return format_number(value)
-    if isinstance(value, list):
-        return "[" + ",".join(to_json(item) for item in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ",".join(_quote(str(k)) + ":" + to_json(value[k]) for k in sorted(value)) + "}"
-    raise ValueError(f"json: unsupported type: {type_name(value)}")
+    from assertree.jp.limits import MAX_JSON_LENGTH
+
+    out: list[str] = []
+    _write(value, out, [MAX_JSON_LENGTH], _quote, _json_scalar)
+    return "".join(out)
 
 
 def to_display(value: Any) -> str:
     """A value as people read it in reports: compact JSON, keys sorted, no HTML escaping.
 
     Unlike `to_json` it never fails: NaN and infinities print as Go does
-    (``NaN``, ``+Inf``), and non-JSON values fall back to ``repr``.
+    (``NaN``, ``+Inf``), non-JSON values fall back to ``repr``, and text past
+    `limits.MAX_JSON_LENGTH` is cut off with ``... (truncated)``.
     """
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, str):
-        return _display_quote(value)
+    from assertree.jp.limits import MAX_JSON_LENGTH
+
+    out: list[str] = []
+    try:
+        _write(value, out, [MAX_JSON_LENGTH], _display_quote, _display_scalar)
+    except JSONTooLongError:
+        out.append(" ... (truncated)")
+    return "".join(out)
+
+
+def json_excerpt(value: Any, width: int = 60) -> str:
+    """The start of `value`'s JSON text, at most `width` characters with ``...`` where it was cut; never fails.
+
+    For error messages: costs at most `width` characters of work, whatever the
+    size of the value (a type error on a whole Terraform plan, a shared value).
+    """
+    out: list[str] = []
+    try:
+        _write(value, out, [width + 1], _quote, _display_scalar)
+    except JSONTooLongError:
+        out.append("...")
+    text = "".join(out)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _json_scalar(value: Any) -> str:
+    if is_number(value):
+        return format_number(value)
+    raise ValueError(f"json: unsupported type: {type_name(value)}")
+
+
+def _display_scalar(value: Any) -> str:
     if is_number(value):
         if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
             return go_float_word(value)
-        return format_number(value)
-    if isinstance(value, list):
-        return "[" + ",".join(to_display(item) for item in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ",".join(
-            _display_quote(str(k)) + ":" + to_display(value[k]) for k in sorted(value, key=str)
-        ) + "}"
-    return repr(value)
+        try:
+            return format_number(value)
+        except ValueError:
+            return f"<an integer of {int(value).bit_length()} bits>"
+    try:
+        return repr(value)
+    except ValueError:  # a subclass's repr may fail the same way
+        return f"<{type(value).__name__}>"
+
+
+def _write(value: Any, out: list[str], budget: list[int], quote: Any, scalar: Any) -> None:
+    """Append `value`'s compact JSON text to `out`, keys sorted; `budget[0]` is what may still be written.
+
+    Strings are measured before they are quoted (quoting never shortens), so a
+    value over the budget costs at most the budget in time and memory.
+    """
+    if value is None:
+        text = "null"
+    elif value is True:
+        text = "true"
+    elif value is False:
+        text = "false"
+    elif isinstance(value, str):
+        if len(value) + 2 > budget[0]:
+            if budget[0] <= _SHOWN_WHEN_CUT:  # an excerpt or a report shows the start of the string
+                out.append(quote(value[: max(0, budget[0])]))
+            raise _too_long()
+        text = quote(value)
+    elif isinstance(value, list):
+        budget[0] -= 2
+        out.append("[")
+        for index, item in enumerate(value):
+            if index:
+                out.append(",")
+                budget[0] -= 1
+            _write(item, out, budget, quote, scalar)
+        out.append("]")
+        if budget[0] < 0:
+            raise _too_long()
+        return
+    elif isinstance(value, dict):
+        budget[0] -= 2
+        out.append("{")
+        for index, key in enumerate(sorted(value, key=str)):
+            if index:
+                out.append(",")
+                budget[0] -= 1
+            _write(str(key), out, budget, quote, scalar)
+            out.append(":")
+            budget[0] -= 1
+            _write(value[key], out, budget, quote, scalar)
+        out.append("}")
+        if budget[0] < 0:
+            raise _too_long()
+        return
+    else:
+        text = scalar(value)
+    budget[0] -= len(text)
+    if budget[0] < 0:
+        raise _too_long()
+    out.append(text)
+
+
+_SHOWN_WHEN_CUT = 1000  # a string cut by a small budget is written in part; a large budget's loss is not worth it
+
+
+def _too_long() -> JSONTooLongError:
+    from assertree.jp.limits import MAX_JSON_LENGTH
+
+    return JSONTooLongError(f"the JSON text would be longer than {MAX_JSON_LENGTH:,} characters, assertree's limit")
 
 
 def _display_quote(text: str) -> str:

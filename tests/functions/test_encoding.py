@@ -314,12 +314,16 @@ def test_parse_yaml_stops_early_on_very_deep_input():
     assert call("parse_yaml", "[" * 1024 + "]" * 1024) is not None
 
 
-def test_parse_yaml_aliases_share_work():
-    laughs = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
-        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8)
-    )
-    result = call("parse_yaml", laughs)
-    assert len(result["i"]) == 9 and result["i"][0] is result["i"][1]
+def test_parse_yaml_aliases_share_work_within_go_yamls_budget():
+    def laughs(levels: int) -> str:
+        return "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+            f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(levels)
+        )
+
+    result = call("parse_yaml", laughs(2))  # 9**3 values described, each alias expanded once
+    assert len(result["c"]) == 9 and result["c"][0] is result["c"][1]
+    with pytest.raises(jp.LimitError, match="excessive aliasing"):  # the "billion laughs": 9**9 values
+        call("parse_yaml", laughs(8))
 
 
 @given(st.floats(allow_nan=False, allow_infinity=False))

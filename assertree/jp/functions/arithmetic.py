@@ -173,8 +173,8 @@ def _divide(a: _Operand, b: _Operand, name: str) -> Any:
     if isinstance(a, Quantity) and isinstance(b, _Scalar):
         if b.value == 0:
             raise _zero_divisor(name)
-        divisor = _scalar_quantity(b)
-        return str(a.divide_by(divisor, max(a.places, divisor.places)))
+        quantity = _scalar_quantity(b)
+        return str(a.divide_by(quantity, max(a.places, quantity.places)))
     if isinstance(a, _Duration) and isinstance(b, _Duration):
         if b.nanoseconds == 0:
             raise _zero_divisor(name)

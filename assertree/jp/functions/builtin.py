@@ -11,9 +11,10 @@ from __future__ import annotations
 import math
 import re
 
-from assertree.jp.errors import InvalidTypeError, InvalidValueError
+from assertree.jp.errors import InvalidTypeError, InvalidValueError, LimitError
+from assertree.jp.limits import check_string_length
 from assertree.jp.registry import function
-from assertree.jp.values import equal, is_number, to_json, type_name
+from assertree.jp.values import JSONTooLongError, equal, is_number, to_json, type_name
 
 _DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
@@ -67,6 +68,7 @@ def starts_with(subject, prefix):
 @function("join(glue: string, items: array[string]) -> string")
 def join(glue, items):
     """The strings of an array joined with a separator."""
+    check_string_length("join()", sum(map(len, items)) + len(glue) * max(0, len(items) - 1))  # [$s, $s, ...]
     return glue.join(items)
 
 
@@ -202,7 +204,7 @@ def to_number(value):
     if is_number(value):
         return value
     if isinstance(value, str) and _DECIMAL.fullmatch(value):
-        if value.lstrip("+-").isdigit():
+        if value.lstrip("+-").isdigit() and len(value) <= 20:  # longer: a float, as Go's ParseFloat gives
             return int(value)
         number = float(value)
         return None if math.isinf(number) else number
@@ -216,6 +218,8 @@ def to_string(value):
         return value
     try:
         return to_json(value)
+    except JSONTooLongError as error:
+        raise LimitError(f"to_string(): {error}") from None
     except ValueError as error:
         raise InvalidValueError(f"to_string(): {error}") from None
 

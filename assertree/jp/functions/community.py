@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from assertree.jp.errors import InvalidTypeError, InvalidValueError
 from assertree.jp.functions.unicase import simple_lower, simple_upper
+from assertree.jp.limits import check_replace, check_split, check_string_length
 from assertree.jp.registry import function
 
 _GO_WHITESPACE = (  # unicode.IsSpace
@@ -104,6 +105,7 @@ def _pad(subject: str, width, pad, name: str, left: bool) -> str:
     missing = int(width) - len(subject.encode())
     if missing <= 0 or not pad:
         return subject
+    check_string_length(f"{name}()", len(subject) + missing)  # before `pad * missing` asks for the memory
     return pad * missing + subject if left else subject + pad * missing
 
 
@@ -133,7 +135,9 @@ def _count(value, name: str) -> int:
 @function("replace(subject: string, old: string, new: string, count?: number) -> string")
 def replace(subject, old, new, count=None):
     """`subject` with `old` replaced by `new` (all occurrences, or the first `count`)."""
-    return subject.replace(old, new, _count(count, "replace"))
+    limit = _count(count, "replace")
+    check_replace("replace()", subject, old, new, limit)
+    return subject.replace(old, new, limit)
 
 
 @function("split(subject: string, separator: string, count?: number) -> array[string]")
@@ -144,6 +148,7 @@ def split(subject, separator, count=None):
         return []
     if limit == 0:
         return [subject]
+    check_split("split()", subject, separator)
     if separator == "":
         characters = list(subject)
         if limit < 0 or limit >= len(characters):

@@ -69,6 +69,7 @@ def go_g_layout(shortest: str) -> str:
     ``-1.5e-05``) when the leading digit's power of ten is below -4 or at least 6, else positional."""
     number = Decimal(shortest).normalize()
     sign, digit_tuple, exponent = number.as_tuple()
+    assert isinstance(exponent, int)  # a finite number's exponent ("n", "N", "F" mark NaN and infinity)
     digits = "".join(map(str, digit_tuple))
     magnitude = len(digits) - 1 + exponent  # the power of ten of the leading digit
     if -4 <= magnitude < 6:

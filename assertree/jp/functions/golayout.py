@@ -122,6 +122,7 @@ def _local_zone(unix_seconds: int) -> tuple[str, int]:
 
 def _local_offset_named(name: str, unix_seconds: int) -> int | None:
     """The offset the local zone gives abbreviation `name` around an instant (Go's ``lookupName``), or None."""
+    known: tuple[tuple[str, int], ...]
     if time.daylight:
         known = ((time.tzname[0], -time.timezone), (time.tzname[1], -time.altzone))
     else:
@@ -719,9 +720,9 @@ def parse(layout: str, value: str) -> GoTime:
             raise _cannot_parse(layout, value, rest, element) from None
         except _OutOfRange as problem:
             raise ValueError(f"parsing time {time_quote(value)}: {problem.args[0]} out of range") from None
-    problem = fields.settle_date()
-    if problem:
-        raise ValueError(f"parsing time {time_quote(value)}: {problem}")
+    unsettled = fields.settle_date()
+    if unsettled:
+        raise ValueError(f"parsing time {time_quote(value)}: {unsettled}")
     return fields.to_time()
 
 

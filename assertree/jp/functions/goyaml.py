@@ -11,7 +11,10 @@ NaN and infinities are errors, integral floats read back as integers).
 Values are built from events with an explicit stack, so nesting depth costs
 no Python recursion; it is capped at 1024 levels, as for payloads (libyaml's
 flow parsing slows quadratically with depth and its own composer can crash
-on very deep input).
+on very deep input). An alias shares the anchored value instead of copying
+it, but counts as the copy go-yaml makes: go-yaml v2's alias budget
+(`limits.yaml_alias_ratio`) refuses a "billion laughs" document with its
+error, ``yaml: document contains excessive aliasing``.
 
 Imported on first use of ``parse_yaml``, so scans that never call it do not
 load PyYAML's event machinery for it.
@@ -25,9 +28,10 @@ from typing import Any
 
 import yaml
 
-from assertree.jp.errors import FunctionError
+from assertree.jp.errors import FunctionError, LimitError
 from assertree.jp.functions.base64 import Base64Error, decode_base64
 from assertree.jp.functions.conversions import INT64_MAX, INT64_MIN, float32_text, go_g_layout, go_string, utf8_bytes
+from assertree.jp.limits import yaml_alias_ratio
 from assertree.jp.values import go_float_word
 
 _EventSource = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -72,6 +76,8 @@ def _go_integer(text: str) -> int | None:
     if match is None:
         return None
     sign, digits = match.groups()
+    if len(digits) > 66:  # longer than any 64-bit integer in any base (0b and 64 binary digits)
+        return None
     if len(digits) > 1 and digits[0] == "0" and digits[1].isdigit():
         number = int(digits, 8)  # a leading zero means octal
     else:
@@ -84,7 +90,7 @@ def _go_integer(text: str) -> int | None:
 
 
 def _finite_float(text: str) -> float | None:
-    number = float(text)
+    number = float(text)  # never limited by Python's int digit limit; 10**5000 reads as inf
     return None if math.isinf(number) else number  # Go's ParseFloat fails on overflow
 
 
@@ -132,7 +138,8 @@ def _scalar(event: yaml.ScalarEvent) -> Any:
         return value
     if tag == _FLOAT and resolved_tag == _INT:
         return float(value)
-    raise FunctionError(f"yaml: cannot decode {_short_tag(resolved_tag)} `{text}` as a {_short_tag(tag)}")
+    shown = text if len(text) <= 60 else text[:57] + "..."
+    raise FunctionError(f"yaml: cannot decode {_short_tag(resolved_tag)} `{shown}` as a {_short_tag(tag)}")
 
 
 _YAML_FLOAT_WORDS = {"NaN": ".nan", "+Inf": ".inf", "-Inf": "-.inf"}
@@ -189,12 +196,14 @@ _MERGE_KEY = object()
 class _Collection:
     """A sequence or mapping whose events are still arriving."""
 
-    __slots__ = ("anchor", "key", "value")
+    __slots__ = ("anchor", "key", "size", "value")
 
     def __init__(self, anchor: str | None, value: list | dict) -> None:
         self.anchor = anchor
         self.value = value
         self.key: Any = None  # a mapping's pending key; None while a key is expected
+        self.size = 1  # the nodes go-yaml decodes for this one, aliases expanded
+
 
     def add(self, item: Any, merge_key: bool) -> None:
         if isinstance(self.value, list):
@@ -209,36 +218,64 @@ class _Collection:
             self.key = None
 
 
+class _AliasBudget:
+    """go-yaml v2's count of decoded nodes and of those an alias expanded (decode.go, ``unmarshal``)."""
+
+    __slots__ = ("aliased", "decoded")
+
+    def __init__(self) -> None:
+        self.decoded = 1  # the document node
+        self.aliased = 0
+
+    def add(self, decoded: int, aliased: int = 0) -> None:
+        self.decoded += decoded
+        self.aliased += aliased
+        if self.aliased > 100 and self.decoded > 1000 and self.aliased / self.decoded > yaml_alias_ratio(self.decoded):
+            raise LimitError("yaml: document contains excessive aliasing")
+
+
 def _build_document(events: Any) -> Any:
     """The value of the document whose start event was just read, from the rest of its events."""
-    anchors: dict[str, Any] = {}
+    anchors: dict[str, tuple[Any, int]] = {}  # name: (value, its size in decoded nodes)
+    open_anchors: dict[str, int] = {}  # anchors of the collections being read: an alias to one is a cycle
+    budget = _AliasBudget()
     stack: list[_Collection] = []
     while True:
         event = events.get_event()
         merge_key = False
         if isinstance(event, yaml.ScalarEvent):
-            value = _scalar(event)
+            value, size = _scalar(event), 1
             merge_key = event.value == "<<" and (event.tag == _MERGE or (event.tag is None and event.implicit[0]))
             anchor = event.anchor
+            budget.add(1)
         elif isinstance(event, yaml.AliasEvent):
-            if any(collection.anchor == event.anchor for collection in stack):
-                raise FunctionError(f"yaml: anchor '{event.anchor}' value contains itself")
-            if event.anchor not in anchors:
-                raise FunctionError(f"yaml: unknown anchor '{event.anchor}' referenced")
-            value, anchor = anchors[event.anchor], None
+            name = event.anchor or ""  # an alias always names its anchor
+            if open_anchors.get(name):
+                raise FunctionError(f"yaml: anchor '{name}' value contains itself")
+            if name not in anchors:
+                raise FunctionError(f"yaml: unknown anchor '{name}' referenced")
+            (value, expanded), anchor = anchors[name], None
+            size = 1 + expanded
+            budget.add(size, expanded)  # before the shared value can reach anything that walks it
         elif isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
             if len(stack) == _MAX_DEPTH:
                 raise FunctionError(f"yaml: nested more than {_MAX_DEPTH} levels deep")
             stack.append(_Collection(event.anchor, [] if isinstance(event, yaml.SequenceStartEvent) else {}))
+            if event.anchor is not None:
+                open_anchors[event.anchor] = open_anchors.get(event.anchor, 0) + 1
+            budget.add(1)
             continue
         else:  # the end of a sequence or mapping
             collection = stack.pop()
-            value, anchor = collection.value, collection.anchor
+            value, anchor, size = collection.value, collection.anchor, collection.size
+            if anchor is not None:
+                open_anchors[anchor] -= 1
         if anchor is not None:
-            anchors[anchor] = value
+            anchors[anchor] = (value, size)
         if not stack:
             events.get_event()  # the document's end, which go-yaml reads too
             return _json_value(value)
+        stack[-1].size += size
         stack[-1].add(value, merge_key)
 
 

@@ -62,6 +62,7 @@ def parse_reference(text: str) -> tuple[str, str, str, str]:
     if len(name) > _NAME_MAX:
         raise ImageReferenceError(f"repository name must not be more than {_NAME_MAX} characters")
     parts = _NAME_PARTS.fullmatch(name)
+    assert parts is not None  # group 1 of _REFERENCE is _NAME, the same pattern as _NAME_PARTS
     domain, path = parts.group(1) or "", parts.group(2)
     if digest:
         _validate_digest(digest)

@@ -96,7 +96,8 @@ def _integer(digits: str) -> int | float:
 def _float(digits: str) -> float:
     number = float(digits)
     if math.isinf(number):
-        raise ValueError(f"json: cannot unmarshal number {digits} into Go value of type float64")
+        shown = digits if len(digits) <= 40 else digits[:37] + "..."
+        raise ValueError(f"json: cannot unmarshal number {shown} into Go value of type float64")
     return number
 
 

@@ -26,14 +26,16 @@ from __future__ import annotations
 import functools
 import secrets
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from assertree.jp.errors import FunctionError
+from assertree.jp.limits import MAX_STRING_LENGTH
 from assertree.jp.registry import function
 
 MAX_UNBOUNDED = 4096
 MAX_REPEAT = 1000
 MAX_HEIGHT = 200
-MAX_LENGTH = 10_000_000
+MAX_LENGTH = MAX_STRING_LENGTH  # a pattern that could generate more is refused before generating
 _MAX_RUNE = 0x10FFFF
 _SURROGATES = (0xD800, 0xDFFF)
 
@@ -65,6 +67,17 @@ class PatternError(ValueError):
 
 
 # -- the syntax tree: each node knows how to generate text and its longest output -----------------
+
+
+class _Node(Protocol):
+    """What every node below offers."""
+
+    @property
+    def height(self) -> int: ...  # nesting depth, checked against MAX_HEIGHT
+
+    def generate(self, out: list[str]) -> None: ...
+
+    def longest(self) -> int: ...
 
 
 @dataclass
@@ -148,7 +161,7 @@ class _Alternate:
 
 @dataclass
 class _Repeat:
-    sub: object
+    sub: _Node
     min: int
     max: int  # -1: unbounded
 
@@ -291,9 +304,10 @@ class _Parser:
             if text[pos] == "}":
                 high = -1
             else:
-                high, pos = _go_int(text, pos)
-                if high is None:
+                upper, pos = _go_int(text, pos)
+                if upper is None:
                     return None
+                high = upper
                 if high == -2:  # too big
                     low = -1
         if pos >= len(text) or text[pos] != "}":

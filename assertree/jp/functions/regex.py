@@ -33,8 +33,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 if TYPE_CHECKING:  # re2 is imported with the first pattern: wildcard-only scans never load it
     import re2
 
-from assertree.jp.errors import FunctionError
+from assertree.jp.errors import FunctionError, LimitError
 from assertree.jp.functions.conversions import float32_text, utf8_bytes
+from assertree.jp.limits import MAX_REGEX_MATCHES, MAX_STRING_LENGTH, check_string_length
 from assertree.jp.registry import function
 
 # RE2's wording of a compile error -> Go's (regexp/syntax ErrorCode texts).
@@ -212,14 +213,20 @@ def _replace_all(compiled: _Compiled, text: str, insert) -> str:
     search_at = 0
     last_end = 0
     size = len(data)
+    matches = 0
     while search_at <= size:
         match = regex.search(data, search_at)
         if match is None:
             break
+        matches += 1
+        if matches > MAX_REGEX_MATCHES:  # each match is a step of this loop: bound the time as well as the text
+            raise LimitError(f"regex_replace_all(): more than {MAX_REGEX_MATCHES:,} matches, assertree's limit")
         start, end = match.span()
         out += data[last_end:start]
         if end > last_end or start == 0:
             insert(match, data, out)
+            if len(out) > MAX_STRING_LENGTH:  # `$0$0$0...` for every empty match multiplies the text
+                check_string_length("regex_replace_all()", len(out))
         last_end = end
         step = _rune_width(data, search_at)
         search_at = search_at + step if search_at + step > end else end

@@ -120,10 +120,11 @@ def compare(a: Version, b: Version) -> int:
     for x, y in zip(a.pre, b.pre):
         if x == y:
             continue
-        x_numeric, y_numeric = isinstance(x, int), isinstance(y, int)
-        if x_numeric != y_numeric:
-            return -1 if x_numeric else 1  # numeric identifiers sort before alphanumeric ones
-        return -1 if x < y else 1  # both numbers, or both strings compared by bytes (ASCII)
+        if isinstance(x, int) and isinstance(y, int):
+            return -1 if x < y else 1
+        if isinstance(x, str) and isinstance(y, str):
+            return -1 if x < y else 1  # compared by bytes (ASCII)
+        return -1 if isinstance(x, int) else 1  # numeric identifiers sort before alphanumeric ones
     return (len(a.pre) > len(b.pre)) - (len(a.pre) < len(b.pre))
 
 

@@ -19,6 +19,7 @@ import posixpath
 
 from assertree.jp.errors import FunctionError
 from assertree.jp.functions.unicase import simple_fold, simple_lower, simple_upper
+from assertree.jp.limits import check_replace, check_split
 from assertree.jp.registry import function
 
 
@@ -46,12 +47,15 @@ def equal_fold(a, b):
 def replace(text, old, new, count):
     """`text` with the first `count` occurrences of `old` replaced by `new` (all when `count` < 0)."""
     limit = _count(count)
-    return text.replace(old, new, limit if 0 <= limit <= len(text) else -1)  # there are at most len+1 matches
+    limit = limit if 0 <= limit <= len(text) else -1
+    check_replace("replace()", text, old, new, limit)
+    return text.replace(old, new, limit)  # there are at most len+1 matches
 
 
 @function("replace_all(text: string, old: string, new: string) -> string")
 def replace_all(text, old, new):
     """`text` with every occurrence of `old` replaced by `new`."""
+    check_replace("replace_all()", text, old, new)
     return text.replace(old, new)
 
 
@@ -82,6 +86,7 @@ def trim_prefix(text, prefix):
 @function("split(text: string, separator: string) -> array[string]", replaces=True)
 def split(text, separator):
     """All pieces of `text` between occurrences of `separator`; an empty separator splits into characters."""
+    check_split("split()", text, separator)
     if not separator:
         return list(text)
     return text.split(separator)

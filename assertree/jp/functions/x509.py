@@ -321,6 +321,7 @@ def _name_constraints(value: bytes, fields: dict[str, Any]) -> bool:
         for subtree in _children(subtrees.body):
             base = _children(subtree.body)[0]
             kind = base.tag & 0x1F
+            item: str | dict[str, str | None]
             if kind == 2:
                 key, item = f"{prefix}DNSDomains", base.body.decode("latin-1")
             elif kind == 1:

@@ -41,6 +41,7 @@ import base64
 import contextvars
 import datetime
 import re
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -343,10 +344,11 @@ class Program:
         return f"Program({self.text!r})"
 
 
-_activations: dict[tuple[Any, ...], tuple[Any, Any]] = {}
+_local = threading.local()  # activations belong to the thread that made them (cel-cpp arenas are per thread)
 
 
 def _activation(environment: Environment, variables: Mapping[str, Any]) -> Any:
+    _activations: dict[tuple[Any, ...], tuple[Any, Any]] = _local.__dict__.setdefault("activations", {})
     key = (id(environment), *map(id, variables.values()))
     kept = _activations.get(key)
     if kept is not None:

@@ -127,6 +127,8 @@ def rule_runner(compiled: CompiledKyvernoRule, context: ScanContext) -> RuleRunn
     seen: list[Any] = [None, None]  # the last resource, and its value as Kyverno reads it (float64 numbers)
 
     def run(resource: Resource) -> RuleResult | None:
+        if not isinstance(resource.value, dict):
+            return None  # not a Kubernetes object: no kind, so no rule selects it
         if any(_applied(runner(resource)) for runner in earlier_runners):
             return None
         if seen[0] is not resource:

@@ -32,6 +32,8 @@ def policy_mutator(compiled: CompiledKyvernoPolicy, context: ScanContext) -> Mut
     rules = list(compiled.mutate_rules)
 
     def mutate(resource: Resource) -> tuple[Resource, list[RuleResult]]:
+        if not isinstance(resource.value, dict):
+            return resource, []  # not a Kubernetes object: no kind, so no rule selects it
         current = to_float64(resource.value)  # Kyverno evaluates resources with float64 numbers
         results: list[RuleResult] = []
         for rule in rules:

@@ -1,0 +1,98 @@
+"""How much one expression may ask for: the dialect's resource limits, in one place.
+
+assertree runs in CI on files from pull requests, so a policy or a payload
+may be hostile: ``pad_left('', `1000000000`)`` asks for a gigabyte, a
+thousand ``let`` bindings that each double a list build a value whose JSON
+text would never end, and ``a.a.a...`` a hundred thousand times nests deeper
+than Python's stack. Kyverno has no such limits (Go's stack grows and a pod
+has a memory limit); assertree refuses instead, with an ordinary
+`jp.LimitError` or `jp.ParseError` naming the limit, so a hostile input
+costs a clean error on one rule, never a hung or killed CI job.
+
+The numbers are far above what real policies use (a JMESPath expression in
+a policy is a line or two; its strings are names, images and messages) and
+low enough that one evaluation stays within a few hundred MB:
+
+* `MAX_EXPRESSION_DEPTH`: nesting of one expression, checked while parsing,
+  before any recursion could reach Python's limit.
+* `MAX_STRING_LENGTH`: characters in one string a function builds.
+* `MAX_ARRAY_LENGTH`: items in one array a function or a flatten builds.
+* `MAX_REGEX_MATCHES`: matches one ``regex_replace_all`` call replaces (each
+  is a step of a Python loop: this bounds the time as well as the text).
+* `MAX_JSON_LENGTH`: characters of JSON text written for one value
+  (``to_string``, messages); values that share parts (``[$a, $a]``) count
+  every copy, as their text does.
+* `MAX_YAML_ALIAS_*`: go-yaml v2's alias budget for ``parse_yaml``, the rule
+  Kubernetes adopted after the "billion laughs" CVE-2019-11253.
+"""
+
+from __future__ import annotations
+
+from assertree.jp.errors import LimitError
+
+MAX_EXPRESSION_DEPTH = 128
+MAX_STRING_LENGTH = 10_000_000
+MAX_ARRAY_LENGTH = 1_000_000
+MAX_REGEX_MATCHES = 100_000
+MAX_JSON_LENGTH = MAX_STRING_LENGTH
+
+# go-yaml v2 (decode.go, allowedAliasRatio): up to 400,000 decoded nodes aliases may make 99% of them;
+# from 4,000,000 nodes only 10%; linear in between. A document within the budget decodes as in Kyverno.
+MAX_YAML_ALIAS_RATIO_LOW = 400_000
+MAX_YAML_ALIAS_RATIO_HIGH = 4_000_000
+
+
+def yaml_alias_ratio(decoded: int) -> float:
+    """The share of `decoded` nodes that may come from alias expansion (go-yaml v2's rule)."""
+    if decoded <= MAX_YAML_ALIAS_RATIO_LOW:
+        return 0.99
+    if decoded >= MAX_YAML_ALIAS_RATIO_HIGH:
+        return 0.10
+    span = MAX_YAML_ALIAS_RATIO_HIGH - MAX_YAML_ALIAS_RATIO_LOW
+    return 0.99 - 0.89 * (decoded - MAX_YAML_ALIAS_RATIO_LOW) / span
+
+
+def check_string_length(what: str, length: int) -> None:
+    """Refuse, before building it, a string of `length` characters (or UTF-8 bytes) made by `what`
+    (``"pad_left()"``)."""
+    if length > MAX_STRING_LENGTH:
+        raise LimitError(f"{what}: the result would be longer than {MAX_STRING_LENGTH:,} characters, "
+                            "assertree's limit")
+
+
+def check_array_length(what: str, length: int) -> None:
+    """Refuse, before building it, an array of `length` items made by `what` (``"split()"``, ``"[]"``)."""
+    if length > MAX_ARRAY_LENGTH:
+        raise LimitError(f"{what}: the result would have more than {MAX_ARRAY_LENGTH:,} items, assertree's limit")
+
+
+def check_replace(what: str, text: str, old: str, new: str, count: int = -1) -> None:
+    """Refuse a replacement whose result would pass MAX_STRING_LENGTH (``replace_all(s, '', s)`` squares it).
+
+    `count` < 0 means every occurrence; an empty `old` occurs before every character and at the end.
+    """
+    if len(new) <= len(old):
+        return
+    occurrences = len(text) + 1 if not old else text.count(old)
+    if count >= 0:
+        occurrences = min(occurrences, count)
+    check_string_length(what, len(text) + occurrences * (len(new) - len(old)))
+
+
+def check_split(what: str, text: str, separator: str) -> None:
+    """Refuse a split into more than MAX_ARRAY_LENGTH pieces (an empty separator gives one per character)."""
+    pieces = len(text) if not separator else text.count(separator) + 1
+    check_array_length(what, pieces)
+
+
+def check_result(what: str, value: object) -> None:
+    """The backstop after every function call: a string or an array beyond the limits is an error.
+
+    Functions whose result can outgrow their arguments many times over check
+    before building it; this catches the rest (each call at most doubles what
+    its arguments hold, so a chain of calls stops here within one step).
+    """
+    if type(value) is str:
+        check_string_length(what, len(value))
+    elif type(value) is list:
+        check_array_length(what, len(value))
