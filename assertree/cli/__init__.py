@@ -9,6 +9,7 @@ scans start fast.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 
@@ -65,27 +66,70 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns (and, as a script, exits with) the exit code."""
     from assertree.errors import AssertreeError
 
+    _ensure_streams()
     try:
         build_app()(args=argv, prog_name="assertree")
     except SystemExit as done:
         code = done.code
-        return code if isinstance(code, int) else (0 if code is None else EXIT_BAD_INPUT)
+        return _flushed(code if isinstance(code, int) else (0 if code is None else EXIT_BAD_INPUT))
     except AssertreeError as error:
         print(f"assertree: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("assertree: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
+    except BrokenPipeError:  # the reader of standard output left: nothing to tell it
+        from assertree.cli.outputs import silence_stdout
+
+        silence_stdout()
         return EXIT_OK
+    except OSError as error:
+        if error.errno not in _WRITE_ERRORS:
+            return _internal(error)
+        print(f"assertree: error: cannot write the report: {error.strerror}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except RecursionError:
         print("assertree: error: input nested too deeply to process", file=sys.stderr)
         return EXIT_BAD_INPUT
     except Exception as error:  # noqa: BLE001  (a bug: still one line, never a traceback)
-        print(f"assertree: internal error: {type(error).__name__}: {error} "
-              "(please report this at the project's issue tracker)", file=sys.stderr)
-        return EXIT_INTERNAL
-    return EXIT_OK
+        return _internal(error)
+    return _flushed(EXIT_OK)
+
+
+_WRITE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}  # the disk, not a bug
+
+
+def _internal(error: BaseException) -> int:
+    print(f"assertree: internal error: {type(error).__name__}: {error} "
+          "(please report this at the project's issue tracker)", file=sys.stderr)
+    return EXIT_INTERNAL
+
+
+def _ensure_streams() -> None:
+    """Give the command streams to write to when it has none (``assertree ... >&-``, pythonw): Python sets
+    a closed descriptor's stream to None, and writing to a closed one raises."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is None or getattr(stream, "closed", False):
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115  (for the process)
+
+
+def _flushed(code: int) -> int:
+    """`code`, once standard output's buffer is written: a reader that left changes nothing, a full disk
+    is one line and exit 2 (bad input: the place the report was sent to)."""
+    from assertree.cli.outputs import silence_stdout
+
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        silence_stdout()
+    except OSError as error:
+        silence_stdout()
+        print(f"assertree: error: cannot write the report: {error.strerror or error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except ValueError:  # closed meanwhile
+        pass
+    return code
 
 
 def run() -> None:
@@ -96,9 +140,10 @@ def run() -> None:
     10,000 Terraform resources, for nothing. Output is flushed first.
     """
     code = main()
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BrokenPipeError:
-        pass
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):  # main() already reported what could be; nothing is left to say
+            pass
     os._exit(code)

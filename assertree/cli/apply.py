@@ -28,7 +28,7 @@ def apply(
         metavar="RESOURCE", show_default=False,
         help="Resource files (YAML or JSON), directories (searched for .json, .yaml, .yml), globs, or '-' "
         "for standard input.")],
-    policy: Annotated[list[Path] | None, typer.Option(
+    policy: Annotated[list[str] | None, typer.Option(
         "--policy", show_default=False,
         help="Policy file or directory with mutate rules (searched recursively). Repeatable.")] = None,
     values: Annotated[Path | None, typer.Option(
@@ -46,6 +46,7 @@ def apply(
     """Apply the mutate rules of Kyverno policies to resource files: the fixed YAML on stdout, under
     -o DIR, in place, or as a diff. Unchanged parts of a file keep their text."""
     from assertree.apply import apply_to_files, apply_to_text, load_mutate_policies
+    from assertree.cli.outputs import paths_from
     from assertree.errors import UsageError
     from assertree.inputs.payload import STDIN, STDIN_SOURCE, payload_files
 
@@ -57,11 +58,14 @@ def apply(
     if STDIN in files and (output is not None or in_place):
         raise UsageError("standard input ('-') can only be written to stdout or diffed")
     targets = _targets(resources, files, output) if output is not None else {}
-    loaded = load_mutate_policies(policy, values=values, user_info=user_info)
+    loaded = load_mutate_policies(paths_from(policy, "--policy"), values=values, user_info=user_info)
     changes = []
     for file in files:
         if file == STDIN:
-            changes.append(apply_to_text(sys.stdin.read(), STDIN_SOURCE, loaded.policies, context=loaded.context))
+            from assertree.documents.reader import read_stdin_text
+
+            text = read_stdin_text(STDIN_SOURCE)  # capped, as payloads are
+            changes.append(apply_to_text(text, STDIN_SOURCE, loaded.policies, context=loaded.context))
         else:
             changes.extend(apply_to_files([file], loaded.policies, context=loaded.context))
     _tell(changes, quiet)

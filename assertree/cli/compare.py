@@ -21,11 +21,11 @@ EXAMPLES = """Examples:
 
 
 def compare(
-    old: Annotated[list[Path], typer.Option(
+    old: Annotated[list[str], typer.Option(
         "--old", "--policy", metavar="PATH", show_default=False,
         help="The policies in use (e.g. ClusterPolicies): a file, or a directory searched recursively. "
         "Repeatable.")],
-    new: Annotated[list[Path], typer.Option(
+    new: Annotated[list[str], typer.Option(
         "--new", "--policy-new", metavar="PATH", show_default=False,
         help="Their rewrites (ClusterPolicies with validate.cel, ValidatingPolicies ...). A new policy is the "
         "twin of the old one with the same name, or that name plus -cel or -vpol. Repeatable.")],
@@ -60,6 +60,7 @@ def compare(
     verdict agrees, 1 when one differs, 2 when an input cannot be used or no policy has a twin."""
     from dataclasses import replace
 
+    from assertree.cli.outputs import paths_from
     from assertree.errors import UsageError
     from assertree.inputs.kyverno_files import load_scan_context
     from assertree.inputs.resources import load_resources
@@ -71,8 +72,8 @@ def compare(
     if output not in FORMATS:
         raise UsageError(f"unknown --output format {output!r} (choose from: {', '.join(FORMATS)})")
     pairs = _pairs(pair or [])
-    old_policies = load_policies(*old)
-    new_policies = load_policies(*new)
+    old_policies = load_policies(*paths_from(old, "--old"))
+    new_policies = load_policies(*paths_from(new, "--new"))
     for side, policies, paths in (("--old", old_policies, old), ("--new", new_policies, new)):
         if not policies:
             raise UsageError(f"no policies found in {side} {', '.join(str(p) for p in paths)}: nothing to compare")

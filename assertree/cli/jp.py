@@ -134,7 +134,9 @@ def parse(
     for file in files or []:
         texts.append(read_expression_file(file))
     if not texts:
-        texts.append(sys.stdin.read().strip())
+        from assertree.documents.reader import read_stdin_text
+
+        texts.append(read_stdin_text().strip())  # capped, as payloads are
     for text in texts:
         try:
             tree = parse_expression(text)

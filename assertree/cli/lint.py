@@ -8,7 +8,6 @@ one note on stderr, so ``assertree lint .`` works on a repository of policies an
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -24,7 +23,7 @@ EXAMPLES = """Examples:
 
 
 def lint(
-    paths: Annotated[list[Path], typer.Argument(
+    arguments: Annotated[list[str], typer.Argument(
         metavar="PATH", show_default=False,
         help="Policy files or directories (searched recursively; files that hold no policy are skipped).")],
     strict: Annotated[bool, typer.Option(
@@ -32,10 +31,12 @@ def lint(
 ) -> None:
     """Check policies without a payload (schema, expressions, functions, bindings): exit 1 when one has an
     error, 0 when there are only warnings (unless --strict), 2 when a path does not exist."""
+    from assertree.cli.outputs import paths_from
     from assertree.errors import Severity
     from assertree.languages.load import files_to_lint, lint
     from assertree.report.totals import plural
 
+    paths = paths_from(arguments, "PATH")
     problems = lint(paths)
     notes = [p for p in problems if p.severity == Severity.NOTE]
     findings = [p for p in problems if p.severity != Severity.NOTE]

@@ -22,7 +22,7 @@ EXAMPLES = """Examples:
 
 
 def scan(
-    policy: Annotated[list[Path], typer.Option(
+    policy: Annotated[list[str], typer.Option(
         "--policy", metavar="PATH", show_default=False,
         help="A policy file, or a directory searched recursively. Repeatable.")],
     payloads: Annotated[list[str] | None, typer.Argument(
@@ -82,7 +82,7 @@ def scan(
 ) -> None:
     """Check JSON/YAML payloads against policies: exit 0 when every rule passes, 1 when one fails or errors, 2
     when an input cannot be used (each unreadable payload file is reported, the others are still checked)."""
-    from assertree.cli.outputs import parse_outputs, write_outputs
+    from assertree.cli.outputs import parse_outputs, paths_from, write_outputs
     from assertree.engine.scan import scan as run_scan
     from assertree.errors import UsageError
     from assertree.inputs.bindings import load_bindings
@@ -103,7 +103,7 @@ def scan(
     compile_preprocessors(pre_process or [])  # a typo fails before any file is read
     selector = selector_from(labels or [])
     payload_files(payload)  # a missing payload fails before the policies are compiled
-    policies = _load_policies(policy, selector)
+    policies = _load_policies(paths_from(policy, "--policy"), selector)
     binding_values = load_bindings(bindings) if bindings is not None else None
     loaded = load_resources(payload, terraform=terraform, include_deleted=include_deleted,
                             pre_process=pre_process or (), freeze=True)
@@ -115,6 +115,7 @@ def scan(
                             multiple_sources=len(loaded.files) > 1, problems=tuple(loaded.problems),
                             kyverno_json=kyverno_json)
     write_outputs(outputs, result, options)
+    empty = _warn_empty(policies)
     if not (loaded.problems and not loaded.resources):  # when no file could be read, that is the news
         _warn_unchecked(result, loaded.plans_without_terraform, quiet=quiet)
     if loaded.problems:
@@ -123,6 +124,10 @@ def scan(
         raise typer.Exit(EXIT_FAILED)
     if fail_on_empty and not result.results:
         print("assertree: nothing was checked (--fail-on-empty)", file=sys.stderr)
+        raise typer.Exit(EXIT_FAILED)
+    if fail_on_empty and empty:
+        print(f"assertree: {empty} polic{'ies' if empty != 1 else 'y'} without rules checked nothing "
+              "(--fail-on-empty)", file=sys.stderr)
         raise typer.Exit(EXIT_FAILED)
     raise typer.Exit(EXIT_OK)
 
@@ -137,6 +142,19 @@ def _load_policies(paths: list[Path], selector):
         detail = " match the --labels selector" if selector else " were found"
         raise PolicyError(f"no policies{detail} in {where}: nothing would be checked")
     return policies
+
+
+def _warn_empty(policies) -> int:
+    """Warn, one line per policy, about each policy without rules (``rules: []``: it loads, as in
+    kyverno-json, but checks nothing); returns how many there were."""
+    from assertree.languages.load import NO_RULES
+
+    empty = [item.policy for item in policies if not item.policy.rules]
+    for policy in empty:
+        line = getattr(policy, "line", None)
+        where = f"{policy.source}:{line}" if policy.source and line else policy.source or "<policy>"
+        print(f"assertree: warning: {where}: policy {policy.name!r}: {NO_RULES}", file=sys.stderr)
+    return len(empty)
 
 
 def _warn_unchecked(result, plans_without_flag: int, *, quiet: bool = False) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -11,7 +10,7 @@ from assertree.cli.exit_codes import EXIT_OK
 
 
 def serve(
-    policy: Annotated[list[Path] | None, typer.Option(
+    policy: Annotated[list[str] | None, typer.Option(
         "--policy", show_default=False,
         help="Policy file or directory for POST /api/scan (searched recursively; reloaded when it changes "
         "and on SIGHUP). Repeatable. Without it only the playground works.")] = None,
@@ -47,11 +46,14 @@ def serve(
     if max_body_size < 1:
         raise UsageError("--max-body-size must be at least 1 byte")
     loopback = host in LOOPBACK_HOSTS or host.startswith("127.")
-    app = create_app(policy or (), max_body_size=max_body_size, watch=watch, cors_origins=cors or (),
+    from assertree.cli.outputs import paths_from
+
+    policies = paths_from(policy, "--policy")
+    app = create_app(policies, max_body_size=max_body_size, watch=watch, cors_origins=cors or (),
                      allowed_hosts=(*LOOPBACK_HOSTS, host) if loopback else None, playground=playground)
     store = app.state.store
     if store is not None:
-        names = ", ".join(str(p) for p in policy or ())
+        names = ", ".join(str(p) for p in policies)
         typer.echo(f"assertree: {len(store.current.policies)} policies, {store.current.rule_count} rules "
                    f"from {names}")
     run(app, host, port, access_log=access_log, on_reload=store.reload if store is not None else None)

@@ -12,7 +12,7 @@ from assertree.cli.exit_codes import EXIT_FAILED, EXIT_OK
 
 
 def test(
-    paths: Annotated[list[Path], typer.Argument(
+    arguments: Annotated[list[str], typer.Argument(
         metavar="PATH", show_default=False,
         help="kyverno-test.yaml files, or folders searched recursively for them.")],
     file_name: Annotated[str, typer.Option(
@@ -29,6 +29,7 @@ def test(
     ] = False,
 ) -> None:
     """Run kyverno-test.yaml files (Kyverno ClusterPolicy/Policy and kyverno-json policies); exit 1 if a row fails."""
+    from assertree.cli.outputs import paths_from
     from assertree.errors import UsageError
     from assertree.testing import run_tests
     from assertree.testing.output import FORMATS, render_text
@@ -37,6 +38,7 @@ def test(
     name = name.strip().lower()
     if name not in FORMATS:
         raise UsageError(f"unknown --output format {name!r} (choose from: {', '.join(FORMATS)})")
+    paths = paths_from(arguments, "PATH")
     run = run_tests(paths, file_name=file_name, strict=strict)
     if not run.outcomes:
         where = ", ".join(str(path) for path in paths)
@@ -46,11 +48,12 @@ def test(
     else:
         text = FORMATS[name](run)
     if file:
-        try:
-            Path(file).write_text(text, encoding="utf-8")
-        except OSError as error:
-            raise UsageError(f"cannot write the {name} report: {error.strerror or error}", source=file) from None
+        from assertree.cli.outputs import write_atomically
+
+        write_atomically(Path(file), text, f"the {name} report")
         print(run.summary_line(), file=sys.stderr)
     else:
-        sys.stdout.write(text)
+        from assertree.cli.outputs import write_stdout
+
+        write_stdout(text)
     raise typer.Exit(EXIT_OK if run.ok else EXIT_FAILED)

@@ -15,6 +15,7 @@ refuses documents nested deeper than JSON payloads may be (1024 levels) first.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any, ClassVar
 
@@ -72,9 +73,21 @@ def reject_duplicate_keys(node: yaml.MappingNode) -> None:
             )
 
 
+def _not_a(node: yaml.Node, text: Any, why: str = "") -> yaml.constructor.ConstructorError:
+    kind = node.tag.rsplit(":", 1)[-1]
+    return yaml.constructor.ConstructorError(
+        None, None, f"cannot read {text!r} as {kind}{': ' + why if why else ''} (explicit !!{kind} tag)",
+        node.start_mark)
+
+
 def _as_string(loader: yaml.SafeLoader, node: yaml.Node) -> str:
+    """A timestamp, kept as the text it was written as; an explicit ``!!timestamp`` on other text is an error
+    (as in go-yaml)."""
     # any node can be tagged !!timestamp; construct_scalar itself refuses a non-scalar one with a located error
-    return loader.construct_scalar(node)  # type: ignore[arg-type]
+    text = loader.construct_scalar(node)  # type: ignore[arg-type]
+    if not yaml.constructor.SafeConstructor.timestamp_regexp.match(text):
+        raise _not_a(node, text)
+    return text
 
 
 def _refuse(loader: yaml.SafeLoader, node: yaml.Node):
@@ -84,22 +97,23 @@ def _refuse(loader: yaml.SafeLoader, node: yaml.Node):
 
 
 def _checked(construct):
-    """A PyYAML scalar constructor whose ValueError (``!!int .5``) becomes a located YAML error."""
+    """A PyYAML scalar constructor whose failure on text its explicit tag does not fit (``!!int .5``,
+    ``!!int ""``, ``!!bool maybe``: a ValueError, IndexError or KeyError inside PyYAML) becomes a
+    located YAML error."""
 
     def checked(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
         try:
             return construct(loader, node)
-        except ValueError as error:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"cannot read {node.value!r} as {node.tag.rsplit(':', 1)[-1]}: {error}", node.start_mark
-            ) from None
+        except (ValueError, IndexError, KeyError) as error:
+            raise _not_a(node, node.value, str(error) if isinstance(error, ValueError) else "") from None
 
     return checked
 
 
 JSONSafeLoader.add_constructor("tag:yaml.org,2002:timestamp", _as_string)
 for _tag, _construct in (("int", yaml.constructor.SafeConstructor.construct_yaml_int),
-                         ("float", yaml.constructor.SafeConstructor.construct_yaml_float)):
+                         ("float", yaml.constructor.SafeConstructor.construct_yaml_float),
+                         ("bool", yaml.constructor.SafeConstructor.construct_yaml_bool)):
     JSONSafeLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _checked(_construct))
 for _tag in ("binary", "set", "omap", "pairs"):
     JSONSafeLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _refuse)
@@ -133,16 +147,28 @@ def go_yaml_number(text: str) -> int | float | str:
         if number is not None and -_INT64 <= number < 2 * _INT64:
             return number
     if _YAML_V3_FLOAT.match(plain):
-        return float(plain)
+        real = float(plain)
+        if not math.isinf(real):  # Go's ParseFloat fails past float64's range: yaml.v3 keeps the string
+            return real
     return text
 
 
 _SPECIAL_FLOATS = {".inf": float("inf"), "+.inf": float("inf"), "-.inf": float("-inf"), ".nan": float("nan")}
 
 
+def _explicit(node: yaml.Node, pattern: str) -> bool:
+    """Whether a scalar's tag was written (``!!int "12"``) rather than resolved from its plain text: only a
+    plain scalar matching the resolver's pattern can be resolved to it."""
+    # a plain scalar's style is None in PyYAML, "" in libyaml
+    return bool(getattr(node, "style", None)) or not re.match(pattern, node.value)
+
+
 def _payload_int(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
     text = loader.construct_scalar(node)  # type: ignore[arg-type]
-    return go_yaml_number(text)
+    number = go_yaml_number(text)
+    if isinstance(number, str) and _explicit(node, _INT_PATTERN):  # yaml.v3: "cannot decode !!str as a !!int"
+        raise _not_a(node, text)
+    return number
 
 
 def _payload_float(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
@@ -151,7 +177,17 @@ def _payload_float(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
     if special is not None:
         return special
     number = go_yaml_number(text)
+    if isinstance(number, str) and _explicit(node, _FLOAT_PATTERN):
+        raise _not_a(node, text)
     return float(number) if isinstance(number, int) else number
+
+
+def _payload_bool(loader: yaml.SafeLoader, node: yaml.Node) -> bool:
+    """yaml.v3's booleans only: ``!!bool yes`` is an error there, as ``!!bool maybe`` is."""
+    text = loader.construct_scalar(node)  # type: ignore[arg-type]
+    if text not in _BOOLEANS:
+        raise _not_a(node, text)
+    return _BOOLEANS[text]
 
 
 def _plain_value(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
@@ -206,13 +242,16 @@ def _add_resolver(tag: str, pattern: str, first: str | list[str]) -> None:
     PayloadLoader.add_implicit_resolver(f"tag:yaml.org,2002:{tag}", re.compile(pattern), list(first))
 
 
+_BOOLEANS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+_INT_PATTERN = r"^[-+]?[0-9][0-9_]*$|^[-+]?0[xXoObB][0-9a-fA-F_]+$"
+_FLOAT_PATTERN = (r"^[-+]?(?:\.[0-9_]+|[0-9][0-9_]*\.[0-9_]*)(?:[eE][-+]?[0-9_]+)?$"
+                  r"|^[-+]?[0-9][0-9_]*[eE][-+]?[0-9_]+$|^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$")
 _add_resolver("bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF")
 _add_resolver("null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""])
-_add_resolver("int", r"^[-+]?[0-9][0-9_]*$|^[-+]?0[xXoObB][0-9a-fA-F_]+$", "-+0123456789")
-_add_resolver("float", r"^[-+]?(?:\.[0-9_]+|[0-9][0-9_]*\.[0-9_]*)(?:[eE][-+]?[0-9_]+)?$"
-              r"|^[-+]?[0-9][0-9_]*[eE][-+]?[0-9_]+$|^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$",
-              "-+.0123456789")
+_add_resolver("int", _INT_PATTERN, "-+0123456789")
+_add_resolver("float", _FLOAT_PATTERN, "-+.0123456789")
 _add_resolver("merge", r"^<<$", "<")
 PayloadLoader.add_constructor("tag:yaml.org,2002:int", _payload_int)
 PayloadLoader.add_constructor("tag:yaml.org,2002:float", _payload_float)
+PayloadLoader.add_constructor("tag:yaml.org,2002:bool", _payload_bool)
 PayloadLoader.add_constructor(None, _plain_value)

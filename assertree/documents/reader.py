@@ -27,6 +27,12 @@ standard library's C string scanner, and values are skipped without being
 built, by a regular expression that jumps from bracket to bracket over strings
 (building them, as ``raw_decode`` did, cost three times a parse on a 35 MB plan).
 `positions_only` skips parsing the value at all, for a file already parsed.
+
+Hostile input (`assertree.documents.limits`): YAML is held to go-yaml's alias
+budget and refuses an anchor that contains itself, on both paths; a file or
+standard input larger than ``ASSERTREE_MAX_INPUT_BYTES`` (512 MiB) is an error
+before it fills memory; a FIFO (a shell's ``<(command)``) is read, and one that
+no process writes to is an error after FIFO_WRITER_TIMEOUT, never a hang.
 """
 
 from __future__ import annotations
@@ -34,7 +40,9 @@ from __future__ import annotations
 import bisect
 import gc
 import json
+import os
 import re
+import stat
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -43,6 +51,7 @@ from typing import Any
 
 import yaml
 
+from assertree.documents.limits import MAX_INPUT_BYTES_VARIABLE, check_aliases, max_input_bytes, may_alias
 from assertree.documents.loaders import JSONSafeLoader, PayloadLoader, check_nesting
 from assertree.errors import DocumentError
 
@@ -76,16 +85,92 @@ class Document:
         return self._locator(tuple(field_path))
 
 
+FIFO_WRITER_TIMEOUT = 10.0
+"""Seconds a FIFO with no process writing to it is waited for (``mkfifo f; writer > f & assertree ... f``
+may start the reader first); then it is an error, never a hang."""
+_CHUNK = 1 << 20
+
+
+def _too_large(limit: int, name: str) -> DocumentError:
+    return DocumentError(f"larger than {limit:,} bytes, the input limit (set {MAX_INPUT_BYTES_VARIABLE} "
+                         "to raise it)", source=name)
+
+
+def read_stream(stream: Any, name: str, limit: int | None = None) -> bytes:
+    """Everything a binary stream (standard input) holds, read in chunks: a DocumentError naming `name`
+    as soon as it passes `limit` bytes (`max_input_bytes` when None), so ``head -c 3G /dev/zero |
+    assertree scan -`` stops early rather than filling memory."""
+    limit = max_input_bytes() if limit is None else limit
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        chunk = stream.read(min(_CHUNK, limit + 1 - total))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            raise _too_large(limit, name)
+
+
+def read_stdin_text(name: str = "<stdin>") -> str:
+    """Standard input as text, capped as `read_stream` caps it (UTF-8/16/32 as `decode_text` reads files);
+    a stream without bytes underneath (a test's StringIO) is read as the text it is."""
+    import sys
+
+    binary = getattr(sys.stdin, "buffer", None)
+    if binary is not None:
+        return decode_text(read_stream(binary, name), name)
+    limit = max_input_bytes()
+    text = sys.stdin.read(limit + 1)
+    if len(text) > limit:
+        raise _too_large(limit, name)
+    return text
+
+
+def _read_fifo(path: str, limit: int) -> bytes:
+    """A FIFO's bytes (``<(terraform show -json plan)`` is one). Opened without blocking: a read then
+    says whether a writer is there (EAGAIN: wait for its data as for standard input) or not (end of
+    file: wait up to FIFO_WRITER_TIMEOUT for one, as `select` reports none until a writer comes)."""
+    import select
+
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(descriptor, "rb", buffering=0) as stream:
+        first = b""
+        try:
+            first = os.read(descriptor, _CHUNK)
+        except BlockingIOError:  # a writer, no data yet
+            pass
+        else:
+            if not first:
+                ready, _, _ = select.select([descriptor], [], [], FIFO_WRITER_TIMEOUT)
+                if not ready:
+                    raise DocumentError(f"no process wrote to this FIFO within {FIFO_WRITER_TIMEOUT:g} seconds",
+                                        source=path)
+        os.set_blocking(descriptor, True)
+        if len(first) > limit:
+            raise _too_large(limit, path)
+        return first + read_stream(stream, path, limit - len(first))
+
+
 def read_bytes(path: str | Path) -> bytes:
-    """The bytes of a file; a DocumentError naming it when it cannot be read."""
+    """The bytes of a file (a regular file, or a FIFO such as a shell's ``<(command)``); a DocumentError
+    naming it when it cannot be read or holds more than `max_input_bytes`."""
+    name = str(path)
+    limit = max_input_bytes()
     try:
+        status = os.stat(path)
+        if stat.S_ISFIFO(status.st_mode) or stat.S_ISCHR(status.st_mode):
+            return _read_fifo(name, limit)
+        if status.st_size > limit:
+            raise _too_large(limit, name)
         return Path(path).read_bytes()
     except FileNotFoundError:
-        raise DocumentError("file not found", source=str(path)) from None
+        raise DocumentError("file not found", source=name) from None
     except IsADirectoryError:
-        raise DocumentError("is a directory, not a file", source=str(path)) from None
+        raise DocumentError("is a directory, not a file", source=name) from None
     except OSError as error:
-        raise DocumentError(f"cannot read: {error.strerror or error}", source=str(path)) from None
+        raise DocumentError(f"cannot read: {error.strerror or error}", source=name) from None
 
 
 def encoding_of(data: bytes) -> str:
@@ -204,8 +289,21 @@ def _fast_yaml(data: bytes, name: str, loader: type) -> list[Any]:
     text = decode_text(data, name)
     with _yaml_errors(name):
         check_nesting(text)
-        with collector_paused():
-            return [document for document in yaml.load_all(text, Loader=loader) if document is not None]
+        aliases = may_alias(text)
+        values = []
+        reader = loader(text)
+        try:
+            with collector_paused():
+                while reader.check_node():
+                    node = reader.get_node()
+                    if aliases:
+                        check_aliases(node)
+                    value = reader.construct_document(node)
+                    if value is not None:
+                        values.append(value)
+        finally:
+            reader.dispose()
+        return values
     raise AssertionError("unreachable")  # pragma: no cover - _yaml_errors re-raises
 
 
@@ -254,11 +352,14 @@ def _yaml_documents(text: str, name: str, keep_empty: bool, loader_type: type = 
     try:
         with _yaml_errors(name):
             check_nesting(text)
+            aliases = may_alias(text)
             index = 0
             while loader.check_node():
                 node = loader.get_node()
                 if node is None:  # pragma: no cover - check_node guarantees a node
                     break
+                if aliases:
+                    check_aliases(node)
                 value = constructor().construct_document(node)
                 if value is None and _is_empty(node) and not keep_empty:
                     continue

@@ -17,6 +17,10 @@ strings they were written as, repeated keys an error
 (`assertree.documents.loaders.PayloadLoader`). Text may be UTF-8, UTF-16 or UTF-32
 (`assertree.documents.reader.decode_text`).
 
+Standard input is read in chunks up to ``ASSERTREE_MAX_INPUT_BYTES`` (512 MiB,
+`assertree.documents.limits.max_input_bytes`), as files are; a FIFO, such as a
+shell's ``<(terraform show -json plan)``, is a payload file like any other.
+
 An empty or comment-only YAML file holds no resource and is not an error; an
 empty ``.json`` file is (JSON has no empty document). A file that cannot be read
 is a `PayloadError` here; `assertree.inputs.resources.load_resources` turns it into
@@ -43,6 +47,7 @@ from assertree.documents.reader import (
     load_documents,
     parse_values,
     read_bytes,
+    read_stream,
 )
 from assertree.errors import PayloadError, UsageError
 from assertree.jp.values import type_name
@@ -122,7 +127,7 @@ def payload_files(arguments: Sequence[str]) -> list[str]:
     found: list[str] = []
     for argument in arguments:
         path = Path(argument)
-        if argument == STDIN or path.is_file():
+        if argument == STDIN or path.is_file() or path.is_fifo() or path.is_char_device():  # <(command): a FIFO
             found.append(argument)
         elif path.is_dir():
             matches = sorted(str(p) for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES)
@@ -147,7 +152,11 @@ def read_payload(path: str, stdin: Any = None) -> Payload:
         import sys
 
         stream = stdin if stdin is not None else sys.stdin.buffer
-        return parse_payload(stream.read(), STDIN_SOURCE, kind=None)
+        try:
+            data = read_stream(stream, STDIN_SOURCE)
+        except DocumentError as error:
+            raise _payload_error(error) from None
+        return parse_payload(data, STDIN_SOURCE, kind=None)
     try:
         data = read_bytes(path)
     except DocumentError as error:

@@ -22,12 +22,18 @@ low enough that one evaluation stays within a few hundred MB:
 * `MAX_JSON_LENGTH`: characters of JSON text written for one value
   (``to_string``, messages); values that share parts (``[$a, $a]``) count
   every copy, as their text does.
-* `MAX_YAML_ALIAS_*`: go-yaml v2's alias budget for ``parse_yaml``, the rule
-  Kubernetes adopted after the "billion laughs" CVE-2019-11253.
+* `MAX_YAML_ALIAS_*`: go-yaml's alias budget for ``parse_yaml``, the rule
+  Kubernetes adopted after the "billion laughs" CVE-2019-11253; it lives in
+  `assertree.documents.limits` (every YAML file is read with it), re-exported here.
 """
 
 from __future__ import annotations
 
+from assertree.documents.limits import (  # noqa: F401  (jp's limits, kept in one list)
+    MAX_YAML_ALIAS_RATIO_HIGH,
+    MAX_YAML_ALIAS_RATIO_LOW,
+    yaml_alias_ratio,
+)
 from assertree.jp.errors import LimitError
 
 MAX_EXPRESSION_DEPTH = 128
@@ -35,21 +41,6 @@ MAX_STRING_LENGTH = 10_000_000
 MAX_ARRAY_LENGTH = 1_000_000
 MAX_REGEX_MATCHES = 100_000
 MAX_JSON_LENGTH = MAX_STRING_LENGTH
-
-# go-yaml v2 (decode.go, allowedAliasRatio): up to 400,000 decoded nodes aliases may make 99% of them;
-# from 4,000,000 nodes only 10%; linear in between. A document within the budget decodes as in Kyverno.
-MAX_YAML_ALIAS_RATIO_LOW = 400_000
-MAX_YAML_ALIAS_RATIO_HIGH = 4_000_000
-
-
-def yaml_alias_ratio(decoded: int) -> float:
-    """The share of `decoded` nodes that may come from alias expansion (go-yaml v2's rule)."""
-    if decoded <= MAX_YAML_ALIAS_RATIO_LOW:
-        return 0.99
-    if decoded >= MAX_YAML_ALIAS_RATIO_HIGH:
-        return 0.10
-    span = MAX_YAML_ALIAS_RATIO_HIGH - MAX_YAML_ALIAS_RATIO_LOW
-    return 0.99 - 0.89 * (decoded - MAX_YAML_ALIAS_RATIO_LOW) / span
 
 
 def check_string_length(what: str, length: int) -> None:

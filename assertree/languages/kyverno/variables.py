@@ -50,7 +50,7 @@ from typing import Any
 
 from assertree import jp
 from assertree.jp.compiler import Compiler
-from assertree.jp.values import is_false, to_json
+from assertree.jp.values import is_false, json_excerpt, to_json
 from assertree.languages.kyverno.images import images
 from assertree.languages.kyverno.references import substitute_references
 from assertree.languages.kyverno.substitution import Path, VariableError, traverse
@@ -448,7 +448,7 @@ def render(value: Any) -> str:
     try:
         return to_json(value)
     except ValueError as error:
-        raise VariableError(f"failed to marshal {value!r}: {error}") from None
+        raise VariableError(f"failed to marshal {json_excerpt(value)}: {error}") from None
 
 
 def substitute_all(document: Any, context: KyvernoContext, *, path: Path = (),
