@@ -46,7 +46,7 @@ def apply(
     """Apply the mutate rules of Kyverno policies to resource files: the fixed YAML on stdout, under
     -o DIR, in place, or as a diff. Unchanged parts of a file keep their text."""
     from assertree.apply import apply_to_files, apply_to_text, load_mutate_policies
-    from assertree.cli.outputs import paths_from
+    from assertree.cli.arguments import paths_from
     from assertree.errors import UsageError
     from assertree.inputs.payload import STDIN, STDIN_SOURCE, payload_files
 

@@ -60,7 +60,7 @@ def compare(
     verdict agrees, 1 when one differs, 2 when an input cannot be used or no policy has a twin."""
     from dataclasses import replace
 
-    from assertree.cli.outputs import paths_from
+    from assertree.cli.arguments import paths_from
     from assertree.errors import UsageError
     from assertree.inputs.kyverno_files import load_scan_context
     from assertree.inputs.resources import load_resources

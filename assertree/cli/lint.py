@@ -31,7 +31,7 @@ def lint(
 ) -> None:
     """Check policies without a payload (schema, expressions, functions, bindings): exit 1 when one has an
     error, 0 when there are only warnings (unless --strict), 2 when a path does not exist."""
-    from assertree.cli.outputs import paths_from
+    from assertree.cli.arguments import paths_from
     from assertree.errors import Severity
     from assertree.languages.load import files_to_lint, lint
     from assertree.report.totals import plural

@@ -5,9 +5,6 @@ fails or is killed mid-way leaves the previous report as it was, so a CI step
 never uploads half a SARIF file. Standard output may go away (``| head -1``)
 or fill up (``> /dev/full``): the first ends the report quietly and keeps the
 scan's exit code, the second is one line and exit 2 (`write_stdout`).
-`paths_from` checks the paths a command reads before typer's ``Path`` could
-turn a blank one into the working directory (it lives here, beside the paths
-a command writes, until the CLI has a module for its arguments).
 """
 
 from __future__ import annotations
@@ -16,7 +13,6 @@ import contextlib
 import os
 import sys
 import tempfile
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -128,13 +124,3 @@ def write_atomically(path: Path, text: str, what: str = "the report") -> None:
         if temporary is not None:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
-
-
-def paths_from(values: Sequence[str] | None, option: str) -> list[Path]:
-    """The paths given to `option`, blanks refused: typer would turn ``--policy ''`` (an unset CI variable)
-    into ``Path('.')``, and the working directory would then be searched instead of the path meant."""
-    for value in values or ():
-        if not value.strip():
-            raise UsageError(f"{option} {value!r}: an empty path names nothing (is a variable in the command "
-                             "line unset?)")
-    return [Path(value) for value in values or ()]

@@ -82,7 +82,8 @@ def scan(
 ) -> None:
     """Check JSON/YAML payloads against policies: exit 0 when every rule passes, 1 when one fails or errors, 2
     when an input cannot be used (each unreadable payload file is reported, the others are still checked)."""
-    from assertree.cli.outputs import parse_outputs, paths_from, write_outputs
+    from assertree.cli.arguments import paths_from
+    from assertree.cli.outputs import parse_outputs, write_outputs
     from assertree.engine.scan import scan as run_scan
     from assertree.errors import UsageError
     from assertree.inputs.bindings import load_bindings

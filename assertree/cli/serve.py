@@ -46,7 +46,7 @@ def serve(
     if max_body_size < 1:
         raise UsageError("--max-body-size must be at least 1 byte")
     loopback = host in LOOPBACK_HOSTS or host.startswith("127.")
-    from assertree.cli.outputs import paths_from
+    from assertree.cli.arguments import paths_from
 
     policies = paths_from(policy, "--policy")
     app = create_app(policies, max_body_size=max_body_size, watch=watch, cors_origins=cors or (),

@@ -29,7 +29,7 @@ def test(
     ] = False,
 ) -> None:
     """Run kyverno-test.yaml files (Kyverno ClusterPolicy/Policy and kyverno-json policies); exit 1 if a row fails."""
-    from assertree.cli.outputs import paths_from
+    from assertree.cli.arguments import paths_from
     from assertree.errors import UsageError
     from assertree.testing import run_tests
     from assertree.testing.output import FORMATS, render_text
