@@ -37,9 +37,10 @@ def load_exceptions(paths: Iterable[str | Path]) -> list[Any]:
     """Every PolicyException in the files and directories named (other documents are an error)."""
     from assertree.languages.kyverno.exceptions import parse_exception
     from assertree.languages.kyverno.language import load_kyverno_documents
+    from assertree.languages.load import policy_files
 
     found: list[Any] = []
-    for path in paths:
+    for path in policy_files(paths):
         documents = load_kyverno_documents([path])
         if documents.policies or documents.others:
             raise PolicyError("--exceptions takes PolicyException documents only", source=str(path))

@@ -80,6 +80,13 @@ def test_an_exception_turns_the_failure_into_a_skip_naming_it(workdir, capsys):
     assert '"exception": "default/legacy-pods"' in report or '"exception": "legacy-pods"' in report
 
 
+def test_exceptions_may_be_a_directory(workdir, capsys):
+    (workdir / "exceptions").mkdir()
+    (workdir / "exceptions" / "legacy.yaml").write_text(EXCEPTION)
+    _, out = scan(capsys, "--exceptions", "exceptions")
+    assert "- SKIPPED (POLICY=disallow-latest-tag, RULE=require-image-tag, ID=Pod/badpod01)" in out
+
+
 def test_a_policy_exception_given_as_a_policy_is_a_clear_error(workdir, capsys):
     (workdir / "exception.yaml").write_text(EXCEPTION)
     assert main(["scan", "--policy", "exception.yaml", "pods.yaml"]) == 2

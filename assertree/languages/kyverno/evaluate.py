@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from assertree.errors import field_path_text
 from assertree.languages.kyverno import bridge
-from assertree.languages.kyverno.manifests import to_float64
+from assertree.languages.kyverno.manifests import resource_key, to_float64
 from assertree.languages.kyverno.prelude import check_context_and_preconditions, enter_rule
 from assertree.results import ERROR, FAIL, PASS, SKIP, WARN, RuleError, RuleResult, Violation
 
@@ -175,16 +175,6 @@ def evaluate_rule(compiled: CompiledKyvernoRule, plan: Plan, resource: Resource,
                                     steps=_steps(outcome.path)))
     return RuleResult(resource, policy, rule, status, identifier=resource_key(resource.value),
                       violations=violations, message=outcome.message, error=outcome.error)
-
-
-def resource_key(value: Any) -> str | None:
-    """``Kind/namespace/name`` (``Kind/name`` when cluster-scoped), as Kyverno names a resource."""
-    if not isinstance(value, dict):
-        return None
-    raw_metadata = value.get("metadata")
-    metadata = raw_metadata if isinstance(raw_metadata, dict) else {}
-    parts = [value.get("kind"), metadata.get("namespace"), metadata.get("name")]
-    return "/".join(str(part) for part in parts if part) or None
 
 
 def _steps(path: str) -> tuple | None:

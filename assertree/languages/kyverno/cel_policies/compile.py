@@ -106,8 +106,10 @@ class CompiledCelRule:
             from assertree.errors import field_path_text
 
             violations.append(Violation(field_path_text(outcome.check), outcome.message, []))
+        from assertree.languages.kyverno.manifests import resource_key
+
         return RuleResult(resource=resource, policy=self.policy, rule=self.rule, status=status,
-                          message=outcome.message, violations=violations,
+                          identifier=resource_key(resource.value), message=outcome.message, violations=violations,
                           error=outcome.error if status == ERROR else None, patched=outcome.patched)
 
     def runner(self, context: ScanContext) -> RuleRunner:
