@@ -139,6 +139,9 @@ def run() -> None:
     millions of objects one by one at shutdown costs a tenth of a second per
     10,000 Terraform resources, for nothing. Output is flushed first.
     """
+    from assertree.cli import process
+
+    process.one_shot = True  # the command may freeze what it parsed: the process ends with it
     code = main()
     for stream in (sys.stdout, sys.stderr):
         try:

@@ -60,6 +60,7 @@ def compare(
     verdict agrees, 1 when one differs, 2 when an input cannot be used or no policy has a twin."""
     from dataclasses import replace
 
+    from assertree.cli import process
     from assertree.cli.arguments import paths_from
     from assertree.errors import UsageError
     from assertree.inputs.kyverno_files import load_scan_context
@@ -77,7 +78,7 @@ def compare(
     for side, policies, paths in (("--old", old_policies, old), ("--new", new_policies, new)):
         if not policies:
             raise UsageError(f"no policies found in {side} {', '.join(str(p) for p in paths)}: nothing to compare")
-    loaded = load_resources(resources, freeze=True)
+    loaded = load_resources(resources, freeze=process.one_shot)
     if loaded.problems:
         for problem in loaded.problems:
             print(f"assertree: error: {problem}", file=sys.stderr)

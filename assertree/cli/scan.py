@@ -82,6 +82,7 @@ def scan(
 ) -> None:
     """Check JSON/YAML payloads against policies: exit 0 when every rule passes, 1 when one fails or errors, 2
     when an input cannot be used (each unreadable payload file is reported, the others are still checked)."""
+    from assertree.cli import process
     from assertree.cli.arguments import paths_from
     from assertree.cli.outputs import parse_outputs, write_outputs
     from assertree.engine.scan import scan as run_scan
@@ -107,7 +108,7 @@ def scan(
     policies = _load_policies(paths_from(policy, "--policy"), selector)
     binding_values = load_bindings(bindings) if bindings is not None else None
     loaded = load_resources(payload, terraform=terraform, include_deleted=include_deleted,
-                            pre_process=pre_process or (), freeze=True)
+                            pre_process=pre_process or (), freeze=process.one_shot)
     context = load_scan_context(values=values, user_info=user_info, exceptions=exceptions or (),
                                 bindings=binding_values)
     result = run_scan(loaded.resources, policies, context=context)
