@@ -34,25 +34,50 @@ def scan(
     user info, exceptions) and, when given, its own bindings.
     """
     items = [item if isinstance(item, Resource) else Resource(item) for item in resources]
-    compiled = [_compiled(policy) for policy in policies]
-    if context is None:
-        context = ScanContext(bindings=dict(bindings or {}))
-    elif bindings:
-        context = replace(context, bindings={**context.bindings, **bindings})
-    mutators = [mutator for policy in compiled if (mutator := policy.mutator(context)) is not None]
-    index = RuleIndex([(rule, rule.runner(context)) for policy in compiled for rule in policy.rules])
+    scanner = Scanner(policies, bindings, context=context)
     results: list[RuleResult] = []
-    append = results.append
+    extend = results.extend
+    check = scanner.check
     for position, resource in enumerate(items):
-        for mutator in mutators:
+        items[position], found = check(resource)
+        extend(found)
+    return ScanResult(items, scanner.policies, results)
+
+
+class Scanner:
+    """One scan's prepared policies: `check` runs them on one resource at a time.
+
+    What `scan` loops over; a stream of resources (or a worker holding a share
+    of them) calls `check` itself and never keeps more than one resource.
+    """
+
+    def __init__(
+        self,
+        policies: Iterable[Any],
+        bindings: Mapping[str, Any] | None = None,
+        *,
+        context: ScanContext | None = None,
+    ) -> None:
+        compiled = [_compiled(policy) for policy in policies]
+        if context is None:
+            context = ScanContext(bindings=dict(bindings or {}))
+        elif bindings:
+            context = replace(context, bindings={**context.bindings, **bindings})
+        self.policies = [policy.policy for policy in compiled]
+        self._mutators = [mutator for policy in compiled if (mutator := policy.mutator(context)) is not None]
+        self._index = RuleIndex([(rule, rule.runner(context)) for policy in compiled for rule in policy.rules])
+
+    def check(self, resource: Resource) -> tuple[Resource, list[RuleResult]]:
+        """`resource` after the mutating policies, and every result of a rule that applied to it."""
+        results: list[RuleResult] = []
+        for mutator in self._mutators:
             resource, mutated = mutator(resource)
             results.extend(mutated)
-        items[position] = resource
-        for run in index.candidates(resource.value):
+        for run in self._index.candidates(resource.value):
             result = run(resource)
             if result is not None:
-                append(result)
-    return ScanResult(items, [policy.policy for policy in compiled], results)
+                results.append(result)
+        return resource, results
 
 
 def _compiled(policy: Any) -> CompiledPolicy:
