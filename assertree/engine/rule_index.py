@@ -94,9 +94,13 @@ class RuleIndex:
             self.checked_types[keys] = type(None)  # any present, non-null value sends the resource the long way
 
     def candidates(self, value: Any) -> list[RuleRunner]:
-        if self.key is None or type(value) is not dict or not self._well_formed(value):
+        key = self.key
+        if key is None or type(value) is not dict or not self._well_formed(value):
             return self.everything
-        found = _lookup(value, self.key)
+        if len(key) == 1:  # the usual case (``type``, ``kind``): one lookup, no loop
+            found = value.get(key[0])
+        else:
+            found = _lookup(value, key)
         if type(found) is str:
             return self.by_value.get(found, self.unindexed)
         return self.unindexed

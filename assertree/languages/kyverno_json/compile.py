@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assertree.errors import PolicyError, Problem
-from assertree.languages.base import Mutator, RuleRunner, ScanContext
+from assertree.languages.base import Mutator, RuleRunner, ScanContext, reduce_compiled
 from assertree.languages.kyverno_json.evaluate import evaluate_rule
 from assertree.languages.kyverno_json.expressions import Compilers
 from assertree.languages.kyverno_json.messages import Message
-from assertree.languages.kyverno_json.model import Match, Policy, Rule
+from assertree.languages.kyverno_json.model import Match, Policy, Rule, policy_from_document
 from assertree.results import Resource
 from assertree.tree.nodes import Evaluate, Expression, Node, StaticMapNode, compile_scalar, compile_tree
 
@@ -88,10 +88,15 @@ class CompiledRule:
     def runner(self, context: ScanContext) -> RuleRunner:
         """This rule with the scan's bindings under its own; `$payload` is set per resource."""
         scope = {**context.bindings, "payload": None, **self.scope}
+        entries = self.context
+        if all(entry.evaluate is None and entry.name != "payload" for entry in entries):
+            for entry in entries:  # constants: bound once for the whole scan, in order, as evaluation would
+                scope[entry.name] = entry.constant
+            entries = []
 
         def run(resource: Resource):
             scope["payload"] = resource.value
-            return evaluate_rule(self, resource, scope)
+            return evaluate_rule(self, resource, scope, entries)
 
         return run
 
@@ -104,6 +109,19 @@ class CompiledPolicy:
     def mutator(self, context: ScanContext) -> Mutator | None:
         """kyverno-json policies only validate."""
         return None
+
+    def __reduce__(self) -> tuple[Any, tuple]:
+        """Pickles as its document, compiled again where it is unpickled (`base.reduce_compiled`); a policy
+        compiled from a model built in Python (no document) pickles as that model."""
+        if not self.policy.document:
+            return compile_policy, (self.policy,)
+        return reduce_compiled(compile_document_again, self.policy)
+
+
+def compile_document_again(document: dict, *, source: str | None = None, index: int | None = None,
+                           line: int | None = None) -> CompiledPolicy:
+    """A document that was checked and compiled once, compiled again (unpickling a `CompiledPolicy`)."""
+    return compile_policy(policy_from_document(document, source=source, index=index, line=line))
 
 
 def compile_policy(policy: Policy, problems: list[Problem] | None = None) -> CompiledPolicy:

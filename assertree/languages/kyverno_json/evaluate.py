@@ -29,11 +29,14 @@ if TYPE_CHECKING:
     from assertree.languages.kyverno_json.compile import CompiledContextEntry, CompiledMatch, CompiledRule
 
 
-def evaluate_rule(rule: CompiledRule, resource: Resource, scope: dict) -> RuleResult | None:
-    """One rule on one resource; None when the rule does not apply (match/exclude)."""
+def evaluate_rule(rule: CompiledRule, resource: Resource, scope: dict,
+                  context: list[CompiledContextEntry] | None = None) -> RuleResult | None:
+    """One rule on one resource; None when the rule does not apply (match/exclude). `context` is the
+    rule's context entries still to bind (the runner binds constant ones once per scan)."""
     value = resource.value
-    if rule.context:
-        scope = _with_context(rule, value, scope)
+    entries = rule.context if context is None else context
+    if entries:
+        scope = _with_context(entries, value, scope)
     try:
         if rule.match is not None and not _matches(rule.match, value, scope):
             return None
@@ -49,9 +52,9 @@ def evaluate_rule(rule: CompiledRule, resource: Resource, scope: dict) -> RuleRe
     return _result(rule, resource, scope, PASS)
 
 
-def _with_context(rule: CompiledRule, value: Any, scope: dict) -> dict:
+def _with_context(entries: list[CompiledContextEntry], value: Any, scope: dict) -> dict:
     """Register the context entries; each is computed on first use and sees the earlier ones."""
-    for entry in rule.context:
+    for entry in entries:
         if entry.evaluate is None:
             scope = {**scope, entry.name: entry.constant}
         else:
@@ -75,9 +78,16 @@ def _context_value(entry: CompiledContextEntry, value: Any, scope: dict) -> Call
 
 def _matches(match: CompiledMatch, value: Any, scope: dict) -> bool:
     """Whether a match/exclude block holds: one `any` tree (if any) and every `all` tree."""
-    if match.any and not any(tree.holds(value, scope) for tree in match.any):
-        return False
-    return all(tree.holds(value, scope) for tree in match.all)
+    if match.any:
+        for tree in match.any:
+            if tree.holds(value, scope):
+                break
+        else:
+            return False
+    for tree in match.all:
+        if not tree.holds(value, scope):
+            return False
+    return True
 
 
 def _assert(rule: CompiledRule, value: Any, scope: dict) -> list[Violation]:
@@ -113,17 +123,11 @@ def _result(rule: CompiledRule, resource: Resource, scope: dict, status: str, *,
             violations: list[Violation] | None = None, error: RuleError | None = None) -> RuleResult:
     value = resource.value
     identifier, identifier_error = _identifier(rule, resource, scope)
-    return RuleResult(
-        resource=resource,
-        policy=rule.policy,
-        rule=rule.rule,
-        status=status,
-        identifier=identifier,
-        violations=violations or [],
-        error=error,
-        feedback=_feedback(rule, value, scope),
-        identifier_error=identifier_error,
-    )
+    feedback = _feedback(rule, value, scope) if rule.feedback else {}
+    result = RuleResult(resource, rule.policy, rule.rule, status, identifier, violations or [], error, feedback)
+    if identifier_error is not None:
+        result.identifier_error = identifier_error
+    return result
 
 
 def _identifier(rule: CompiledRule, resource: Resource, scope: dict) -> tuple[str | None, RuleError | None]:
