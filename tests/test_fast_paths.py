@@ -6,7 +6,9 @@ change a result":
 * `RuleIndex` (assertree/engine/rule_index.py) runs only the rules whose
   literal ``match.any`` can name a resource's value;
 * `StaticMapNode.holds` (assertree/tree/nodes.py) answers a literal match tree
-  with dict lookups instead of walking the tree.
+  with dict lookups instead of walking the tree;
+* a kyverno-json rule's runner binds constant context entries once per scan
+  instead of once per resource (assertree/languages/kyverno_json/compile.py).
 
 The properties below hold them to that against the general path (every rule
 on every resource; `Node.holds`, the full tree walk) on random literal trees
@@ -255,3 +257,40 @@ def test_static_map_node_holds_like_the_general_walk(tree_and_values):
         fast = holding(node.holds, value)
         assert fast == holding(lambda value, scope: Node.holds(node, value, scope), value), value
         event(f"fast path: {fast[0]} {fast[1] if fast[0] == 'holds' else ''}".strip())
+
+
+# Context entries whose names shadow bindings, each other, and the engine's own names.
+CONTEXT_NAMES = ["limit", "payload", "policy", "rule", "given"]
+context_entries = st.lists(
+    st.fixed_dictionaries({"name": st.sampled_from(CONTEXT_NAMES),
+                           "variable": st.one_of(scalars, st.sampled_from(["$payload.kind", "kind"]))}),
+    max_size=4,
+)
+
+
+@example(([{"name": "payload", "variable": 1}], [{"kind": "Pod"}]))  # a constant named like the payload
+@example(([{"name": "limit", "variable": 1}, {"name": "limit", "variable": 2}], [{"kind": "Pod"}]))
+@SCANS
+@given(st.tuples(context_entries, st.lists(values_for([{"kind": "Pod"}]), min_size=1, max_size=4)))
+def test_constant_context_bound_once_gives_the_per_resource_results(case):
+    from assertree.languages.kyverno_json import evaluate
+    from assertree.languages.load import compile_document
+
+    entries, resources = case
+    document = policy({
+        "context": [{"name": e["name"], "variable": f"({e['variable']})" if str(e["variable"]).startswith("$")
+                     else e["variable"]} for e in entries],
+        "assert": {"all": [{"check": {"(to_string([$limit, $given, $policy.metadata.name, kind]))": "x"}}]},
+    })
+    compiled = compile_document(document, source=None)
+    bindings = {"given": "bound", "limit": 0}
+    fast = assertree.scan(resources, [compiled], bindings)
+    original = evaluate.evaluate_rule
+
+    def per_resource(rule, resource, scope, context=None):  # the general path: every entry, every resource
+        return original(rule, resource, scope, None)
+
+    with patch.object(evaluate, "evaluate_rule", per_resource), \
+            patch("assertree.languages.kyverno_json.compile.evaluate_rule", per_resource):
+        general = assertree.scan(resources, [compiled], bindings)
+    assert outcome(fast) == outcome(general)
