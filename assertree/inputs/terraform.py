@@ -88,7 +88,10 @@ def _module_resources(shape: _Shape, root: dict, root_path: tuple) -> list[tuple
     while stack:
         module, path = stack.pop()
         for index, resource in enumerate(shape.field(module, "resources", path, list)):
-            found.append((shape.item(resource, (*path, "resources", index), dict), (*path, "resources", index)))
+            origin = (*path, "resources", index)
+            if type(resource) is not dict:
+                shape.item(resource, origin, dict)  # raises, naming the field
+            found.append((resource, origin))
         children = shape.field(module, "child_modules", path, list)
         for index in reversed(range(len(children))):
             child_path = (*path, "child_modules", index)
@@ -128,10 +131,13 @@ def plan_resources(plan: Any, source: str | None = None, *, include_deleted: boo
     root_module = shape.field(planned, "root_module", ("planned_values",), dict)
     for resource, origin in _module_resources(shape, root_module, ("planned_values", "root_module")):
         item = dict(resource)
-        change = changes.get(_address(shape, resource, origin))
+        address = item.get("address")
+        if address is not None and type(address) is not str:
+            _address(shape, item, origin)  # raises, naming the field
+        change = changes.get(address)
         if change is not None:
             item["change"] = change["change"]
-        resources.append(_resource(item, source, plan, origin, file))
+        resources.append(Resource(item, source, root=plan, origin=origin, default_identifier=address, file=file))
     if include_deleted:
         for position, entry in enumerate(entries):
             if entry["change"].get("actions") == ["delete"]:
