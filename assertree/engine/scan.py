@@ -61,8 +61,8 @@ class Scanner:
         compiled = [_compiled(policy) for policy in policies]
         if context is None:
             context = ScanContext(bindings=dict(bindings or {}))
-        elif bindings:
-            context = replace(context, bindings={**context.bindings, **bindings})
+        else:  # its own caches: a context may serve several scans, in several threads
+            context = replace(context, bindings={**context.bindings, **(bindings or {})}, memo={})
         self.policies = [policy.policy for policy in compiled]
         self._mutators = [mutator for policy in compiled if (mutator := policy.mutator(context)) is not None]
         self._index = RuleIndex([(rule, rule.runner(context)) for policy in compiled for rule in policy.rules])

@@ -19,7 +19,8 @@ from typing import Any, Protocol
 
 from assertree.results import PolicyInfo, Resource, RuleInfo, RuleResult
 
-__all__ = ["CompiledPolicy", "CompiledRule", "Mutator", "PolicyInfo", "RuleInfo", "RuleRunner", "ScanContext"]
+__all__ = ["CompiledPolicy", "CompiledRule", "Mutator", "PolicyInfo", "RuleInfo", "RuleRunner", "ScanContext",
+           "recompile", "reduce_compiled"]
 
 
 @dataclass
@@ -32,6 +33,7 @@ class ScanContext:
     operation: str = "CREATE"  # the admission operation Kyverno evaluates
     exceptions: Sequence[Any] = ()  # PolicyException documents that may exempt resources
     lookups: Any = None  # Kyverno CEL: resource/image/globalContext lookups from a test's context file
+    memo: dict = field(default_factory=dict, compare=False, repr=False)  # one scan's caches (a Scanner's own)
 
 
 RuleRunner = Callable[[Resource], "RuleResult | None"]
@@ -66,3 +68,39 @@ class CompiledPolicy(Protocol):
     def mutator(self, context: ScanContext) -> Mutator | None:
         """None when the policy mutates nothing."""
         ...
+
+
+# Pickling compiled policies (for worker processes: `assertree.scale`). A compiled policy holds closures, regexes,
+# re2 objects and CEL programs, none of which pickle; what does is the document it was compiled from. So a compiled
+# policy pickles as "compile this document again" (a few kB: the document, where it was read, and a reference to
+# the language's compile function), and each process compiles a given document once (`recompile`'s cache).
+
+_RECOMPILED: dict[tuple, Any] = {}
+_RECOMPILED_LIMIT = 4096  # distinct policies one process keeps compiled; the oldest is dropped past that
+
+
+def reduce_compiled(compile_document: Callable[..., Any], policy: PolicyInfo) -> tuple[Any, tuple]:
+    """What a compiled policy's ``__reduce__`` returns: `recompile` with the policy's document and its place.
+
+    `compile_document(document, source=, index=, line=)` must be a module-level function of the language
+    (pickled by name) that compiles an already checked document to an equal compiled policy.
+    """
+    return recompile, (compile_document, policy.document, policy.source, policy.document_index, policy.line)
+
+
+def recompile(compile_document: Callable[..., Any], document: Any, source: str | None, index: int | None,
+              line: int | None) -> Any:
+    """The compiled policy of `document` (unpickling's side of `reduce_compiled`), compiled once per process:
+    unpickling the same policy again (each task of a distributed scan receives it) costs a hash, not a compile."""
+    import hashlib  # here, not at the top: only worker processes need them (~2 ms of every command's start-up)
+    import pickle
+
+    digest = hashlib.blake2b(pickle.dumps(document, protocol=pickle.HIGHEST_PROTOCOL), digest_size=16).digest()
+    key = (compile_document.__module__, compile_document.__qualname__, digest, source, index, line)
+    found = _RECOMPILED.get(key)
+    if found is None:
+        found = compile_document(document, source=source, index=index, line=line)
+        if len(_RECOMPILED) >= _RECOMPILED_LIMIT:
+            _RECOMPILED.pop(next(iter(_RECOMPILED)), None)
+        _RECOMPILED[key] = found
+    return found

@@ -124,7 +124,8 @@ def rule_runner(compiled: CompiledKyvernoRule, context: ScanContext) -> RuleRunn
     earlier = compiled.siblings[: compiled.siblings.index(compiled)] if policy.apply_one else []
     earlier_runners = [sibling.runner(context) for sibling in earlier]
 
-    seen: list[Any] = [None, None]  # the last resource, and its value as Kyverno reads it (float64 numbers)
+    # the last resource, and its value as Kyverno reads it (float64 numbers): converted once for all rules
+    seen: list[Any] = context.memo.setdefault("kyverno.float64", [None, None])
 
     def run(resource: Resource) -> RuleResult | None:
         if not isinstance(resource.value, dict):

@@ -30,6 +30,7 @@ visible to pattern leaves, which compare by Go type (see `operators`).
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -241,8 +242,31 @@ def unique(manifests: Iterable[Manifest]) -> list[Manifest]:
     return out
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def copy_json(value: Any) -> Any:
+    """A deep copy of JSON data, several times faster than `copy.deepcopy` (no memo: Go's documents share
+    nothing either); a value of any other type is deep-copied as usual."""
+    kind = type(value)
+    if kind is dict:
+        return {key: copy_json(item) for key, item in value.items()}
+    if kind is list:
+        return [copy_json(item) for item in value]
+    if kind in _SCALARS:
+        return value
+    return copy.deepcopy(value)
+
+
 def to_float64(value: Any) -> Any:
     """`value` with every number (not bools) as `float`: the CLI's float64 conversion of resources."""
+    kind = type(value)
+    if kind is dict:
+        return {key: to_float64(item) for key, item in value.items()}
+    if kind is str or kind is float or kind is bool or value is None:
+        return value
+    if kind is list:
+        return [to_float64(item) for item in value]
     if isinstance(value, dict):
         return {key: to_float64(item) for key, item in value.items()}
     if isinstance(value, list):

@@ -39,7 +39,6 @@ strings and keys and `VariableError` are shared with it in `substitution`.
 from __future__ import annotations
 
 import contextlib
-import copy
 import csv
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -52,6 +51,7 @@ from assertree import jp
 from assertree.jp.compiler import Compiler
 from assertree.jp.values import is_false, json_excerpt, to_json
 from assertree.languages.kyverno.images import images
+from assertree.languages.kyverno.manifests import copy_json
 from assertree.languages.kyverno.references import substitute_references
 from assertree.languages.kyverno.substitution import Path, VariableError, traverse
 
@@ -137,16 +137,16 @@ class KyvernoContext:
         exists, as in the CLI without a user-info file.
         """
         context = cls()
-        new = copy.deepcopy(dict(resource)) if resource is not None else {}
+        new = copy_json(dict(resource)) if resource is not None else {}
         if resource is not None:
             context.add_resource(new)
         if old_resource is not None:
-            context.add_old_resource(copy.deepcopy(dict(old_resource)))
+            context.add_old_resource(copy_json(dict(old_resource)))
         namespace = (new.get("metadata") or {}).get("namespace") if isinstance(new.get("metadata"), dict) else None
         context.add_variable("request.namespace", namespace or "")
         context.add_deferred("images", lambda: context._load_images(new))
         if request_info is not None:
-            context._merge({"request": copy.deepcopy(dict(request_info))})
+            context._merge({"request": copy_json(dict(request_info))})
             username = ((request_info.get("userInfo") or {}).get("username")) or ""
             context._merge(dict(zip(("serviceAccountName", "serviceAccountNamespace"),
                                     service_account(username), strict=True)))
@@ -217,7 +217,7 @@ class KyvernoContext:
         a part may be double-quoted to hold a dot (``"a.b".c``).
         """
         parts = next(csv.reader([key], delimiter="."), [key])
-        nested: Any = copy.deepcopy(value)
+        nested: Any = copy_json(value)
         for part in reversed(parts):
             nested = {part: nested}
         self._merge(nested)
@@ -225,13 +225,13 @@ class KyvernoContext:
     def add_context_entry(self, name: str, value: Any) -> None:
         """Set the context entry `name` to `value`, replacing what was there (``ReplaceContextEntry``)."""
         self._data[name] = None
-        self._merge({name: copy.deepcopy(value)})
+        self._merge({name: copy_json(value)})
 
     def add_element(self, element: Any, index: int, nesting: int = 0) -> None:
         """The foreach scope: ``element``, ``elementIndex`` and their ``element<n>``/``elementIndex<n>`` forms."""
         scope = {"element": element, f"element{nesting}": element, "elementIndex": index,
                  f"elementIndex{nesting}": index}
-        self._merge(copy.deepcopy(scope), overwrite_maps=True)
+        self._merge(copy_json(scope), overwrite_maps=True)
 
     def add_deferred(self, name: str, load: Callable[[], None]) -> None:
         """Register a lazy entry: `load` runs the first time a query mentions `name` (at this scope).
@@ -248,7 +248,7 @@ class KyvernoContext:
 
     def checkpoint(self) -> None:
         """Remember the current state; `restore` returns to it (a rule, a foreach)."""
-        self._checkpoints.append(copy.deepcopy(self._data))
+        self._checkpoints.append(copy_json(self._data))
 
     def restore(self) -> None:
         """Return to the last checkpoint and forget it; entries added since are dropped."""
@@ -261,7 +261,7 @@ class KyvernoContext:
         """Return to the last checkpoint and keep it (the next foreach element starts clean)."""
         if not self._checkpoints:
             return
-        self._data = copy.deepcopy(self._checkpoints[-1])
+        self._data = copy_json(self._checkpoints[-1])
         self._reset_loaders(restore=False, level=len(self._checkpoints))
 
     def _reset_loaders(self, *, restore: bool, level: int) -> None:
@@ -494,7 +494,7 @@ def _substitute_string(value: str, where: Path, lookup: Callable[[str, Path], An
             variable, shallow = _variable_text(text)
             result = lookup(variable, where)
             if original == text:
-                return copy.deepcopy(result) if isinstance(result, (dict, list)) else result
+                return copy_json(result) if isinstance(result, (dict, list)) else result
             prefix = "" if initial else old[0]
             if shallow and isinstance(result, str):
                 result = result.replace("{{", "\\{{")

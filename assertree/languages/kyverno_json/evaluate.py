@@ -84,7 +84,7 @@ def _matches(match: CompiledMatch, value: Any, scope: dict) -> bool:
                 break
         else:
             return False
-    for tree in match.all:
+    for tree in match.all:  # noqa: SIM110  (a loop: no generator object per resource)
         if not tree.holds(value, scope):
             return False
     return True
