@@ -137,11 +137,11 @@ class KyvernoContext:
         exists, as in the CLI without a user-info file.
         """
         context = cls()
-        new = copy_json(dict(resource)) if resource is not None else {}
+        new = dict(resource) if resource is not None else {}  # shared below the top: merges copy on write
         if resource is not None:
             context.add_resource(new)
         if old_resource is not None:
-            context.add_old_resource(copy_json(dict(old_resource)))
+            context.add_old_resource(dict(old_resource))
         namespace = (new.get("metadata") or {}).get("namespace") if isinstance(new.get("metadata"), dict) else None
         context.add_variable("request.namespace", namespace or "")
         context.add_deferred("images", lambda: context._load_images(new))
@@ -193,17 +193,18 @@ class KyvernoContext:
 
     def add_resource(self, resource: dict) -> None:
         """Replace ``request.object``."""
-        request = self._data.get("request")
-        if isinstance(request, dict):
-            request.pop("object", None)
+        self._drop_request_field("object")
         self._merge({"request": {"object": resource}})
 
     def add_old_resource(self, resource: dict) -> None:
         """Replace ``request.oldObject``."""
-        request = self._data.get("request")
-        if isinstance(request, dict):
-            request.pop("oldObject", None)
+        self._drop_request_field("oldObject")
         self._merge({"request": {"oldObject": resource}})
+
+    def _drop_request_field(self, name: str) -> None:
+        request = self._data.get("request")
+        if isinstance(request, dict) and name in request:
+            self._data["request"] = {key: value for key, value in request.items() if key != name}
 
     def set_target(self, resource: dict) -> None:
         """Replace ``target`` (mutate-existing targets; ``{{ @ }}`` then reads from it)."""
@@ -248,7 +249,7 @@ class KyvernoContext:
 
     def checkpoint(self) -> None:
         """Remember the current state; `restore` returns to it (a rule, a foreach)."""
-        self._checkpoints.append(copy_json(self._data))
+        self._checkpoints.append(dict(self._data))  # nested maps are never changed in place (`_merge_maps`)
 
     def restore(self) -> None:
         """Return to the last checkpoint and forget it; entries added since are dropped."""
@@ -261,7 +262,7 @@ class KyvernoContext:
         """Return to the last checkpoint and keep it (the next foreach element starts clean)."""
         if not self._checkpoints:
             return
-        self._data = copy_json(self._checkpoints[-1])
+        self._data = dict(self._checkpoints[-1])
         self._reset_loaders(restore=False, level=len(self._checkpoints))
 
     def _reset_loaders(self, *, restore: bool, level: int) -> None:
@@ -358,9 +359,15 @@ def service_account(username: str) -> tuple[str, str]:
 
 
 def _merge_maps(source: dict, destination: dict, overwrite_maps: bool) -> None:
+    """Merge `source` into `destination`, copying each nested map before changing it: the context's maps
+    are shared with its checkpoints and with the caller (the resource is ``request.object`` as given), so
+    none may change in place; only `destination` itself, the context's top level, does."""
     for key, value in source.items():
-        if isinstance(value, dict) and not overwrite_maps and isinstance(destination.get(key), dict):
-            _merge_maps(value, destination[key], overwrite_maps)
+        current = destination.get(key)
+        if isinstance(value, dict) and not overwrite_maps and isinstance(current, dict):
+            current = dict(current)
+            _merge_maps(value, current, overwrite_maps)
+            destination[key] = current
         else:
             destination[key] = value
 
