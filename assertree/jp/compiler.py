@@ -416,8 +416,17 @@ class Compiler:
         impl = function.impl
         label = f"{name}()"
 
+        first = arguments[0] if arguments else None
+        second = arguments[1] if len(arguments) > 1 else None
+        count = len(arguments)
+
         def call(value, scope):
-            args = [argument(value, scope) for argument in arguments]
+            if count == 1:  # the usual arities without a list comprehension's frame
+                args = [first(value, scope)]
+            elif count == 2:
+                args = [first(value, scope), second(value, scope)]
+            else:
+                args = [argument(value, scope) for argument in arguments]
             for position, check in checks:
                 if not check(args[position]):
                     check_arguments(args)  # raises with the full explanation
@@ -433,7 +442,9 @@ class Compiler:
                 raise EvaluationError(f"{name}(): out of memory") from None
             except Exception as error:  # a bug in a function must still surface as our error
                 raise EvaluationError(f"{name}(): {type(error).__name__}: {error}") from error
-            check_result(label, result)  # the backstop for limits.MAX_STRING_LENGTH and MAX_ARRAY_LENGTH
+            kind = type(result)
+            if kind is str or kind is list:  # the backstop for limits.MAX_STRING_LENGTH and MAX_ARRAY_LENGTH
+                check_result(label, result)
             return result
 
         return call

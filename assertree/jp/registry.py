@@ -60,7 +60,21 @@ def _type_check(types: tuple[str, ...]) -> Callable[[Any], bool]:
             raise ValueError(f"unknown JMESPath type {name!r} in a function signature")
     if len(checks) == 1:
         return checks[0]
-    return lambda v: any(check(v) for check in checks)
+    exact = frozenset(kind for name in types for kind in _EXACT_TYPES.get(name, ()))
+
+    def any_of(v: Any) -> bool:  # the exact types answer at once; subclasses and array[...] ask each check
+        if type(v) in exact:
+            return True
+        return any(check(v) for check in checks)
+
+    return any_of
+
+
+# Types that pass a simple check as they are (the checks also accept subclasses, bools excepted).
+_EXACT_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,), "number": (int, float), "boolean": (bool,), "array": (list,), "object": (dict,),
+    "null": (type(None),),
+}
 
 
 @dataclass(frozen=True)
