@@ -167,15 +167,31 @@ class StaticMapNode(MapNode):
     the general evaluation, so the outcome is always the same.
     """
 
-    __slots__ = ("pairs",)
+    __slots__ = ("flat", "pairs")
 
     def __init__(self, entries: list[_Entry], pairs: list[tuple[tuple, Any]]) -> None:
         super().__init__(entries)
         self.pairs = pairs
+        # top-level keys only (``{mode: managed, type: aws_s3_bucket}``): one lookup per pair, no inner loop
+        self.flat = [(keys[0], expected, type(expected)) for keys, expected in pairs] if all(
+            len(keys) == 1 for keys, _ in pairs) else None
 
     def holds(self, value, scope):
         if type(value) is not dict:
             return Node.holds(self, value, scope)
+        flat = self.flat
+        if flat is not None:
+            result = True
+            for key, expected, expected_type in flat:
+                current = value.get(key, _MISSING)
+                if current is _MISSING:
+                    result = False
+                elif type(current) is expected_type:
+                    if current != expected:
+                        result = False
+                else:
+                    return Node.holds(self, value, scope)
+            return result
         result = True
         for keys, expected in self.pairs:
             current = value
