@@ -72,6 +72,7 @@ class RuleIndex:
         self.by_value: dict[str, list[RuleRunner]] = {}
         self.unindexed: list[RuleRunner] = runners
         self.checked_types: dict[tuple, type] = {}
+        self.flat_checks: list[tuple[str, type]] | None = None
         if self.key is None:
             return
         indexed: dict[int, set[str]] = {
@@ -92,6 +93,9 @@ class RuleIndex:
                         conflicting.add(keys)
         for keys in conflicting:
             self.checked_types[keys] = type(None)  # any present, non-null value sends the resource the long way
+        # top-level keys only (the usual ``type``, ``mode``, ``kind``): one lookup each, no inner loop
+        self.flat_checks = [(keys[0], expected) for keys, expected in self.checked_types.items()] if all(
+            len(keys) == 1 for keys in self.checked_types) else None
 
     def candidates(self, value: Any) -> list[RuleRunner]:
         key = self.key
@@ -106,6 +110,13 @@ class RuleIndex:
         return self.unindexed
 
     def _well_formed(self, value: dict) -> bool:
+        flat = self.flat_checks
+        if flat is not None:
+            for key, expected_type in flat:
+                current = value.get(key)
+                if current is not None and type(current) is not expected_type:
+                    return False
+            return True
         for keys, expected_type in self.checked_types.items():
             current: Any = value
             for key in keys:
