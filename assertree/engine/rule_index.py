@@ -112,9 +112,9 @@ class RuleIndex:
     def _well_formed(self, value: dict) -> bool:
         flat = self.flat_checks
         if flat is not None:
-            for key, expected_type in flat:
-                current = value.get(key)
-                if current is not None and type(current) is not expected_type:
+            for name, wanted in flat:
+                found = value.get(name)
+                if found is not None and type(found) is not wanted:
                     return False
             return True
         for keys, expected_type in self.checked_types.items():
