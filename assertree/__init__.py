@@ -14,7 +14,7 @@ cheap for a command that needs only part of the library.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: `import assertree` stays cheap
 
 __version__ = "0.1.0"
 
@@ -61,6 +61,8 @@ __all__ = [  # noqa: RUF022 - grouped as in _EXPORTS (a test checks the two agre
 ]
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from assertree.engine.scan import scan
     from assertree.errors import (
         AssertreeError,

@@ -13,10 +13,12 @@ import contextlib
 import os
 import sys
 import tempfile
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
-from assertree.errors import UsageError
+from assertree.errors import Problem, UsageError
 from assertree.report import FORMATS, ReportOptions, render
 
 
@@ -47,6 +49,7 @@ def write_outputs(outputs: list[Output], result, options: ReportOptions) -> None
     standard error, one line each (as every input problem that exits 2 does), and when no text or
     github report goes to standard output the totals line goes there too, so that a terminal or a CI
     log always shows them."""
+    note = None
     for output in outputs:
         text = render(output.format, result, options)
         if output.file is None:
@@ -57,17 +60,139 @@ def write_outputs(outputs: list[Output], result, options: ReportOptions) -> None
             from assertree.report.github import overflow_note
 
             note = overflow_note(result)
-            if note:
-                print(f"assertree: note: {note}", file=sys.stderr)
+            _print_note(note)
+    from assertree.report.totals import totals
+
+    _after_reports(outputs, options, lambda: totals(result, options.problems).line())
+
+
+def write_streamed(outputs: list[Output], policies, options: ReportOptions,
+                   units: Iterable[tuple[Any, Any]], problems: Sequence[Problem]):
+    """Write every requested report as the scan goes: `units` yields each resource with its results
+    (`assertree.engine.stream.check_stream`), `problems` fills up with the files and lines that could
+    not be used while it does. Standard output gets its report as it is written (a format that must
+    hold results back keeps them in a spool, `assertree.report.spool`); a report file is still written
+    whole or not at all (a temporary file beside it, renamed at the end; its spools beside it too).
+    Then standard error as `write_outputs`. Returns the scan's `assertree.report.totals.Tally`."""
+    from assertree.report.stream import writer_for
+    from assertree.report.totals import Tally
+
+    tally = Tally(policies)
+    sinks: list[_Sink] = []
+    writers = []
+    try:
+        for output in outputs:
+            sink = _Sink(output.file, f"the {output.format} report")
+            sinks.append(sink)
+            writers.append(writer_for(output.format, policies, options, sink, sink.spill_dir))
+        for resource, results in units:
+            tally.add(resource, results)
+            for writer in writers:
+                writer.add(resource, results)
+        for writer, sink in zip(writers, sinks, strict=True):
+            writer.finish(tally, tuple(problems))
+            writer.close()
+            sink.commit()
+            from assertree.report.github import Writer as GitHubWriter
+            from assertree.report.github import overflow_note_of
+
+            if isinstance(writer, GitHubWriter):
+                _print_note(overflow_note_of(writer.counts))
+    finally:
+        for writer in writers:
+            writer.close()
+        for sink in sinks:
+            sink.discard()
+    done = replace(options, problems=tuple(problems))
+    _after_reports(outputs, done, lambda: tally.totals(done.problems).line())
+    return tally
+
+
+def _print_note(note: str | None) -> None:
+    if note:
+        print(f"assertree: note: {note}", file=sys.stderr)
+
+
+def _after_reports(outputs: list[Output], options: ReportOptions, totals_line: Callable[[], str]) -> None:
     for problem in options.problems:
         print(f"assertree: error: {problem}", file=sys.stderr)
     on_terminal = any(output.file is None and output.format in ("text", "github") for output in outputs)
     if not on_terminal and not options.kyverno_json:
-        from assertree.report.totals import totals
-
         written = ", ".join(f"{output.format} to {output.file}" for output in outputs if output.file is not None)
-        line = totals(result, options.problems).line()
+        line = totals_line()
         print(f"assertree: {line} (reports: {written})" if written else f"assertree: {line}", file=sys.stderr)
+
+
+class _Sink:
+    """Where one streamed report goes: standard output as it is written (`write_stdout`'s rules), or a
+    temporary file beside the report file, renamed over it by `commit` (`write_atomically`'s rules)."""
+
+    def __init__(self, file: Path | None, what: str) -> None:
+        self.file, self.what = file, what
+        self.stream: Any = None
+        self.closing = contextlib.ExitStack()  # closes the temporary file, once
+        self.temporary: str | None = None
+        self.closed_pipe = False
+        if file is None:
+            self.spill_dir = tempfile.gettempdir()
+            return
+        path = file
+        self.spill_dir = str(path.parent)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            descriptor, self.temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            self.stream = self.closing.enter_context(os.fdopen(descriptor, "w", encoding="utf-8"))
+        except OSError as error:
+            raise UsageError(f"cannot write {self.what}: {error.strerror or error}", source=str(path)) from None
+
+    def write(self, text: str) -> int:
+        if self.file is None:
+            if not self.closed_pipe:
+                try:
+                    sys.stdout.write(text)
+                except BrokenPipeError:
+                    self.closed_pipe = True
+                    silence_stdout()
+                except OSError as error:
+                    silence_stdout()
+                    raise UsageError(f"cannot write the report: {error.strerror or error}") from None
+            return len(text)
+        try:
+            return self.stream.write(text)
+        except OSError as error:
+            raise UsageError(f"cannot write {self.what}: {error.strerror or error}",
+                             source=str(self.file)) from None
+
+    def commit(self) -> None:
+        """The report is complete: flush standard output, or put the file in place."""
+        if self.file is None:
+            if not self.closed_pipe:
+                write_stdout("")
+            return
+        path = self.file
+        try:
+            self.closing.close()
+            try:
+                mode = path.stat().st_mode & 0o7777
+            except FileNotFoundError:
+                umask = os.umask(0)
+                os.umask(umask)
+                mode = 0o666 & ~umask
+            assert self.temporary is not None
+            os.chmod(self.temporary, mode)
+            os.replace(self.temporary, path)
+            self.temporary = None
+        except OSError as error:
+            raise UsageError(f"cannot write {self.what}: {error.strerror or error}", source=str(path)) from None
+
+    def discard(self) -> None:
+        """Remove what an unfinished report left (nothing after `commit`)."""
+        with contextlib.suppress(OSError):
+            self.closing.close()
+        if self.temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.temporary)
+            self.temporary = None
 
 
 def write_stdout(text: str) -> None:
@@ -103,24 +228,9 @@ def write_atomically(path: Path, text: str, what: str = "the report") -> None:
     """Write `text` (UTF-8) to `path` whole or not at all: into a temporary file in the same folder, then
     `os.replace` (atomic within one file system). A file already there keeps its permissions; on any error
     the temporary file is removed, `path` is untouched, and a UsageError names it (exit 2)."""
-    temporary = None
+    sink = _Sink(path, what)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            mode = path.stat().st_mode & 0o7777
-        except FileNotFoundError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-        temporary = None
-    except OSError as error:
-        raise UsageError(f"cannot write {what}: {error.strerror or error}", source=str(path)) from None
+        sink.write(text)
+        sink.commit()
     finally:
-        if temporary is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
+        sink.discard()

@@ -56,6 +56,19 @@ def scan(
         "resource, from every module, with its change.")] = False,
     include_deleted: Annotated[bool, typer.Option(
         "--include-deleted", metavar="", help="With --terraform, also check resources the plan destroys.")] = False,
+    payload_format: Annotated[str, typer.Option(
+        "--payload-format", metavar="auto|ndjson",
+        help="How payloads are read: auto (by suffix: .ndjson and .jsonl are JSON Lines, one resource per line; "
+        "else JSON or YAML), or ndjson (every payload, standard input included, is JSON Lines). JSON Lines is "
+        "always scanned as with --stream.")] = "auto",
+    stream: Annotated[bool, typer.Option(
+        "--stream", metavar="",
+        help="Check one resource at a time and write the reports as results arrive, in bounded memory: YAML "
+        "files are read document by document, JSON files one at a time. The reports are the same.")] = False,
+    jobs: Annotated[int | None, typer.Option(
+        "--jobs", "-j", metavar="N", show_default=False,
+        help="Parse payload files in N processes (default: one per CPU; one process for a few dozen files or "
+        "fewer). The reports are the same for every N.")] = None,
     labels: Annotated[list[str] | None, typer.Option(
         "--labels", metavar="SELECTOR", show_default=False,
         help="Only run policies whose labels match this selector (e.g. 'env=prod,team in (a,b)').")] = None,
@@ -89,6 +102,7 @@ def scan(
     from assertree.errors import UsageError
     from assertree.inputs.bindings import load_bindings
     from assertree.inputs.kyverno_files import load_scan_context
+    from assertree.inputs.parallel import default_jobs
     from assertree.inputs.payload import compile_preprocessors, payload_files
     from assertree.inputs.resources import load_resources
     from assertree.languages.selectors import selector_from
@@ -99,24 +113,40 @@ def scan(
         raise UsageError("give at least one payload (--payload FILE, or files after the options)")
     if include_deleted and not terraform:
         raise UsageError("--include-deleted only applies with --terraform")
+    if payload_format not in ("auto", "ndjson"):
+        raise UsageError(f"unknown --payload-format {payload_format!r} (choose from: auto, ndjson)")
     if color not in ("auto", "always", "never"):
         raise UsageError(f"unknown --color {color!r} (choose from: auto, always, never)")
+    if jobs is not None and jobs < 1:
+        raise UsageError(f"--jobs must be a number of processes, 1 or more (got {jobs})")
     outputs = parse_outputs(output or ["text"])
     compile_preprocessors(pre_process or [])  # a typo fails before any file is read
     selector = selector_from(labels or [])
-    payload_files(payload)  # a missing payload fails before the policies are compiled
+    files = payload_files(payload)  # a missing payload fails before the policies are compiled
+    streamed = _streamed(files, stream=stream, payload_format=payload_format, terraform=terraform,
+                         pre_process=bool(pre_process))
     policies = _load_policies(paths_from(policy, "--policy"), selector)
     binding_values = load_bindings(bindings) if bindings is not None else None
-    loaded = load_resources(payload, terraform=terraform, include_deleted=include_deleted,
-                            pre_process=pre_process or (), freeze=process.one_shot)
-    context = load_scan_context(values=values, user_info=user_info, exceptions=exceptions or (),
-                                bindings=binding_values)
-    result = run_scan(loaded.resources, policies, context=context)
     use_color = color == "always" or (color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
-    options = ReportOptions(quiet=quiet, color=use_color, bindings=binding_values,
-                            multiple_sources=len(loaded.files) > 1, problems=tuple(loaded.problems),
-                            kyverno_json=kyverno_json)
-    write_outputs(outputs, result, options)
+    if streamed:
+        from assertree.cli.streamed import scan_streamed
+
+        context = load_scan_context(values=values, user_info=user_info, exceptions=exceptions or (),
+                                    bindings=binding_values)
+        options = ReportOptions(quiet=quiet, color=use_color, bindings=binding_values,
+                                multiple_sources=len(files) > 1, kyverno_json=kyverno_json)
+        result, loaded = scan_streamed(files, policies, context, outputs, options, payload_format=payload_format)
+    else:
+        loaded = load_resources(payload, terraform=terraform, include_deleted=include_deleted,
+                                pre_process=pre_process or (), freeze=process.one_shot, payload_format=payload_format,
+                                jobs=jobs if jobs is not None else default_jobs())
+        context = load_scan_context(values=values, user_info=user_info, exceptions=exceptions or (),
+                                    bindings=binding_values)
+        result = run_scan(loaded.resources, policies, context=context)
+        options = ReportOptions(quiet=quiet, color=use_color, bindings=binding_values,
+                                multiple_sources=len(loaded.files) > 1, problems=tuple(loaded.problems),
+                                kyverno_json=kyverno_json)
+        write_outputs(outputs, result, options)
     empty = _warn_empty(policies)
     if not (loaded.problems and not loaded.resources):  # when no file could be read, that is the news
         _warn_unchecked(result, loaded.plans_without_terraform, quiet=quiet)
@@ -132,6 +162,19 @@ def scan(
               "(--fail-on-empty)", file=sys.stderr)
         raise typer.Exit(EXIT_FAILED)
     raise typer.Exit(EXIT_OK)
+
+
+def _streamed(files: list[str], *, stream: bool, payload_format: str, terraform: bool, pre_process: bool) -> bool:
+    """Whether the scan streams (`assertree.cli.streamed`): asked for, or JSON Lines among the payloads."""
+    from assertree.errors import UsageError
+    from assertree.inputs.stream import is_ndjson
+
+    streamed = stream or any(is_ndjson(file, payload_format) for file in files)
+    if streamed and (terraform or pre_process):
+        why = "--stream" if stream else "JSON Lines payloads"
+        raise UsageError(f"{why}: --terraform and --pre-process need whole payloads; JSON Lines and --stream "
+                         "check each resource as it is read")
+    return streamed
 
 
 def _load_policies(paths: list[Path], selector):

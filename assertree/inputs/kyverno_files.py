@@ -20,16 +20,19 @@ from assertree.languages.base import ScanContext
 def load_scan_context(*, values: str | Path | None = None, user_info: str | Path | None = None,
                       exceptions: Iterable[str | Path] = (), bindings: Mapping[str, Any] | None = None) -> ScanContext:
     """The scan context these files give; a located error for a file that cannot be used."""
-    from assertree.languages.kyverno.values import load_user_info, load_values
+    loaded_values = loaded_user_info = None
+    if values is not None or user_info is not None:  # the Kyverno modules only when a file needs them
+        from assertree.languages.kyverno.values import load_user_info, load_values
 
-    loaded_values = load_values(values) if values is not None else None
+        loaded_values = load_values(values) if values is not None else None
+        loaded_user_info = load_user_info(user_info) if user_info is not None else None
     operation = (loaded_values.operation or None) if loaded_values is not None else None
     return ScanContext(
         bindings=dict(bindings or {}),
         values=loaded_values,
-        user_info=load_user_info(user_info) if user_info is not None else None,
+        user_info=loaded_user_info,
         operation=operation or "CREATE",
-        exceptions=tuple(load_exceptions(exceptions)),
+        exceptions=tuple(load_exceptions(exceptions)) if exceptions else (),
     )
 
 

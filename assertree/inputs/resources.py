@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assertree.errors import AssertreeError, Location, Problem
+from assertree.inputs.parallel import read_payloads
 from assertree.inputs.payload import (
     STDIN,
     STDIN_SOURCE,
@@ -23,9 +24,9 @@ from assertree.inputs.payload import (
     compile_preprocessors,
     freeze_loaded,
     payload_files,
-    read_payload,
     resources_from,
 )
+from assertree.inputs.stream import is_ndjson, ndjson_resources
 from assertree.inputs.terraform import looks_like_plan, plan_resources
 from assertree.results import Resource
 
@@ -56,24 +57,34 @@ STATE_HINT = ("this is a Terraform state, not a plan: --terraform reads plans "
 
 
 def load_resources(paths: Sequence[str], *, terraform: bool = False, include_deleted: bool = False,
-                   pre_process: Sequence[str] = (), freeze: bool = False) -> LoadedResources:
+                   pre_process: Sequence[str] = (), freeze: bool = False,
+                   payload_format: str = "auto", jobs: int = 1) -> LoadedResources:
     """Every resource of the payloads named (files, directories, globs, ``-``).
 
     `terraform` reads each payload as a ``terraform show -json`` plan (one
     resource per planned resource, `include_deleted` adds those destroyed);
     `pre_process` expressions pick resources out of each payload; `freeze`
     moves what was parsed out of the garbage collector's sight (one-shot runs).
+    A JSON Lines file (``.ndjson``/``.jsonl``, or every payload with `payload_format` ``"ndjson"``) gives
+    one resource per line, as it is (`assertree.inputs.stream`), and one problem per bad line.
     A file that cannot be used is a problem in `LoadedResources.problems`, never
-    an exception; a path that names nothing raises `PayloadError`.
+    an exception; a path that names nothing raises `PayloadError`. `jobs` > 1 parses
+    files in that many worker processes (`assertree.inputs.parallel`), with the same result.
     """
     preprocessors = compile_preprocessors(pre_process)
     loaded = LoadedResources(files=payload_files(paths))
     # The collector stays paused for every file: a pass over millions of fresh dicts costs as much as
     # parsing them. With `freeze`, they leave its sight before it resumes, so no pass ever runs over them.
     with collector_paused():
+        lines = {path for path in loaded.files if is_ndjson(path, payload_format)}
+        parsed = read_payloads([path for path in loaded.files if path not in lines], jobs)
         for path in loaded.files:
             try:
-                _add_payload(loaded, read_payload(path), terraform, include_deleted, preprocessors)
+                if path in lines:
+                    loaded.resources.extend(ndjson_resources(path, loaded.problems))
+                    continue
+                _, read = next(parsed)  # the files in the same order
+                _add_payload(loaded, read(), terraform, include_deleted, preprocessors)
             except AssertreeError as error:
                 loaded.problems.append(error.problem.located(Location(STDIN_SOURCE if path == STDIN else path)))
         if freeze:
@@ -88,8 +99,8 @@ def _add_payload(loaded: LoadedResources, payload: Payload, terraform: bool, inc
     if terraform:
         if looks_like_state(payload.value):
             raise AssertreeError(STATE_HINT, source=payload.source)
-        loaded.resources.extend(plan_resources(payload.value, payload.source,
-                                               include_deleted=include_deleted, file=payload))
+        loaded.resources.extend(plan_resources(payload.value, payload.source, include_deleted=include_deleted,
+                                               file=payload, in_place=True))  # parsed for this scan only
     else:
         loaded.plans_without_terraform += looks_like_plan(payload.value) and not preprocessors
         loaded.resources.extend(resources_from(payload, preprocessors))

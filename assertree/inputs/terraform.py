@@ -108,9 +108,11 @@ def _address(shape: _Shape, entry: dict, path: tuple) -> str | None:
 
 
 def plan_resources(plan: Any, source: str | None = None, *, include_deleted: bool = False,
-                   file: Any = None) -> list[Resource]:
+                   file: Any = None, in_place: bool = False) -> list[Resource]:
     """The resources of a plan, each joined with its change; see the module docstring. `file` is the
-    payload the plan was read from (reports ask it where a field is; errors point into it)."""
+    payload the plan was read from (reports ask it where a field is; errors point into it). With
+    `in_place`, for a plan parsed only for this scan, each planned resource takes its ``change`` itself
+    instead of being copied (10,000 copies on a 35 MB plan)."""
     if not looks_like_plan(plan):
         raise PayloadError(
             "--terraform expects a plan from 'terraform show -json' (with planned_values and "
@@ -121,16 +123,23 @@ def plan_resources(plan: Any, source: str | None = None, *, include_deleted: boo
     changes: dict[str | None, dict] = {}
     entries = shape.field(plan, "resource_changes", (), list)
     for position, entry in enumerate(entries):
-        path = ("resource_changes", position)
-        shape.item(entry, path, dict)
-        details = shape.field(entry, "change", path, dict, optional=False)
-        shape.field(details, "actions", (*path, "change"), list)
-        changes[_address(shape, entry, path)] = entry  # the last entry of an address wins, as before
+        # checked inline, 10,000 times on a big plan; the shape calls only run to word the error
+        details = entry.get("change") if type(entry) is dict else None
+        actions = details.get("actions") if type(details) is dict else None
+        address = entry.get("address") if details is not None else None
+        if details is None or type(details) is not dict or (actions is not None and type(actions) is not list) or (
+                address is not None and type(address) is not str):
+            path = ("resource_changes", position)
+            shape.item(entry, path, dict)
+            details = shape.field(entry, "change", path, dict, optional=False)
+            shape.field(details, "actions", (*path, "change"), list)
+            address = _address(shape, entry, path)
+        changes[address] = entry  # the last entry of an address wins, as before
     resources = []
     planned = shape.field(plan, "planned_values", (), dict)
     root_module = shape.field(planned, "root_module", ("planned_values",), dict)
     for resource, origin in _module_resources(shape, root_module, ("planned_values", "root_module")):
-        item = dict(resource)
+        item = resource if in_place else dict(resource)
         address = item.get("address")
         if address is not None and type(address) is not str:
             _address(shape, item, origin)  # raises, naming the field

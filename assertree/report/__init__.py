@@ -1,8 +1,7 @@
-"""Reporters: one module per output format. Each only formats a `ScanResult`."""
+"""Reporters: one module per output format. Each formats a scan, whole or as it goes
+(`assertree.report.stream`)."""
 
 from __future__ import annotations
-
-import importlib
 
 from assertree.report.options import ReportOptions
 from assertree.results import ScanResult
@@ -15,4 +14,6 @@ def render(format_name: str, result: ScanResult, options: ReportOptions | None =
     """The whole report of `result` in `format_name` (text, json, sarif, junit, github)."""
     if format_name not in FORMATS:
         raise ValueError(f"unknown output format {format_name!r} (choose from: {', '.join(FORMATS)})")
-    return importlib.import_module(f"assertree.report.{format_name}").render(result, options)
+    from assertree.report.stream import render_whole
+
+    return render_whole(format_name, result, options)

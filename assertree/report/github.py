@@ -18,13 +18,16 @@ the CLI can point at the log instead of letting findings vanish unseen.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
+from assertree.errors import Problem
 from assertree.report.locate import Locator, relative_path
 from assertree.report.options import ReportOptions, github_command
-from assertree.report.totals import plural, totals
+from assertree.report.spool import Spool, Writable
+from assertree.report.stream import findings
+from assertree.report.totals import Tally, plural
 from assertree.report.wording import rule_error
-from assertree.results import ERROR, RuleResult, ScanResult, Violation
+from assertree.results import ERROR, PolicyInfo, Resource, RuleResult, ScanResult, Violation
 
 ANNOTATION_LIMIT = 10  # per kind (error, warning, notice) and step
 
@@ -50,7 +53,11 @@ def annotation_counts(result: ScanResult) -> Counter[str]:
 
 def overflow_note(result: ScanResult) -> str | None:
     """A sentence for stderr when GitHub will not show every annotation, else None."""
-    counts = annotation_counts(result)
+    return overflow_note_of(annotation_counts(result))
+
+
+def overflow_note_of(counts: Counter[str]) -> str | None:
+    """`overflow_note` from the number of annotations of each kind (`Writer.counts`)."""
     over = [
         plural(counts[kind], kind, kind + "s")
         for kind in ("error", "warning", "notice")
@@ -65,34 +72,68 @@ def overflow_note(result: ScanResult) -> str | None:
 
 
 def render(result: ScanResult, options: ReportOptions | None = None) -> str:
-    options = options or ReportOptions()
-    locator = Locator()
-    lines = []
-    for problem in options.problems:  # payload files that could not be read
-        where = problem.location
-        properties = [("file", relative_path(where.source or "<input>"))]
-        properties += [(name, str(value)) for name, value in (("line", where.line), ("col", where.column)) if value]
-        properties.append(("title", "assertree: cannot read this file"))
-        fields = ",".join(f"{name}={escape_property(value)}" for name, value in properties)
-        lines.append(f"::error {fields}::{escape_data(problem.message)}")
-    for kind, rule_result, violation in each_annotation(result):
-        properties = []
-        location = locator.result(rule_result, violation)
-        if location is not None:
-            assert location.source is not None  # the Locator only places results in files
-            properties.append(("file", relative_path(location.source)))
-            if location.line is not None:
-                properties.append(("line", str(location.line)))
-                if location.column is not None:
-                    properties.append(("col", str(location.column)))
-        title = f"{rule_result.policy.name}/{rule_result.rule.name}"
-        if rule_result.identifier:
-            title += f" ({rule_result.identifier})"
-        properties.append(("title", title))
-        fields = ",".join(f"{name}={escape_property(value)}" for name, value in properties)
-        lines.append(f"::{kind} {fields}::{escape_data(_message(rule_result, violation, options.kyverno_json))}")
-    lines.append(f"assertree: {totals(result, options.problems).line()}")
-    return "\n".join(lines) + "\n"
+    from assertree.report.stream import render_whole
+
+    return render_whole("github", result, options)
+
+
+class Writer:
+    """The GitHub annotations as a scan goes: they wait in a spool, since the files that could not be
+    read come first; `counts` says how many of each kind were written (`overflow_note_of`)."""
+
+    by_resource = False
+
+    def __init__(self, policies: Sequence[PolicyInfo], options: ReportOptions, out: Writable,
+                 spill_dir: str | None = None) -> None:
+        self.options, self.out = options, out
+        self.locator = Locator()
+        self.body = Spool(spill_dir)
+        self.counts: Counter[str] = Counter()
+
+    def add(self, resource: Resource | None, results: Sequence[RuleResult]) -> None:
+        lines = []
+        for rule_result, violation in findings(results):
+            kind = command(rule_result)
+            self.counts[kind] += 1
+            lines.append(_annotation(kind, rule_result, violation, self.locator, self.options.kyverno_json))
+        if lines:
+            self.body.write("\n".join(lines) + "\n")
+
+    def finish(self, tally: Tally, problems: Sequence[Problem] = ()) -> None:
+        lines = []
+        for problem in problems:  # payload files that could not be read
+            where = problem.location
+            properties = [("file", relative_path(where.source or "<input>"))]
+            properties += [(name, str(value)) for name, value in (("line", where.line), ("col", where.column))
+                           if value]
+            properties.append(("title", "assertree: cannot read this file"))
+            fields = ",".join(f"{name}={escape_property(value)}" for name, value in properties)
+            lines.append(f"::error {fields}::{escape_data(problem.message)}\n")
+        self.out.write("".join(lines))
+        self.body.copy_to(self.out)
+        self.out.write(f"assertree: {tally.totals(problems).line()}\n")
+
+    def close(self) -> None:
+        self.body.close()
+
+
+def _annotation(kind: str, rule_result: RuleResult, violation: Violation | None, locator: Locator,
+                kyverno_json: bool) -> str:
+    properties = []
+    location = locator.result(rule_result, violation)
+    if location is not None:
+        assert location.source is not None  # the Locator only places results in files
+        properties.append(("file", relative_path(location.source)))
+        if location.line is not None:
+            properties.append(("line", str(location.line)))
+            if location.column is not None:
+                properties.append(("col", str(location.column)))
+    title = f"{rule_result.policy.name}/{rule_result.rule.name}"
+    if rule_result.identifier:
+        title += f" ({rule_result.identifier})"
+    properties.append(("title", title))
+    fields = ",".join(f"{name}={escape_property(value)}" for name, value in properties)
+    return f"::{kind} {fields}::{escape_data(_message(rule_result, violation, kyverno_json))}"
 
 
 def escape_data(text: str) -> str:

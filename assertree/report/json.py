@@ -24,42 +24,84 @@ documents), plus three fields kyverno-json does not have: ``status`` and
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from assertree.errors import Problem, field_path_text
 from assertree.report.options import ReportOptions
-from assertree.report.totals import totals
+from assertree.report.spool import Writable
+from assertree.report.totals import Tally
 from assertree.report.wording import rule_error
 from assertree.results import ERROR, PolicyInfo, Resource, RuleResult, ScanResult
 
 
-def report_data(result: ScanResult, options: ReportOptions | None = None) -> dict[str, Any]:
-    options = options or ReportOptions()
-    embed = options.kyverno_json
-    reports = []
-    for resource, rule_results in result.by_resource():
-        report: dict[str, Any] = {"resource": resource.value if embed else _reference(resource, rule_results)}
-        if embed and resource.source is not None:
-            report["source"] = resource.label
-        policies = []
-        by_policy: dict[int, list[RuleResult]] = {}
-        for rule_result in rule_results:
-            by_policy.setdefault(id(rule_result.policy), []).append(rule_result)
-        for policy in result.policies:
-            rules = [_rule(r, embed) for r in by_policy.get(id(policy), [])]
-            if not rules and not embed:
-                continue
-            entry: dict[str, Any] = {"policy": policy.document if embed else _policy_reference(policy)}
-            if rules:
-                entry["rules"] = rules
-            policies.append(entry)
-        if policies or not embed:
-            report["results"] = policies
-        reports.append(report)
-    data: dict[str, Any] = {"reports": reports, "summary": totals(result, options.problems).as_dict()}
-    if options.problems or not embed:
-        data["fileErrors"] = [_problem(problem) for problem in options.problems]
-    return data
+def _dumps(value: Any, indent: str) -> str:
+    """`value` as orjson writes it with two-space indentation, every line after the first indented by
+    `indent` (JSON strings never hold a raw line break, so this is the nested value's text exactly)."""
+    import orjson
+
+    text = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
+    return text.replace("\n", "\n" + indent) if indent else text
+
+
+def render(result: ScanResult, options: ReportOptions | None = None) -> str:
+    from assertree.report.stream import render_whole
+
+    return render_whole("json", result, options)
+
+
+class Writer:
+    """The JSON report as a scan goes: each resource's entry of ``reports`` is written when it is
+    checked; ``summary`` and ``fileErrors`` close the document. The bytes are those orjson writes for
+    the whole document with two-space indentation."""
+
+    by_resource = True
+
+    def __init__(self, policies: Sequence[PolicyInfo], options: ReportOptions, out: Writable,
+                 spill_dir: str | None = None) -> None:
+        self.policies, self.options, self.out = policies, options, out
+        self.count = 0
+        out.write('{\n  "reports": [')
+
+    def add(self, resource: Resource, results: Sequence[RuleResult]) -> None:
+        own = [rule_result for rule_result in results if rule_result.resource is resource]
+        entry = _report(resource, own, self.policies, self.options.kyverno_json)
+        self.out.write(("\n    " if not self.count else ",\n    ") + _dumps(entry, "    "))
+        self.count += 1
+
+    def finish(self, tally: Tally, problems: Sequence[Problem] = ()) -> None:
+        out = self.out
+        out.write("\n  ]" if self.count else "]")
+        out.write(',\n  "summary": ' + _dumps(tally.totals(problems).as_dict(), "  "))
+        if problems or not self.options.kyverno_json:
+            out.write(',\n  "fileErrors": ' + _dumps([_problem(problem) for problem in problems], "  "))
+        out.write("\n}\n")
+
+    def close(self) -> None:
+        pass
+
+
+def _report(resource: Resource, rule_results: list[RuleResult], policies: Sequence[PolicyInfo],
+            embed: bool) -> dict[str, Any]:
+    """The ``reports`` entry of one resource."""
+    report: dict[str, Any] = {"resource": resource.value if embed else _reference(resource, rule_results)}
+    if embed and resource.source is not None:
+        report["source"] = resource.label
+    entries = []
+    by_policy: dict[int, list[RuleResult]] = {}
+    for rule_result in rule_results:
+        by_policy.setdefault(id(rule_result.policy), []).append(rule_result)
+    for policy in policies:
+        rules = [_rule(r, embed) for r in by_policy.get(id(policy), [])]
+        if not rules and not embed:
+            continue
+        entry: dict[str, Any] = {"policy": policy.document if embed else _policy_reference(policy)}
+        if rules:
+            entry["rules"] = rules
+        entries.append(entry)
+    if entries or not embed:
+        report["results"] = entries
+    return report
 
 
 def _reference(resource: Resource, results: list[RuleResult]) -> dict[str, Any]:
@@ -116,11 +158,3 @@ def _field_error(error) -> dict[str, Any]:
         out["value"] = error.value
     out["detail"] = error.detail
     return out
-
-
-def render(result: ScanResult, options: ReportOptions | None = None) -> str:
-    import orjson
-
-    return orjson.dumps(
-        report_data(result, options), option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
-    ).decode()

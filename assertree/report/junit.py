@@ -22,48 +22,148 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 
 from assertree.errors import Location, Problem
+from assertree.report import spool as spooling
 from assertree.report.locate import Locator, relative_path
 from assertree.report.options import ReportOptions
+from assertree.report.spool import Spool, Writable
+from assertree.report.totals import Tally
 from assertree.report.wording import rule_error
-from assertree.results import ERROR, FAIL, SKIP, PolicyInfo, RuleResult, ScanResult
+from assertree.results import ERROR, FAIL, SKIP, PolicyInfo, Resource, RuleResult, ScanResult
 
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _COUNTS = ("tests", "failures", "errors", "skipped")
 
 
-def junit_tree(result: ScanResult, options: ReportOptions | None = None) -> ET.Element:
-    """The ``<testsuites>`` element of a scan."""
-    options = options or ReportOptions()
-    by_policy: dict[int, list[RuleResult]] = {}
-    for rule_result in result.results:
-        by_policy.setdefault(id(rule_result.policy), []).append(rule_result)
-    unmatched: dict[int, list] = {}
-    for policy, rule in result.unmatched_rules():
-        unmatched.setdefault(id(policy), []).append(rule)
-    locator = Locator()
-    root = ET.Element("testsuites", name="assertree")
-    totals = dict.fromkeys(_COUNTS, 0)
-    for policy in result.policies:
-        suite = _suite(policy, by_policy.get(id(policy), []), unmatched.get(id(policy), []), locator,
-                       options.kyverno_json)
-        root.append(suite)
-        for name in _COUNTS:
-            totals[name] += int(suite.attrib[name])
-    if options.problems:
-        suite = _files_suite(options.problems)
-        root.append(suite)
-        totals["tests"] += len(options.problems)
-        totals["errors"] += len(options.problems)
-    _set_counts(root, totals)
-    return root
-
-
 def render(result: ScanResult, options: ReportOptions | None = None) -> str:
-    root = junit_tree(result, options)
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    from assertree.report.stream import render_whole
+
+    return render_whole("junit", result, options)
+
+
+_CASES = "assertree-cases"  # a placeholder element: where a suite's spooled test cases go
+_BATCH = 64  # test cases serialised at once
+_SPOOLS_PER_BUDGET = 16  # one spool per policy, and a scan may have hundreds: each gets a share
+
+
+class Writer:
+    """The JUnit report as a scan goes: each policy's test cases wait in a spool of their own, since a
+    suite is one policy's cases with its counts in its start tag; at the end the suites are written in
+    policy order around them. The bytes are those of `ElementTree.indent` and `tostring` on the whole
+    tree (each element is serialised by ElementTree, indented at its level)."""
+
+    by_resource = False
+
+    def __init__(self, policies: Sequence[PolicyInfo], options: ReportOptions, out: Writable,
+                 spill_dir: str | None = None) -> None:
+        self.policies, self.options, self.out = policies, options, out
+        self.locator = Locator()
+        budget = max(1, spooling.SPILL_BYTES // _SPOOLS_PER_BUDGET)
+        self.spools = {id(policy): Spool(spill_dir, budget) for policy in policies}
+        self.counts = {id(policy): dict.fromkeys(_COUNTS, 0) for policy in policies}
+
+        self.pending: dict[int, list[ET.Element]] = {id(policy): [] for policy in policies}
+
+    def add(self, resource: Resource | None, results: Sequence[RuleResult]) -> None:
+        for rule_result in results:
+            key = id(rule_result.policy)
+            pending = self.pending[key]
+            pending.append(_case(rule_result, self.counts[key], self.locator, self.options.kyverno_json))
+            if len(pending) >= _BATCH:
+                self._flush(key)
+
+    def _flush(self, key: int) -> None:
+        """Serialise a policy's pending test cases together (one ElementTree call for many), into its spool."""
+        pending = self.pending[key]
+        if pending:
+            self.spools[key].write(_children_text(pending, 2))
+            pending.clear()
+
+    def finish(self, tally: Tally, problems: Sequence[Problem] = ()) -> None:
+        unmatched: dict[int, list] = {}
+        for policy, rule in tally.unmatched_rules():
+            unmatched.setdefault(id(policy), []).append(rule)
+        totals = dict.fromkeys(_COUNTS, 0)
+        for policy in self.policies:
+            counts, pending = self.counts[id(policy)], self.pending[id(policy)]
+            for rule in unmatched.get(id(policy), []):
+                counts["tests"] += 1
+                counts["skipped"] += 1
+                case = ET.Element("testcase", classname=_clean(policy.name), name=_clean(rule.name))
+                ET.SubElement(case, "skipped", message="the rule applied to no resource")
+                pending.append(case)
+            self._flush(id(policy))
+            for name in _COUNTS:
+                totals[name] += counts[name]
+        if problems:
+            totals["tests"] += len(problems)
+            totals["errors"] += len(problems)
+        root = ET.Element("testsuites", name="assertree")
+        _set_counts(root, totals)
+        out = self.out
+        out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
+        if not self.policies and not problems:
+            out.write(ET.tostring(root, encoding="unicode") + "\n")
+            return
+        head, tail = _around(root, 0)
+        out.write(head)
+        for policy in self.policies:
+            suite = ET.Element("testsuite", name=_clean(policy.name))
+            properties = {"title": policy.title, "severity": policy.severity, "source": policy.source}
+            if any(properties.values()):
+                holder = ET.SubElement(suite, "properties")
+                for name, value in properties.items():
+                    if value:
+                        ET.SubElement(holder, "property", name=name, value=_clean(value))
+            _set_counts(suite, self.counts[id(policy)])
+            spool = self.spools[id(policy)]
+            if spool.empty:
+                out.write(_element_text(suite, 1))
+                continue
+            suite_head, suite_tail = _around(suite, 1)
+            out.write(suite_head)
+            spool.copy_to(out)
+            out.write(suite_tail)
+        if problems:
+            out.write(_element_text(_files_suite(tuple(problems)), 1))
+        out.write(tail + "\n")
+
+    def close(self) -> None:
+        for spool in self.spools.values():
+            spool.close()
+
+
+def _children_text(elements: list[ET.Element], level: int) -> str:
+    """`_element_text` of each of `elements`, siblings at `level`, made in one serialisation: under a
+    parent of their own, indented, whose tags are then cut off."""
+    parent = ET.Element("p")
+    parent.extend(elements)
+    text = _element_text(parent, level - 1)
+    start = len("\n" + "  " * (level - 1) + "<p>")
+    return text[start : len(text) - len("\n" + "  " * (level - 1) + "</p>")]
+
+
+def _element_text(element: ET.Element, level: int) -> str:
+    """`element` as it appears, indented, as a child at `level` - 1 of the whole tree (with the line break
+    and indentation before it)."""
+    ET.indent(element, level=level)
+    return "\n" + "  " * level + ET.tostring(element, encoding="unicode")
+
+
+def _around(element: ET.Element, level: int) -> tuple[str, str]:
+    """The text of `element` at `level` before and after its children still to come (its start tag and
+    any children it has, its end tag): what goes around children written by `_element_text`."""
+    ET.SubElement(element, _CASES)
+    text = _element_text(element, level) if level else ET.tostring(_indented(element), encoding="unicode")
+    head, tail = text.split("\n" + "  " * (level + 1) + f"<{_CASES} />")
+    return head, tail
+
+
+def _indented(element: ET.Element) -> ET.Element:
+    ET.indent(element)
+    return element
 
 
 def _files_suite(problems: tuple[Problem, ...]) -> ET.Element:
@@ -78,42 +178,26 @@ def _files_suite(problems: tuple[Problem, ...]) -> ET.Element:
     return suite
 
 
-def _suite(policy: PolicyInfo, results: list[RuleResult], unmatched: list, locator: Locator,
-           kyverno_json: bool = False) -> ET.Element:
-    suite = ET.Element("testsuite", name=_clean(policy.name))
-    counts = dict.fromkeys(_COUNTS, 0)
-    properties = {"title": policy.title, "severity": policy.severity, "source": policy.source}
-    if any(properties.values()):
-        holder = ET.SubElement(suite, "properties")
-        for name, value in properties.items():
-            if value:
-                ET.SubElement(holder, "property", name=name, value=_clean(value))
-    for rule_result in results:
-        counts["tests"] += 1
-        resource = rule_result.identifier or rule_result.resource.label
-        case = ET.SubElement(
-            suite, "testcase", classname=_clean(policy.name), name=_clean(f"{rule_result.rule.name}: {resource}")
-        )
-        if rule_result.status == FAIL:
-            counts["failures"] += 1
-            message = "; ".join(violation.headline() for violation in rule_result.violations)
-            failure = ET.SubElement(case, "failure", message=_clean(message), type="violation")
-            failure.text = _clean(_details(rule_result, locator))
-        elif rule_result.status == ERROR:
-            counts["errors"] += 1
-            text = rule_error(rule_result.error, kyverno_json=kyverno_json)
-            error = ET.SubElement(case, "error", message=_clean(text), type="error")
-            error.text = _clean(_details(rule_result, locator, text))
-        elif rule_result.status == SKIP:
-            counts["skipped"] += 1
-            ET.SubElement(case, "skipped", message=_clean(rule_result.message or "skipped"))
-    for rule in unmatched:
-        counts["tests"] += 1
+def _case(rule_result: RuleResult, counts: dict[str, int], locator: Locator, kyverno_json: bool) -> ET.Element:
+    """The test case of one rule result (counted in `counts`, its policy's)."""
+    counts["tests"] += 1
+    policy = rule_result.policy
+    resource = rule_result.identifier or rule_result.resource.label
+    case = ET.Element("testcase", classname=_clean(policy.name), name=_clean(f"{rule_result.rule.name}: {resource}"))
+    if rule_result.status == FAIL:
+        counts["failures"] += 1
+        message = "; ".join(violation.headline() for violation in rule_result.violations)
+        failure = ET.SubElement(case, "failure", message=_clean(message), type="violation")
+        failure.text = _clean(_details(rule_result, locator))
+    elif rule_result.status == ERROR:
+        counts["errors"] += 1
+        text = rule_error(rule_result.error, kyverno_json=kyverno_json)
+        error = ET.SubElement(case, "error", message=_clean(text), type="error")
+        error.text = _clean(_details(rule_result, locator, text))
+    elif rule_result.status == SKIP:
         counts["skipped"] += 1
-        case = ET.SubElement(suite, "testcase", classname=_clean(policy.name), name=_clean(rule.name))
-        ET.SubElement(case, "skipped", message="the rule applied to no resource")
-    _set_counts(suite, counts)
-    return suite
+        ET.SubElement(case, "skipped", message=_clean(rule_result.message or "skipped"))
+    return case
 
 
 def _details(result: RuleResult, locator: Locator, error: str | None = None) -> str:

@@ -30,7 +30,8 @@ file, line and column), and make ``executionSuccessful`` false.
 from __future__ import annotations
 
 import hashlib
-from collections import Counter
+import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -38,9 +39,11 @@ from urllib.parse import quote
 from assertree.errors import Location, Problem
 from assertree.report.locate import Locator, relative_path
 from assertree.report.options import ReportOptions, sarif_level
-from assertree.report.totals import totals
+from assertree.report.spool import Spool, Writable
+from assertree.report.stream import findings
+from assertree.report.totals import Tally
 from assertree.report.wording import rule_error
-from assertree.results import PolicyInfo, RuleInfo, RuleResult, ScanResult, Violation
+from assertree.results import PolicyInfo, Resource, RuleInfo, RuleResult, ScanResult, Violation
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -51,36 +54,66 @@ def rule_id(policy: PolicyInfo, rule: RuleInfo) -> str:
     return f"{policy.name}/{rule.name}"
 
 
-def sarif_log(result: ScanResult, options: ReportOptions | None = None) -> dict[str, Any]:
-    """The SARIF log of a scan, as JSON-ready data."""
-    options = options or ReportOptions()
-    descriptors: list[dict[str, Any]] = []
-    indexes: dict[int, int] = {}
-    for policy in result.policies:
-        for rule in policy.rules:
-            indexes[id(rule)] = len(descriptors)
-            descriptors.append(_descriptor(policy, rule))
-    locator = Locator()
-    results = [
-        _result(rule_result, indexes[id(rule_result.rule)], violation, locator, options.kyverno_json)
-        for rule_result, violation in result.findings()
-    ]
-    run: dict[str, Any] = {
-        "tool": {"driver": _driver(descriptors)},
-        "invocations": [_invocation(options.problems)],
-        "columnKind": "unicodeCodePoints",
-        "results": results,
-        "properties": {"summary": totals(result, options.problems).as_dict(), "skippedRules": _skipped(result)},
-    }
-    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
-
-
 def render(result: ScanResult, options: ReportOptions | None = None) -> str:
-    import orjson
+    from assertree.report.stream import render_whole
 
-    return orjson.dumps(
-        sarif_log(result, options), option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
-    ).decode()
+    return render_whole("sarif", result, options)
+
+
+_RESULTS = "assertree: the results go here " + os.urandom(8).hex()  # a placeholder no policy text can hold
+_RESULT_INDENT = " " * 8  # results are items of runs[0].results
+
+
+class Writer:
+    """The SARIF log as a scan goes: results wait in a spool, since the run's invocation before them
+    lists the files that could not be read; the log around them is written whole at the end (as orjson
+    writes it with two-space indentation), with the results' place kept by a placeholder."""
+
+    by_resource = False
+
+    def __init__(self, policies: Sequence[PolicyInfo], options: ReportOptions, out: Writable,
+                 spill_dir: str | None = None) -> None:
+        self.policies, self.options, self.out = policies, options, out
+        self.indexes: dict[int, int] = {}
+        self.descriptors: list[dict[str, Any]] = []
+        for policy in policies:
+            for rule in policy.rules:
+                self.indexes[id(rule)] = len(self.descriptors)
+                self.descriptors.append(_descriptor(policy, rule))
+        self.locator = Locator()
+        self.body = Spool(spill_dir)
+        self.count = 0
+
+    def add(self, resource: Resource | None, results: Sequence[RuleResult]) -> None:
+        from assertree.report.json import _dumps
+
+        pieces = []
+        for rule_result, violation in findings(results):
+            item = _result(rule_result, self.indexes[id(rule_result.rule)], violation, self.locator,
+                           self.options.kyverno_json)
+            pieces.append(("\n" if not self.count else ",\n") + _RESULT_INDENT + _dumps(item, _RESULT_INDENT))
+            self.count += 1
+        if pieces:
+            self.body.write("".join(pieces))
+
+    def finish(self, tally: Tally, problems: Sequence[Problem] = ()) -> None:
+        from assertree.report.json import _dumps
+
+        run: dict[str, Any] = {
+            "tool": {"driver": _driver(self.descriptors)},
+            "invocations": [_invocation(tuple(problems))],
+            "columnKind": "unicodeCodePoints",
+            "results": _RESULTS,
+            "properties": {"summary": tally.totals(problems).as_dict(), "skippedRules": _skipped(tally)},
+        }
+        text = _dumps({"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}, "")
+        head, tail = text.split(f'"{_RESULTS}"')
+        self.out.write(head + "[")
+        self.body.copy_to(self.out)
+        self.out.write(("\n      ]" if self.count else "]") + tail + "\n")
+
+    def close(self) -> None:
+        self.body.close()
 
 
 def _driver(descriptors: list[dict[str, Any]]) -> dict[str, Any]:
@@ -210,23 +243,18 @@ def fingerprint(result: RuleResult, violation: Violation | None) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _skipped(result: ScanResult) -> list[dict[str, Any]]:
-    # the resources each rule did not match: all of them minus those it gave a result for (counted from
-    # the results, not by walking every resource x rule pair)
-    applied: dict[int, set[int]] = {}
-    for rule_result in result.results:
-        applied.setdefault(id(rule_result.rule), set()).add(id(rule_result.resource))
-    counts = Counter({id(rule): len(result.resources) - len(applied.get(id(rule), ()))
-                      for policy in result.policies for rule in policy.rules})
-    unmatched = {id(rule) for _, rule in result.unmatched_rules()}
+def _skipped(tally: Tally) -> list[dict[str, Any]]:
+    """Per rule, how many resources it did not match, and whether it applied to none."""
+    unmatched = {id(rule) for _, rule in tally.unmatched_rules()}
     out = []
-    for policy in result.policies:
+    for policy in tally.policies:
         for rule in policy.rules:
-            if counts[id(rule)] or id(rule) in unmatched:
+            count = tally.not_matched(rule)
+            if count or id(rule) in unmatched:
                 out.append(
                     {
                         "ruleId": rule_id(policy, rule),
-                        "notMatchedResources": counts[id(rule)],
+                        "notMatchedResources": count,
                         "appliedToNoResource": id(rule) in unmatched,
                     }
                 )

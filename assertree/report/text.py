@@ -24,11 +24,15 @@ errors, the failed and errored rules and the totals line are printed. With
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from assertree.errors import Problem
 from assertree.jp.values import to_display
 from assertree.report.options import ReportOptions
-from assertree.report.totals import plural, totals
+from assertree.report.spool import Spool, Writable
+from assertree.report.totals import Tally, plural
 from assertree.report.wording import item_note, rule_error
-from assertree.results import ERROR, FAIL, PASS, SKIP, WARN, RuleResult, ScanResult
+from assertree.results import ERROR, FAIL, PASS, SKIP, WARN, PolicyInfo, Resource, RuleResult, ScanResult
 
 # RuleResult.status is a str (Status is a StrEnum)
 _STATUS: dict[str, str] = {PASS: "PASSED", FAIL: "FAILED", SKIP: "SKIPPED", WARN: "WARNING"}
@@ -37,35 +41,65 @@ __all__ = ["plural", "render", "rule_lines"]
 
 def render(result: ScanResult, options: ReportOptions | None = None) -> str:
     """The whole report; see `ReportOptions` for what `options` change."""
-    options = options or ReportOptions()
-    bindings, quiet, color, multiple_sources = options.bindings, options.quiet, options.color, options.multiple_sources
-    compatible = options.kyverno_json
-    paint = _paint if color else _plain
-    lines: list[str] = []
-    if not quiet:
-        lines.append("Loading policies ...")
-        if bindings is not None:
-            lines.append("Loading bindings ...")
-            for key, value in bindings.items():
-                lines.append(f"- {key} -> {value if isinstance(value, str) else to_display(value)}")
-        lines.append("Loading payload ...")
-    lines.extend(f"- {paint('ERROR', _RED)}: {problem}" for problem in options.problems)
-    if not quiet:
-        lines.append("Pre processing ...")
-        lines.append(
-            f"Running ( evaluating {plural(len(result.resources), 'resource', 'resources')} against "
-            f"{plural(len(result.policies), 'policy', 'policies')} ) ..."
-        )
-    for rule_result in result.results:
-        if quiet and not rule_result.failed:
-            continue
-        lines.extend(rule_lines(rule_result, color=color, with_source=multiple_sources, kyverno_json=compatible))
-    if compatible:
+    from assertree.report.stream import render_whole
+
+    return render_whole("text", result, options)
+
+
+class Writer:
+    """The text report as a scan goes: rule lines wait in a spool, since the head before them names the
+    files that could not be read and the number of resources."""
+
+    by_resource = False
+
+    def __init__(self, policies: Sequence[PolicyInfo], options: ReportOptions, out: Writable,
+                 spill_dir: str | None = None) -> None:
+        self.policies, self.options, self.out = policies, options, out
+        self.body = Spool(spill_dir)
+
+    def add(self, resource: Resource | None, results: Sequence[RuleResult]) -> None:
+        if not results:
+            return
+        options = self.options
+        lines: list[str] = []
+        for rule_result in results:
+            if options.quiet and not rule_result.failed:
+                continue
+            lines.extend(rule_lines(rule_result, color=options.color, with_source=options.multiple_sources,
+                                    kyverno_json=options.kyverno_json))
+        if lines:
+            self.body.write("\n".join(lines) + "\n")
+
+    def finish(self, tally: Tally, problems: Sequence[Problem] = ()) -> None:
+        options = self.options
+        bindings, quiet, color = options.bindings, options.quiet, options.color
+        paint = _paint if color else _plain
+        lines: list[str] = []
         if not quiet:
-            lines.append("Done")
-    else:
-        lines.append(totals(result, options.problems).line())
-    return "\n".join(lines) + "\n" if lines else ""
+            lines.append("Loading policies ...")
+            if bindings is not None:
+                lines.append("Loading bindings ...")
+                for key, value in bindings.items():
+                    lines.append(f"- {key} -> {value if isinstance(value, str) else to_display(value)}")
+            lines.append("Loading payload ...")
+        lines.extend(f"- {paint('ERROR', _RED)}: {problem}" for problem in problems)
+        if not quiet:
+            lines.append("Pre processing ...")
+            lines.append(
+                f"Running ( evaluating {plural(tally.resources, 'resource', 'resources')} against "
+                f"{plural(len(self.policies), 'policy', 'policies')} ) ..."
+            )
+        if lines:
+            self.out.write("\n".join(lines) + "\n")
+        self.body.copy_to(self.out)
+        if options.kyverno_json:
+            if not quiet:
+                self.out.write("Done\n")
+        else:
+            self.out.write(tally.totals(problems).line() + "\n")
+
+    def close(self) -> None:
+        self.body.close()
 
 
 def rule_lines(result: RuleResult, *, color: bool = False, with_source: bool = False,

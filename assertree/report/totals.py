@@ -14,11 +14,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 
 from assertree.errors import Problem
-from assertree.results import SKIP, WARN, ScanResult
+from assertree.results import ERROR, FAIL, PASS, SKIP, WARN, PolicyInfo, Resource, RuleInfo, RuleResult, ScanResult
 
 
 def plural(count: int, one: str, many: str) -> str:
@@ -58,23 +59,113 @@ class Totals:
 
 
 def totals(result: ScanResult, problems: Sequence[Problem] = ()) -> Totals:
-    """The totals of a scan and of the payload files that could not be used.
+    """The totals of a scan and of the payload files that could not be used (counted by a `Tally` over
+    the scan's resources, as a streamed report counts them)."""
+    return Tally.of(result).totals(problems)
 
-    The counts the library's `ScanResult.summary()` already makes are taken from it (its ``skipped``, the
-    pairs that produced no result, is what reports call ``notMatched``); only the report's own words are
-    counted here.
+
+class Tally:
+    """The totals of a scan counted as its resources go by, one at a time, keeping nothing of them.
+
+    What a streamed report (`assertree.report.stream`) ends with, and what a whole report counts too,
+    so both say the same. Per rule it keeps only how many resources the rule gave a result for.
     """
-    summary = result.summary()
-    return Totals(
-        resources=summary.resources,
-        policies=summary.policies,
-        rules=summary.rules,
-        passed=summary.passed,
-        failed=summary.failed,
-        errors=summary.errors,
-        skipped=len(result.unmatched_rules()) + sum(1 for item in result.results if item.status == SKIP),
-        notMatched=summary.skipped,
-        warned=sum(1 for item in result.results if item.status == WARN),
-        violations=summary.violations,
-        fileErrors=len(problems),
-    )
+
+    def __init__(self, policies: Sequence[PolicyInfo]) -> None:
+        self.policies = list(policies)
+        self.resources = 0
+        self.results = 0  # rule results (rules that applied)
+        self.statuses: Counter[str] = Counter()
+        self.violations = 0
+        self.applied: dict[int, int] = {}  # id(rule): how many resources it gave a result for
+
+    @classmethod
+    def of(cls, result: ScanResult) -> Tally:
+        """The tally of a whole scan, counted at once: what `add` gives over `units(result)`."""
+        tally = cls(result.policies)
+        results = result.results
+        tally.resources = len(result.resources)
+        tally.results = len(results)
+        tally.statuses = Counter(item.status for item in results)
+        tally.violations = sum(len(item.violations) for item in results)
+        tally.applied = dict(Counter(rule for rule, _ in {(id(item.rule), id(item.resource)) for item in results}))
+        return tally
+
+    def add(self, resource: Resource, results: Sequence[RuleResult]) -> None:
+        """Count one resource and the results of the rules that applied to it."""
+        self.resources += 1
+        if not results:
+            return
+        self.results += len(results)
+        statuses, applied = self.statuses, self.applied
+        if len(results) == 1:  # the common case: no pair to tell apart
+            only = results[0]
+            statuses[only.status] += 1
+            self.violations += len(only.violations)
+            rule = id(only.rule)
+            applied[rule] = applied.get(rule, 0) + 1
+            return
+        pairs = set()
+        for result in results:
+            statuses[result.status] += 1
+            self.violations += len(result.violations)
+            pairs.add((id(result.rule), id(result.resource)))
+        for rule, _ in pairs:
+            applied[rule] = applied.get(rule, 0) + 1
+
+    @property
+    def failed(self) -> bool:
+        """True when any rule failed or errored (exit code 1)."""
+        return bool(self.statuses[FAIL] or self.statuses[ERROR])
+
+    @property
+    def rules(self) -> int:
+        return sum(len(policy.rules) for policy in self.policies)
+
+    def not_matched(self, rule: RuleInfo) -> int:
+        """How many resources `rule` gave no result for."""
+        return self.resources - self.applied.get(id(rule), 0)
+
+    def unmatched_rules(self) -> list[tuple[PolicyInfo, RuleInfo]]:
+        """Rules that applied to no resource at all ("nothing was checked"), as `ScanResult.unmatched_rules`."""
+        return [(policy, rule) for policy in self.policies for rule in policy.rules if id(rule) not in self.applied]
+
+    def totals(self, problems: Sequence[Problem] = ()) -> Totals:
+        statuses = self.statuses
+        return Totals(
+            resources=self.resources,
+            policies=len(self.policies),
+            rules=self.rules,
+            passed=statuses[PASS],
+            failed=statuses[FAIL],
+            errors=statuses[ERROR],
+            skipped=len(self.unmatched_rules()) + statuses[SKIP],
+            notMatched=self.resources * self.rules - self.results,
+            warned=statuses[WARN],
+            violations=self.violations,
+            fileErrors=len(problems),
+        )
+
+
+def units(result: ScanResult) -> Iterator[tuple[Resource, list[RuleResult]]]:
+    """Each resource of a whole scan with the results of its check, in order: what a streamed scan
+    (`assertree.engine.stream`) yields, so that one report implementation serves both.
+
+    Results are in resource order; a result naming a resource that is not in `result.resources` (the
+    resource as it was before a mutating policy changed it) belongs with the results around it. Such
+    a result is kept with the resource before the next one that has a result of its own, which every
+    report treats alike (they order by results, or group by the final resource).
+    """
+    results = result.results
+    finals = {id(resource) for resource in result.resources}
+    position, count = 0, len(results)
+    last = len(result.resources) - 1
+    for index, resource in enumerate(result.resources):
+        start = position
+        if index == last:
+            position = count
+        else:
+            while position < count and (results[position].resource is resource
+                                        or id(results[position].resource) not in finals):
+                position += 1
+        yield resource, results[start:position]

@@ -24,6 +24,7 @@ STAGES = [
     ("assertree.languages",),
     ("assertree.inputs",),
     ("assertree.engine",),
+    ("assertree.scale",),  # distributed scans (Dask): on top of the engine, before the reports
     ("assertree.report",),
     ("assertree.testing", "assertree.apply"),
     ("assertree.serve",),

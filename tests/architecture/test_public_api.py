@@ -29,7 +29,8 @@ def test_every_export_resolves():
 def test_signatures_of_the_main_entry_points():
     assert str(inspect.signature(assertree.load_resources)) == (
         "(paths: 'Sequence[str]', *, terraform: 'bool' = False, include_deleted: 'bool' = False, "
-        "pre_process: 'Sequence[str]' = (), freeze: 'bool' = False) -> 'LoadedResources'"
+        "pre_process: 'Sequence[str]' = (), freeze: 'bool' = False, payload_format: 'str' = 'auto', jobs: 'int' = 1) "
+        "-> 'LoadedResources'"
     )
     assert list(inspect.signature(assertree.scan).parameters) == ["resources", "policies", "bindings", "context"]
     assert list(inspect.signature(assertree.render).parameters) == ["format_name", "result", "options"]

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from assertree.errors import PolicyError
+from assertree.languages.base import reduce_compiled
 from assertree.languages.kyverno.model import KyvernoPolicy, KyvernoRule, policy_from_document
 
 if TYPE_CHECKING:
@@ -69,6 +70,10 @@ class CompiledKyvernoPolicy:
         from assertree.languages.kyverno.mutation import policy_mutator
 
         return policy_mutator(self, context)
+
+    def __reduce__(self) -> tuple[Any, tuple]:
+        """Pickles as its document, compiled again where it is unpickled (`base.reduce_compiled`)."""
+        return reduce_compiled(compile_policy, self.policy)
 
 
 def compile_policy(document: dict, *, source: str | None = None, index: int | None = None,

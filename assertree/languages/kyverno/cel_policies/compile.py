@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assertree.errors import PolicyError
-from assertree.languages.base import Mutator, RuleRunner, ScanContext
+from assertree.languages.base import Mutator, RuleRunner, ScanContext, reduce_compiled
 from assertree.languages.cel.engine import CelCompileError, CelUnavailableError, Program
 from assertree.languages.kyverno.cel_policies.environment import environment, uses_authorizer
 from assertree.languages.kyverno.cel_policies.evaluate import (
@@ -26,7 +26,7 @@ from assertree.languages.kyverno.cel_policies.evaluate import (
 )
 from assertree.languages.kyverno.cel_policies.matching import matches
 from assertree.languages.kyverno.cel_policies.model import CelPolicy, CelRule, PolicySpec
-from assertree.languages.kyverno.cel_policies.reading import ReadError, read_spec
+from assertree.languages.kyverno.cel_policies.reading import ReadError, read_policy, read_spec
 from assertree.languages.kyverno.cel_policies.request import admission_request
 from assertree.languages.kyverno.cel_policies.rewrite import rewrite
 from assertree.results import ERROR, FAIL, WARN, Resource, RuleError, RuleResult, Violation
@@ -168,6 +168,16 @@ class CompiledCelPolicy:
             return current, results
 
         return mutate
+
+    def __reduce__(self) -> tuple[Any, tuple]:
+        """Pickles as its document, compiled again where it is unpickled (`base.reduce_compiled`)."""
+        return reduce_compiled(compile_document_again, self.policy)
+
+
+def compile_document_again(document: dict, *, source: str | None = None, index: int | None = None,
+                           line: int | None = None) -> CompiledCelPolicy:
+    """A document that was read and compiled once, compiled again (unpickling a `CompiledCelPolicy`)."""
+    return compile_policy(read_policy(document, source=source, index=index, line=line))
 
 
 def compile_policy(policy: CelPolicy) -> CompiledCelPolicy:

@@ -1,0 +1,72 @@
+"""The typer application: the root options (``--version``, help without a command) and every command.
+
+Kept apart from ``assertree.cli`` so that importing that package, and
+``assertree --version``, do not import typer: typer reads the annotations of
+the callbacks below, so typer must be a name of the module that defines them.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from assertree.cli.exit_codes import EXIT_OK
+
+
+def build() -> typer.Typer:
+    """A new application (tests build one per run)."""
+    from assertree.cli import apply as apply_command
+    from assertree.cli import compare as compare_command
+    from assertree.cli import jp as jp_commands
+    from assertree.cli import lint as lint_command
+    from assertree.cli import scan as scan_command
+    from assertree.cli import serve as serve_command
+    from assertree.cli import test as test_command
+    from assertree.cli.help import Command
+
+    app = typer.Typer(
+        name="assertree",
+        help="Validate JSON and YAML (Terraform plans, Kubernetes manifests, any config) against policies, "
+        "offline: kyverno-json ValidatingPolicy, Kyverno ClusterPolicy/Policy and Kyverno's CEL policy kinds.",
+        invoke_without_command=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+
+    @app.callback()
+    def root(
+        context: typer.Context,
+        version: bool = typer.Option(False, "--version", "-V", help="Print the version and exit.", is_eager=True),
+    ) -> None:
+        if version:
+            from assertree import __version__
+
+            typer.echo(f"assertree {__version__}")
+            raise typer.Exit(EXIT_OK)
+        if context.invoked_subcommand is None:
+            typer.echo(context.get_help())
+
+    app.command("scan", no_args_is_help=True, epilog=scan_command.EXAMPLES, cls=Command)(scan_command.scan)
+    app.command("test", cls=Command)(test_command.test)
+    app.command("apply", no_args_is_help=True, epilog=apply_command.EXAMPLES, cls=Command)(apply_command.apply)
+    app.command("compare", no_args_is_help=True, epilog=compare_command.EXAMPLES, cls=Command)(
+        compare_command.compare)
+    app.command("lint", no_args_is_help=True, epilog=lint_command.EXAMPLES, cls=Command)(lint_command.lint)
+    app.command("serve", cls=Command)(serve_command.serve)
+    app.add_typer(jp_commands.app, name="jp")
+    return app
+
+
+def narrowed(app: typer.Typer, args: list[str]) -> typer.Typer:
+    """`app` keeping only the command `args` starts with, when it names one: typer turns every registered
+    command into a click command on each run, reading all their annotations (~20 ms for assertree's eleven),
+    and a run uses one. Anything else (no command, an option first, an unknown name) keeps them all, so help
+    and "No such command" messages list every command."""
+    if app.registered_callback is None or not args or args[0].startswith("-"):
+        return app  # without a root callback typer makes a lone command the program itself: leave it as built
+    commands = [info for info in app.registered_commands if info.name == args[0]]
+    groups = [info for info in app.registered_groups if info.name == args[0]]
+    if commands or groups:
+        app.registered_commands = commands
+        app.registered_groups = groups
+    return app

@@ -1,0 +1,200 @@
+"""Reading many payload files with a pool of worker processes (``assertree scan --jobs N``).
+
+Why: a repository-wide or pre-commit scan reads thousands of small YAML files,
+and building their values (libyaml, then Python objects) is most of such a
+scan. Parsing is independent per file, so worker processes parse while the
+main process parses its own share (every Nth chunk of files) and turns what
+comes back into resources. Only parsing moves: a worker sends back the
+`Payload` (its value and bytes, pickled) or the problem of a file that cannot be
+read, and the main process scans and writes the reports exactly as with one
+job. Measured on 2,000 small manifests, pickling the values costs about a tenth
+of parsing them in the worker and another tenth to unpickle them in the main
+process (so the main process does not just wait: with N workers it would use a
+sixth of the CPU time of parsing everything itself, idle the rest). Scanning in the workers
+as well would have to send back results that point at resources and files
+(the reports' positions come from the files' bytes), and the engine is the
+smaller share of such a scan.
+
+What it promises:
+
+* `read_payloads` yields one outcome per path, in the order of the paths, for
+  any number of jobs: the same payloads and the same problems as `read_payload`
+  in one process, so reports are byte for byte those of ``--jobs 1``;
+* one bad file is the problem of that file and never hides another;
+* standard input, FIFOs (``<(command)``) and other non-regular files are read
+  in the main process, which alone can read them;
+* Ctrl-C never hangs: workers ignore SIGINT, the main process stops them and
+  re-raises; a worker that dies (killed, out of memory) loses nothing: the
+  files it had not returned are read in the main process.
+
+Workers are forked when the process has one thread (cheap: nothing to import
+again), else started from a fork server (forking a process with threads can
+deadlock a child).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from assertree.errors import AssertreeError, Problem
+from assertree.inputs.payload import STDIN, Payload, read_payload
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+MIN_FILES_PER_JOB = 50
+"""Fewer files than this per process are read in one process. A small manifest parses in about 0.4 ms;
+starting a pool costs 15-20 ms (forked) and a file sent back about 0.15 ms to pickle and unpickle: by that
+estimate two processes break even at about 100 files."""
+_CHUNKS_PER_JOB = 8  # chunks small enough to keep every worker busy to the end, large enough to amortise a round trip
+
+Outcome = Payload | Problem
+Reader = Callable[[], Payload]
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask, as ``os.process_cpu_count`` in Python 3.13)."""
+    counter = getattr(os, "process_cpu_count", None)
+    if counter is not None:
+        return counter() or 1
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
+def default_jobs() -> int:
+    """``--jobs`` when not given: one process per CPU this process may use."""
+    return available_cpus()
+
+
+def jobs_for(files: int, jobs: int) -> int:
+    """How many processes (this one and its workers) `files` files are read with when `jobs` are allowed:
+    each must have at least MIN_FILES_PER_JOB files, for a worker to pay for its start."""
+    return max(1, min(jobs, files // MIN_FILES_PER_JOB))
+
+
+def read_payloads(paths: Sequence[str], jobs: int = 1) -> Iterator[tuple[str, Reader]]:
+    """For each path, in order: the path and a function that returns its `Payload` or raises the
+    `AssertreeError` that `read_payload` raises for it. With `jobs` > 1 (and enough files, `jobs_for`)
+    regular files are parsed by `jobs` - 1 worker processes and this one."""
+    workers = jobs_for(len(paths), jobs)
+    if workers <= 1:
+        for path in paths:
+            yield path, _reader(path)
+        return
+    yield from _pooled(paths, workers)
+
+
+def _reader(path: str) -> Reader:
+    return lambda: read_payload(path)
+
+
+def _outcome_reader(outcome: Outcome) -> Reader:
+    def read() -> Payload:
+        if isinstance(outcome, Problem):
+            raise AssertreeError.of(outcome)
+        return outcome
+
+    return read
+
+
+def _regular(path: str) -> bool:
+    try:
+        return path != STDIN and stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False  # read in this process, which reports why it cannot be
+
+
+def _pooled(paths: Sequence[str], processes: int) -> Iterator[tuple[str, Reader]]:
+    """`processes` - 1 workers parse most chunks of the regular files; this process parses every
+    `processes`-th chunk itself when the caller reaches it, rather than wait idle (and pickles nothing
+    for those)."""
+    from concurrent.futures import ProcessPoolExecutor  # imported only when used: start-up time
+
+    remote = [path for path in paths if _regular(path)]
+    size = max(1, -(-len(remote) // (processes * _CHUNKS_PER_JOB)))
+    chunks = [remote[start:start + size] for start in range(0, len(remote), size)]
+    chunk_of = {path: index for index, chunk in enumerate(chunks) for path in chunk}
+    remote_chunks = [index for index in range(len(chunks)) if index % processes != processes - 1]
+    if not remote_chunks:  # no regular file: standard input, FIFOs
+        for path in paths:
+            yield path, _reader(path)
+        return
+    executor = ProcessPoolExecutor(max_workers=processes - 1, mp_context=_context(), initializer=_start_worker)
+    futures: dict[int, Future] = {}
+    try:
+        for number in remote_chunks:  # the others are this process's share
+            futures[number] = executor.submit(_read_chunk, chunks[number])
+        last = remote_chunks[-1]
+        outcomes: dict[str, Outcome] = {}
+        for path in paths:  # paths are unique (`payload_files`)
+            index = chunk_of.get(path)
+            if index is None or index not in futures:
+                yield path, _reader(path)
+                continue
+            if path not in outcomes:  # the first path of a worker's chunk: its results, all at once
+                outcomes.update(zip(chunks[index], _result(futures[index], chunks[index])))
+                if index == last:
+                    executor.shutdown(wait=True)  # every result is in: the workers exit now
+            yield path, _outcome_reader(outcomes.pop(path))
+    except BaseException:  # Ctrl-C, or the caller stopped early (GeneratorExit)
+        _stop(executor, list(futures.values()))
+        raise
+
+
+def _result(future: Future, chunk: list[str]) -> list[Outcome]:
+    """A chunk's outcomes; when its worker died, the chunk read here (what a crash did not lose)."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        return _read_chunk(chunk)
+
+
+def _stop(executor: ProcessPoolExecutor, futures: list[Future]) -> None:
+    """Stop at once (Ctrl-C, an error in the caller): cancel what has not started, end the workers."""
+    for future in futures:
+        future.cancel()
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(timeout=5)
+
+
+def _context() -> Any:
+    import multiprocessing
+
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    if "forkserver" in methods:
+        return multiprocessing.get_context("forkserver")
+    return multiprocessing.get_context("spawn")
+
+
+def _start_worker() -> None:
+    """A worker leaves Ctrl-C to the main process (which stops it) and never runs the cyclic collector:
+    parsed values hold no cycles, and the worker ends with the scan."""
+    import gc
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    gc.disable()
+
+
+def _read_chunk(paths: list[str]) -> list[Outcome]:
+    outcomes: list[Outcome] = []
+    for path in paths:
+        try:
+            outcomes.append(read_payload(path))
+        except AssertreeError as error:
+            outcomes.append(error.problem)
+    return outcomes

@@ -1,0 +1,121 @@
+"""Start-up stays light: what `import assertree`, `assertree --version` and a small scan import.
+
+Each check runs a fresh interpreter with ``-X importtime`` (which lists every
+module a process imports, whichever way it ends: the console script skips the
+interpreter's teardown with ``os._exit``) and names the heavy packages that
+must not be among them. No timings: what a command imports is what decides
+its start-up, and that does not depend on the machine's load.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import GEN_TFPLAN, REPO
+
+import assertree
+
+# Heavy or optional packages (each costs from a few to a hundred milliseconds to import).
+NEVER_AT_START = {"typer", "click", "pydantic", "jsonschema", "jsonschema_rs", "yaml", "orjson", "re2",
+                  "cel_expr_python", "starlette", "ruamel", "rich"}
+NEVER_IN_A_PLAIN_SCAN = {"jsonschema", "pydantic", "starlette", "ruamel", "cel_expr_python", "rich"}
+POLICIES = REPO / "bench" / "reference" / "policies"
+
+
+def imported(*args: str, cwd: Path | None = None) -> tuple[subprocess.CompletedProcess, set[str]]:
+    """Run ``python -X importtime ARGS``; the finished process and the top-level packages it imported."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPROFILEIMPORTTIME"}
+    done = subprocess.run([sys.executable, "-X", "importtime", *args], capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=120)
+    names = re.findall(r"^import time:\s+\d+ \|\s+\d+ \| +(\S+)$", done.stderr, flags=re.MULTILINE)
+    assert names, done.stderr[-2000:]  # -X importtime did report
+    return done, {name.split(".")[0] for name in names}
+
+
+def test_import_assertree_imports_no_heavy_package():
+    done, packages = imported("-c", "import assertree; print(assertree.__version__)")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout == f"{assertree.__version__}\n"
+    assert "assertree" in packages
+    assert packages & NEVER_AT_START == set()
+
+
+@pytest.mark.parametrize("flag", ["--version", "-V"])
+def test_version_imports_neither_typer_nor_the_library(flag):
+    done, packages = imported("-m", "assertree", flag)
+    assert (done.returncode, done.stdout) == (0, f"assertree {assertree.__version__}\n"), done.stderr[-2000:]
+    assert packages & NEVER_AT_START == set()
+    loaded = set(re.findall(r"\| +(assertree[.\w]*)$", done.stderr, flags=re.MULTILINE))
+    assert loaded <= {"assertree", "assertree.__main__", "assertree.cli", "assertree.cli.exit_codes",
+                      "assertree.cli.process"}
+
+
+@pytest.fixture(scope="module")
+def plan(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A ten-resource Terraform plan from the benchmark's generator, with the benchmark's eight checks."""
+    path = tmp_path_factory.mktemp("plan") / "plan.json"
+    subprocess.run([sys.executable, str(GEN_TFPLAN), "--resources", "10", "--seed", "1", "--out", str(path)],
+                   check=True, capture_output=True, timeout=120)
+    return path
+
+
+def test_a_plain_scan_imports_no_schema_explainer_server_or_cel(plan, tmp_path):
+    report = tmp_path / "report.json"
+    done, packages = imported("-m", "assertree", "scan", "--payload", str(plan), "--policy", str(POLICIES),
+                              "--terraform", "-o", "text", "-o", f"json={report}")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "8 passed, 0 failed" in done.stdout
+    assert packages & NEVER_IN_A_PLAIN_SCAN == set()
+    assert {"typer", "yaml"} <= packages  # the check above looked at a real scan's imports
+    assert json.loads(report.read_text(encoding="utf-8"))["summary"]["passed"] == 8  # whole before the exit
+
+
+def test_an_invalid_policy_is_still_explained_by_jsonschema(tmp_path, plan):
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("apiVersion: json.kyverno.io/v1alpha1\nkind: ValidatingPolicy\nmetadata:\n  name: p\n"
+                      "spec:\n  rules:\n  - name: r\n    asert:\n      all: []\n", encoding="utf-8")
+    done, packages = imported("-m", "assertree", "scan", "--payload", str(plan), "--policy", str(policy))
+    assert done.returncode == 2
+    assert "spec.rules[0].asert: unknown field 'asert' (did you mean 'assert'?)" in done.stderr
+    assert "jsonschema" in packages
+
+
+def test_the_console_script_skips_teardown_after_flushing(plan):
+    """`run` ends with os._exit: an atexit hook never runs, yet the piped report is complete."""
+    code = ("import atexit, sys; atexit.register(print, 'teardown ran'); "
+            f"sys.argv = ['assertree', 'scan', '--payload', {str(plan)!r}, '--policy', {str(POLICIES)!r}, "
+            "'--terraform', '-o', 'json']; from assertree.cli import run; run()")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "teardown ran" not in done.stdout
+    report = json.loads(done.stdout)  # the whole report reached the pipe
+    assert (report["summary"]["passed"], report["summary"]["failed"]) == (8, 0)
+
+
+def test_main_in_process_returns_and_the_process_goes_on(capsys):
+    from assertree.cli import main
+
+    assert main(["--version"]) == 0
+    assert main(["-V"]) == 0
+    assert capsys.readouterr().out == f"assertree {assertree.__version__}\n" * 2
+
+
+@pytest.mark.parametrize(("redirect", "code", "stderr"), [
+    (">&-", 0, ""),  # no standard output at all
+    ("| head -c 0", 0, ""),  # the reader left
+    ("> /dev/full", 2, "assertree: error: cannot write the report: No space left on device\n"),
+], ids=["closed", "reader-left", "full-disk"])
+@pytest.mark.parametrize("unbuffered", ["1", ""], ids=["unbuffered", "buffered"])
+def test_the_version_fast_path_answers_output_errors_as_main_does(redirect, code, stderr, unbuffered):
+    shell = f"{sys.executable} -m assertree --version {redirect}; echo \"exit $?\" >&2"
+    if "|" in redirect:
+        shell = f"{sys.executable} -m assertree --version {redirect}; echo \"exit ${{PIPESTATUS[0]}}\" >&2"
+    env = {**os.environ, "PYTHONUNBUFFERED": unbuffered}
+    done = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, env=env, timeout=120)
+    assert done.stderr == f"{stderr}exit {code}\n"
