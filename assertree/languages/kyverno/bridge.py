@@ -14,7 +14,6 @@ runner turns into an ERROR result.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -135,7 +134,7 @@ def enter_element(current: Session, element: Any, index: int, nesting: int, elem
                                     f"expected type=map got type={type(element).__name__}")
         scoped = element_scope
     current.context.reset()
-    current.context.add_element(copy.deepcopy(element), index, nesting)
+    current.context.add_element(element, index, nesting)  # add_element binds a copy
     return scoped
 
 
@@ -238,13 +237,14 @@ def foreach_hooks(current: Session) -> Any:
     ``request.object`` the loop passes, the element bindings, and the lazy context entries of every
     loop around (they load only if the expression names them, as in Kyverno).
     """
+    from assertree.languages.kyverno.manifests import copy_json
     from assertree.languages.kyverno.mutate import ForEachHooks
 
     def scoped(resource: Any, bindings: Any, action: Any) -> Any:
         context = current.context
         context.checkpoint()
         try:
-            context.add_resource(copy.deepcopy(resource))
+            context.add_resource(copy_json(resource))
             for key, value in bindings.items():
                 if key != _ENTRIES:
                     context.add_context_entry(key, value)

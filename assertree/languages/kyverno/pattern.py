@@ -39,14 +39,13 @@ Kyverno quirks kept on purpose (each changes results users see):
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from assertree.languages.kyverno import wildcard
 from assertree.languages.kyverno.anchors import Anchor, AnchorKind, parse_anchor
-from assertree.languages.kyverno.manifests import to_float64
+from assertree.languages.kyverno.manifests import copy_json, to_float64
 from assertree.languages.kyverno.operators import go_type_name, sprint, validate_value
 from assertree.results import Status
 
@@ -408,7 +407,7 @@ def match_pattern(resource: Any, pattern: Any) -> PatternResult:
     its own copy; so does this). Both arguments are decoded JSON.
     """
     walk = _Walk()
-    failed_path, error = walk.element(resource, copy.deepcopy(pattern), "/")
+    failed_path, error = walk.element(resource, copy_json(pattern), "/")
     if error is None:
         return PatternResult(Status.PASS)
     if _is_skip(error):
