@@ -176,6 +176,8 @@ class RuleResult:
 
 @dataclass
 class Summary:
+    """The counts of a scan (`ScanResult.summary`)."""
+
     resources: int
     policies: int
     rules: int

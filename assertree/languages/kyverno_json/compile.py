@@ -26,6 +26,8 @@ from assertree.tree.nodes import Evaluate, Expression, Node, StaticMapNode, comp
 
 @dataclass(eq=False)
 class CompiledAssertion:
+    """One assertion of a rule: its tree, message and place in the policy."""
+
     check_path: str  # "spec.rules[0].assert.all[1]"
     tree: Node
     message: Message | None
@@ -34,6 +36,8 @@ class CompiledAssertion:
 
 @dataclass(eq=False)
 class CompiledMatch:
+    """A match or exclude block: one `any` tree must hold, and every `all` tree."""
+
     any: list[Node]
     all: list[Node]
     at: tuple = ()
@@ -41,6 +45,8 @@ class CompiledMatch:
 
 @dataclass(eq=False)
 class CompiledContextEntry:
+    """A context entry: a constant, or an expression evaluated on first use."""
+
     name: str
     constant: Any
     expression: Expression | None
@@ -53,6 +59,8 @@ class CompiledContextEntry:
 
 @dataclass(eq=False)
 class CompiledFeedback:
+    """A feedback entry: a constant, or an expression evaluated for each result."""
+
     name: str
     constant: Any
     expression: Expression | None
@@ -64,6 +72,8 @@ class CompiledFeedback:
 
 @dataclass(eq=False)
 class CompiledRule:
+    """A rule ready to run: everything that does not depend on a payload, decided at load time."""
+
     policy: Policy
     rule: Rule
     context: list[CompiledContextEntry]
@@ -103,6 +113,8 @@ class CompiledRule:
 
 @dataclass(eq=False)
 class CompiledPolicy:
+    """A kyverno-json policy ready to run; it pickles as its document (`__reduce__`)."""
+
     policy: Policy
     rules: list[CompiledRule]
 

@@ -32,6 +32,8 @@ def document_kind_problem(value: Any) -> tuple[tuple, str] | None:
 
 @dataclass(eq=False)
 class Assertion:
+    """One entry of ``assert.any``/``assert.all``: the assertion tree, its message, its compiler."""
+
     check: Any
     message: str | None = None
     compiler: str | None = None
@@ -39,6 +41,8 @@ class Assertion:
 
 @dataclass(eq=False)
 class AssertBlock:
+    """A rule's ``assert``: assertions of which one (``any``) or every one (``all``) must hold."""
+
     any: list[Assertion] = field(default_factory=list)
     all: list[Assertion] = field(default_factory=list)
     compiler: str | None = None
@@ -46,6 +50,8 @@ class AssertBlock:
 
 @dataclass(eq=False)
 class Match:
+    """A rule's ``match`` or ``exclude``: assertion trees of which any, or all, must hold."""
+
     any: list[Any] = field(default_factory=list)
     all: list[Any] = field(default_factory=list)
     compiler: str | None = None
@@ -53,6 +59,8 @@ class Match:
 
 @dataclass(eq=False)
 class ContextEntry:
+    """One ``context`` entry: a name bound to a value (an expression or a JSON value) for the rule."""
+
     name: str
     variable: Any = None
     compiler: str | None = None
@@ -60,6 +68,8 @@ class ContextEntry:
 
 @dataclass(eq=False)
 class Feedback:
+    """One ``feedback`` entry: a named value the report shows beside the rule's result."""
+
     name: str
     value: Any = None
     compiler: str | None = None
@@ -67,6 +77,8 @@ class Feedback:
 
 @dataclass(eq=False)
 class Rule:
+    """One rule of a policy, its parts read from the document (kept in `document` for ``$rule``)."""
+
     name: str
     assert_: AssertBlock
     index: int = 0
@@ -81,6 +93,8 @@ class Rule:
 
 @dataclass(eq=False)
 class Policy:
+    """A ValidatingPolicy: its rules, metadata, and where it was read from."""
+
     name: str
     rules: list[Rule]
     kind: str = KIND
