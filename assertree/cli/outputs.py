@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -128,6 +127,8 @@ class _Sink:
     temporary file beside the report file, renamed over it by `commit` (`write_atomically`'s rules)."""
 
     def __init__(self, file: Path | None, what: str) -> None:
+        import tempfile  # only where a report is written (start-up time)
+
         self.file, self.what = file, what
         self.stream: Any = None
         self.closing = contextlib.ExitStack()  # closes the temporary file, once

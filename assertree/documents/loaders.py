@@ -35,14 +35,20 @@ def check_nesting(text: str) -> None:
     """
     if sum(text.count(indicator) for indicator in _NESTING_INDICATORS) <= MAX_DEPTH:
         return
+    check_event_depth(text)
+
+
+def check_event_depth(source: Any, limit: int = MAX_DEPTH) -> None:
+    """Raise a YAML error at the first collection of `source` (text or an open binary file) nested more
+    than `limit` deep, from libyaml's events alone: the composer would recurse in C and crash first."""
     depth = 0
-    for event in yaml.parse(text, Loader=_Base):
+    for event in yaml.parse(source, Loader=_Base):
         if isinstance(event, yaml.CollectionStartEvent):
             depth += 1
-            if depth > MAX_DEPTH:
+            if depth > limit:
                 # libyaml's marks (yaml._yaml.Mark) carry the same fields as yaml.error.Mark, the only
                 # type the stubs accept
-                raise yaml.MarkedYAMLError(problem=f"nested more than {MAX_DEPTH} levels deep",
+                raise yaml.MarkedYAMLError(problem=f"nested more than {limit} levels deep",
                                            problem_mark=event.start_mark)  # type: ignore[arg-type]
         elif isinstance(event, yaml.CollectionEndEvent):
             depth -= 1

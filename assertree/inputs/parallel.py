@@ -51,6 +51,8 @@ MIN_FILES_PER_JOB = 50
 starting a pool costs 15-20 ms (forked) and a file sent back about 0.15 ms to pickle and unpickle: by that
 estimate two processes break even at about 100 files."""
 _CHUNKS_PER_JOB = 8  # chunks small enough to keep every worker busy to the end, large enough to amortise a round trip
+_MAX_CHUNK = 128  # files: what a streamed scan holds ahead of itself stays this small however many files there are
+_AHEAD = 2  # chunks in flight per worker: one being parsed, one waiting to be taken (memory stays bounded)
 
 Outcome = Payload | Problem
 Reader = Callable[[], Payload]
@@ -116,7 +118,7 @@ def _pooled(paths: Sequence[str], processes: int) -> Iterator[tuple[str, Reader]
     from concurrent.futures import ProcessPoolExecutor  # imported only when used: start-up time
 
     remote = [path for path in paths if _regular(path)]
-    size = max(1, -(-len(remote) // (processes * _CHUNKS_PER_JOB)))
+    size = min(_MAX_CHUNK, max(1, -(-len(remote) // (processes * _CHUNKS_PER_JOB))))
     chunks = [remote[start:start + size] for start in range(0, len(remote), size)]
     chunk_of = {path: index for index, chunk in enumerate(chunks) for path in chunk}
     remote_chunks = [index for index in range(len(chunks)) if index % processes != processes - 1]
@@ -126,18 +128,27 @@ def _pooled(paths: Sequence[str], processes: int) -> Iterator[tuple[str, Reader]
         return
     executor = ProcessPoolExecutor(max_workers=processes - 1, mp_context=_context(), initializer=_start_worker)
     futures: dict[int, Future] = {}
-    try:
-        for number in remote_chunks:  # the others are this process's share
+    waiting = iter(remote_chunks)  # the others are this process's share
+    remote_set = set(remote_chunks)
+
+    def submit_next() -> None:
+        number = next(waiting, None)
+        if number is not None:
             futures[number] = executor.submit(_read_chunk, chunks[number])
+
+    try:
+        for _ in range(_AHEAD * (processes - 1)):
+            submit_next()
         last = remote_chunks[-1]
         outcomes: dict[str, Outcome] = {}
         for path in paths:  # paths are unique (`payload_files`)
             index = chunk_of.get(path)
-            if index is None or index not in futures:
+            if index is None or index not in remote_set:
                 yield path, _reader(path)
                 continue
             if path not in outcomes:  # the first path of a worker's chunk: its results, all at once
-                outcomes.update(zip(chunks[index], _result(futures[index], chunks[index])))
+                submit_next()  # chunks are taken in order: this one was submitted, the next goes in its place
+                outcomes.update(zip(chunks[index], _result(futures.pop(index), chunks[index])))
                 if index == last:
                     executor.shutdown(wait=True)  # every result is in: the workers exit now
             yield path, _outcome_reader(outcomes.pop(path))
@@ -181,8 +192,9 @@ def _context() -> Any:
 
 
 def _start_worker() -> None:
-    """A worker leaves Ctrl-C to the main process (which stops it) and never runs the cyclic collector:
-    parsed values hold no cycles, and the worker ends with the scan."""
+    """A worker leaves Ctrl-C to the main process (which stops it) and runs the cyclic collector only
+    between chunks, over what the last chunk allocated (`_read_chunk`): parsed values hold no cycles, but
+    each file's YAML loader does, and a worker of a long scan must not keep them all."""
     import gc
     import signal
 
@@ -191,6 +203,9 @@ def _start_worker() -> None:
 
 
 def _read_chunk(paths: list[str]) -> list[Outcome]:
+    import gc
+
+    gc.collect(0)  # the YAML loaders' cycles left by the previous chunk (a worker's collector is off): cheap
     outcomes: list[Outcome] = []
     for path in paths:
         try:

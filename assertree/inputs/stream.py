@@ -16,27 +16,38 @@ the whole file, which is never held in memory; a longer line is a problem of
 its own and is skipped without being kept. In a YAML stream the nesting and
 alias limits apply to each document, as when the file is read whole.
 
-`ResourceStream` is the streamed scan's input (``assertree scan --stream``):
-every payload, one resource at a time, in the order a whole scan lists them.
-A YAML file is read document by document (`yaml_stream_resources`), a JSON
-file whole (it is one value), then its resources are let go.
+`ResourceStream` is the streamed scan's input (``assertree scan`` of payloads
+without ``--terraform`` or ``--pre-process``): every payload, one resource at a
+time, in the order a whole scan lists them. A file is read whole with the fast
+reader the whole scan uses (`read_payload`, in worker processes with ``--jobs``,
+`assertree.inputs.parallel`), its resources are checked, then let go; only a
+YAML file larger than `STREAM_YAML_BYTES` is read document by document
+(`yaml_stream_resources`), which is slower per document but holds one document.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any, BinaryIO
 
 from assertree.documents.limits import MAX_INPUT_BYTES_VARIABLE, max_input_bytes
 from assertree.documents.reader import Document
 from assertree.errors import AssertreeError, DocumentError, Location, PayloadError, Problem
-from assertree.inputs.payload import STDIN, STDIN_SOURCE, Payload, read_payload, resources_from
+from assertree.inputs.payload import STDIN, STDIN_SOURCE, Payload, resources_from
 from assertree.results import Resource
 
 NDJSON_SUFFIXES = (".ndjson", ".jsonl")
 _BOM = b"\xef\xbb\xbf"
 _CHUNK = 1 << 20
+
+STREAM_YAML_BYTES = 1 << 20
+"""A regular YAML file larger than this is read document by document. Measured on 3,306 manifests in one
+5.3 MB file: read whole (libyaml's events, then the fast payload constructor) 1.5 s and 53 MB held at once
+(its value and bytes, about ten times its size); document by document 1.6-2.1 s and 2 MB. So a file read
+whole is a little faster but holds about ten times its size until its resources are checked: at 1 MiB that
+is about 10 MB, under what the rest of a scan holds (policies, modules: about 30 MB); above it, memory wins."""
 
 __all__ = ["NDJSON_SUFFIXES", "LinePayload", "ResourceStream", "is_ndjson", "ndjson_resources",
            "yaml_stream_resources"]
@@ -44,18 +55,23 @@ __all__ = ["NDJSON_SUFFIXES", "LinePayload", "ResourceStream", "is_ndjson", "ndj
 
 def is_ndjson(path: str, payload_format: str = "auto") -> bool:
     """Whether a payload is read as JSON Lines: its suffix says so, or ``--payload-format ndjson``."""
-    return payload_format == "ndjson" or Path(path).suffix.lower() in NDJSON_SUFFIXES
+    return payload_format == "ndjson" or os.path.splitext(path)[1].lower() in NDJSON_SUFFIXES
 
 
 class LinePayload:
     """One line of a JSON Lines file, as the input a resource came from: it says where a field of the
     resource is (`locate`, as `assertree.inputs.payload.Payload.locate`), reading only its own line."""
 
-    __slots__ = ("_positioned", "document", "line", "source", "text", "value")
+    __slots__ = ("_positioned", "data", "document", "line", "source", "value")
 
-    def __init__(self, source: str, line: int, text: str, value: Any, document: int) -> None:
-        self.source, self.line, self.text, self.value, self.document = source, line, text, value, document
+    def __init__(self, source: str, line: int, data: bytes, value: Any, document: int) -> None:
+        self.source, self.line, self.data, self.value, self.document = source, line, data, value, document
         self._positioned: Document | None = None  # the line with positions, prepared on the first question
+
+    @property
+    def text(self) -> str:
+        """The line's text (decoded only when a report asks where a field is: most lines are never asked)."""
+        return self.data.decode("utf-8").rstrip("\r\n")
 
     def locate(self, steps: Sequence[Any]) -> tuple[int, int] | None:
         """(line, column) in the file of the field at `steps`: the line's index among the file's resources
@@ -135,8 +151,7 @@ def _lines(stream: BinaryIO, source: str, problems: list[Problem]) -> Iterator[R
             problems.append(Problem(f"a JSON Lines payload holds one JSON object (a resource) per line, found "
                                     f"{type_name(value)}", Location(source, number, column)))
             continue
-        text = data.decode("utf-8").rstrip("\r\n")
-        yield Resource(value, source, index, origin=(index,), file=LinePayload(source, number, text, value, index))
+        yield Resource(value, source, index, origin=(index,), file=LinePayload(source, number, data, value, index))
 
 
 def _column(data: bytes, offset: int) -> int:
@@ -149,39 +164,78 @@ class ResourceStream:
 
     Iterate it once; `problems` collects the files (and lines) that could not be used as they are met, as
     `assertree.inputs.resources.LoadedResources.problems` does, and `plans_without_terraform` counts
-    the Terraform plans read as one payload.
+    the Terraform plans read as one payload. `jobs` > 1 parses the files read whole in worker processes
+    (`assertree.inputs.parallel.read_payloads`), a chunk of files ahead of the scan. With
+    `per_document_limit` (``--stream``) ``ASSERTREE_MAX_INPUT_BYTES`` caps each YAML document, so a larger
+    YAML file is read document by document; without it a file over the limit is refused, as a whole scan
+    refuses it.
     """
 
-    def __init__(self, files: Sequence[str], *, payload_format: str = "auto") -> None:
+    def __init__(self, files: Sequence[str], *, payload_format: str = "auto", jobs: int = 1,
+                 per_document_limit: bool = True) -> None:
         self.files = list(files)
         self.payload_format = payload_format
+        self.jobs = jobs
+        self.per_document_limit = per_document_limit
         self.problems: list[Problem] = []
         self.plans_without_terraform = 0
         self.resources = 0  # how many were read so far
 
     def __iter__(self) -> Iterator[Resource]:
-        for path in self.files:
-            try:
-                for resource in self._resources(path):
-                    self.resources += 1
-                    yield resource
-            except AssertreeError as error:
-                self.problems.append(error.problem.located(Location(STDIN_SOURCE if path == STDIN else path)))
+        from assertree.inputs.parallel import read_payloads
 
-    def _resources(self, path: str) -> Iterator[Resource]:
+        limit = max_input_bytes()
+        ways = [self._way(path, limit) for path in self.files]
+        parsed = read_payloads([path for path, way in zip(self.files, ways, strict=True) if way is _WHOLE],
+                               self.jobs)
+        try:
+            for path, way in zip(self.files, ways, strict=True):
+                try:
+                    if way is _WHOLE:
+                        _, read = next(parsed)  # the files in the same order
+                        resources: Iterator[Resource] | list[Resource] = self._payload_resources(read())
+                    elif way is _LINES:
+                        resources = ndjson_resources(path, self.problems)
+                    else:
+                        resources = yaml_stream_resources(path)
+                    for resource in resources:
+                        self.resources += 1
+                        yield resource
+                    del resources
+                except AssertreeError as error:
+                    self.problems.append(error.problem.located(Location(STDIN_SOURCE if path == STDIN else path)))
+        finally:
+            getattr(parsed, "close", lambda: None)()  # a generator: stops the workers when the scan stops early
+
+    def _way(self, path: str, limit: int) -> str:
+        """How a file is read: a line at a time, a YAML document at a time (a large regular file), or whole
+        (everything else; a FIFO is read whole, as always)."""
         if is_ndjson(path, self.payload_format):
-            yield from ndjson_resources(path, self.problems)
-            return
+            return _LINES
+        if path == STDIN:
+            return _WHOLE
         from assertree.documents.reader import format_of
 
-        if format_of(path) == "yaml" and Path(path).is_file():  # a FIFO is read whole, as always
-            yield from yaml_stream_resources(path)
-            return
+        if format_of(path) != "yaml":
+            return _WHOLE
+        try:
+            status = os.stat(path)
+        except OSError:
+            return _WHOLE  # read_payload says why it cannot be read
+        if not stat.S_ISREG(status.st_mode):
+            return _WHOLE
+        if status.st_size > limit:
+            return _DOCUMENTS if self.per_document_limit else _WHOLE  # refused whole, as a whole scan does
+        return _DOCUMENTS if status.st_size > STREAM_YAML_BYTES else _WHOLE
+
+    def _payload_resources(self, payload: Payload) -> list[Resource]:
         from assertree.inputs.terraform import looks_like_plan
 
-        payload = read_payload(path)
         self.plans_without_terraform += looks_like_plan(payload.value)
-        yield from resources_from(payload)
+        return resources_from(payload)
+
+
+_WHOLE, _LINES, _DOCUMENTS = "whole", "lines", "documents"
 
 
 def yaml_stream_resources(path: str) -> Iterator[Resource]:
@@ -194,13 +248,14 @@ def yaml_stream_resources(path: str) -> Iterator[Resource]:
     documents before it have been checked already."""
 
     from assertree.documents.limits import check_aliases
-    from assertree.documents.loaders import MAX_DEPTH, PayloadLoader
+    from assertree.documents.loaders import MAX_DEPTH, PayloadLoader, check_event_depth
     from assertree.documents.reader import _yaml_errors, _yaml_locator  # the reader's own YAML errors, positions
 
     indicators, aliases = _indicators(path)
     with _yaml_errors(path):
         if indicators > MAX_DEPTH:
-            _check_depth(path, MAX_DEPTH)
+            with open(path, "rb") as events:
+                check_event_depth(events)
         with open(path, "rb") as raw:
             budget = _DocumentBudget(raw, path)
             loader = PayloadLoader(budget)
@@ -291,22 +346,3 @@ def _indicators(path: str) -> tuple[int, bool]:
     except OSError as error:
         raise PayloadError(f"cannot read payload: {error.strerror or error}", source=path) from None
     return count, anchors and stars
-
-
-def _check_depth(path: str, limit: int) -> None:
-    """A located YAML error when a collection in the file nests deeper than `limit` (libyaml's composer
-    would recurse in C until the process crashed); its parser keeps a stack of its own."""
-    import yaml
-
-    from assertree.documents.loaders import JSONSafeLoader
-
-    depth = 0
-    with open(path, "rb") as stream:
-        for event in yaml.parse(stream, Loader=JSONSafeLoader):
-            if isinstance(event, yaml.CollectionStartEvent):
-                depth += 1
-                if depth > limit:
-                    raise yaml.MarkedYAMLError(problem=f"nested more than {limit} levels deep",
-                                               problem_mark=event.start_mark)  # type: ignore[arg-type]
-            elif isinstance(event, yaml.CollectionEndEvent):
-                depth -= 1
