@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from collections.abc import Iterator
 from typing import Protocol
 
@@ -52,6 +51,8 @@ class Spool:
 
     def _spill(self) -> None:
         if self._path is None:
+            import tempfile  # only once a spool outgrows memory (start-up)
+
             descriptor, self._path = tempfile.mkstemp(dir=self._dir, prefix=".assertree-spool.", suffix=".tmp")
             os.close(descriptor)
         with open(self._path, "a", encoding="utf-8", newline="") as stream:
