@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
@@ -188,16 +188,7 @@ class Summary:
     violations: int
 
     def as_dict(self) -> dict[str, int]:
-        return {
-            "resources": self.resources,
-            "policies": self.policies,
-            "rules": self.rules,
-            "passed": self.passed,
-            "failed": self.failed,
-            "errors": self.errors,
-            "skipped": self.skipped,
-            "violations": self.violations,
-        }
+        return asdict(self)
 
 
 @dataclass

@@ -130,21 +130,20 @@ def scan(
     policies = _load_policies(paths_from(policy, "--policy"), selector)
     binding_values = load_bindings(bindings) if bindings is not None else None
     use_color = color == "always" or (color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
+    context = load_scan_context(values=values, user_info=user_info, exceptions=exceptions or (),
+                                bindings=binding_values)
+    processes = jobs if jobs is not None else default_jobs()
     if streamed:
         from assertree.cli.streamed import scan_streamed
 
-        context = load_scan_context(values=values, user_info=user_info, exceptions=exceptions or (),
-                                    bindings=binding_values)
         options = ReportOptions(quiet=quiet, color=use_color, bindings=binding_values,
                                 multiple_sources=len(files) > 1, kyverno_json=kyverno_json)
         result, loaded = scan_streamed(files, policies, context, outputs, options, payload_format=payload_format,
-                                       jobs=jobs if jobs is not None else default_jobs(), per_document_limit=stream)
+                                       jobs=processes, per_document_limit=stream)
     else:
         loaded = load_resources(payload, terraform=terraform, include_deleted=include_deleted,
                                 pre_process=pre_process or (), freeze=process.one_shot, payload_format=payload_format,
-                                jobs=jobs if jobs is not None else default_jobs())
-        context = load_scan_context(values=values, user_info=user_info, exceptions=exceptions or (),
-                                    bindings=binding_values)
+                                jobs=processes)
         result = run_scan(loaded.resources, policies, context=context)
         options = ReportOptions(quiet=quiet, color=use_color, bindings=binding_values,
                                 multiple_sources=len(loaded.files) > 1, problems=tuple(loaded.problems),
