@@ -94,6 +94,7 @@ def compare(
         raise UsageError("no --new policy is a twin of an --old one (same name, or name plus -cel/-vpol): "
                          "pair them with --pair OLD=NEW")
     sys.stdout.write(FORMATS[output](comparison))
+    process.keep(loaded, comparison)  # a one-shot run ends without freeing them
     raise typer.Exit(EXIT_OK if comparison.agree else EXIT_FAILED)
 
 

@@ -149,6 +149,7 @@ def scan(
                                 multiple_sources=len(loaded.files) > 1, problems=tuple(loaded.problems),
                                 kyverno_json=kyverno_json)
         write_outputs(outputs, result, options)
+    process.keep(loaded, result, policies)  # a one-shot run ends without freeing them
     empty = _warn_empty(policies)
     if not (loaded.problems and not loaded.resources):  # when no file could be read, that is the news
         _warn_unchecked(result, loaded.plans_without_terraform, quiet=quiet)

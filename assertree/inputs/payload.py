@@ -107,8 +107,16 @@ class Payload:
         return self._positioned
 
 
-def freeze_loaded() -> None:
-    """Move everything allocated so far out of the collector's reach (for one-shot CLI runs)."""
+_last_payload: list[Payload] = []
+
+
+def freeze_loaded(last: Payload | None = None) -> None:
+    """Move everything allocated so far out of the collector's reach (for one-shot CLI runs), and hold the
+    `last` payload read until the process ends: whatever a scan does not keep of it (a plan's prior state,
+    what --pre-process left out) is then never freed, one object at a time, for nothing. Only the last
+    one: the earlier ones are freed as the next is read, so memory stays that of the largest file."""
+    if last is not None:
+        _last_payload[:] = [last]
     gc.freeze()
 
 

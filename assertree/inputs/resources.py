@@ -78,17 +78,20 @@ def load_resources(paths: Sequence[str], *, terraform: bool = False, include_del
     with collector_paused():
         lines = {path for path in loaded.files if is_ndjson(path, payload_format)}
         parsed = read_payloads([path for path in loaded.files if path not in lines], jobs)
+        payload = None  # the last one read: a one-shot run never frees it (`freeze_loaded`)
         for path in loaded.files:
             try:
                 if path in lines:
                     loaded.resources.extend(ndjson_resources(path, loaded.problems))
                     continue
                 _, read = next(parsed)  # the files in the same order
-                _add_payload(loaded, read(), terraform, include_deleted, preprocessors)
+                payload = None
+                payload = read()
+                _add_payload(loaded, payload, terraform, include_deleted, preprocessors)
             except AssertreeError as error:
                 loaded.problems.append(error.problem.located(Location(STDIN_SOURCE if path == STDIN else path)))
         if freeze:
-            freeze_loaded()
+            freeze_loaded(payload)
     return loaded
 
 
