@@ -184,3 +184,27 @@ def test_payload_files_errors(tmp_path, monkeypatch):
         payload_files(["empty"])
     with pytest.raises(UsageError, match="only once"):
         payload_files(["-", "-"])
+
+
+@pytest.mark.parametrize("make", ["missing", "directory", "unreadable"])
+def test_a_json_lines_file_that_cannot_be_opened_is_worded_as_any_payload(tmp_path, make):
+    """JSON Lines files are opened by their own reader (a line at a time); its errors read as read_payload's."""
+    import os
+
+    from assertree.inputs.stream import ndjson_resources
+
+    path = tmp_path / "inventory.ndjson"
+    if make == "directory":
+        path.mkdir()
+    elif make == "unreadable":
+        path.write_text("{}\n")
+        path.chmod(0)
+        if os.access(path, os.R_OK):  # root reads anything: a symlink to itself cannot be opened by anyone
+            path.unlink()
+            path.symlink_to(path)  # ELOOP: "Too many levels of symbolic links"
+    with pytest.raises(PayloadError) as streamed:
+        list(ndjson_resources(str(path), []))
+    with pytest.raises(PayloadError) as whole:
+        read_payload(str(path))
+    assert str(streamed.value) == str(whole.value)
+    assert str(streamed.value).startswith(f"{path}: {'payload file not found' if make == 'missing' else ''}")

@@ -175,12 +175,17 @@ def read_bytes(path: str | Path) -> bytes:
             raise _too_large(limit, name)
         with open(path, "rb") as stream:
             return stream.read()
-    except FileNotFoundError:
-        raise DocumentError("file not found", source=name) from None
-    except IsADirectoryError:
-        raise DocumentError("is a directory, not a file", source=name) from None
     except OSError as error:
-        raise DocumentError(f"cannot read: {error.strerror or error}", source=name) from None
+        raise unreadable(error, name) from None
+
+
+def unreadable(error: OSError, name: str) -> DocumentError:
+    """Why the file `name` could not be opened or read, as a DocumentError naming it."""
+    if isinstance(error, FileNotFoundError):
+        return DocumentError("file not found", source=name)
+    if isinstance(error, IsADirectoryError):
+        return DocumentError("is a directory, not a file", source=name)
+    return DocumentError(f"cannot read: {error.strerror or error}", source=name)
 
 
 def encoding_of(data: bytes) -> str:

@@ -55,8 +55,8 @@ from assertree.results import Resource
 
 STDIN = "-"
 STDIN_SOURCE = "<stdin>"  # the source name of a payload read from standard input
-__all__ = ["STDIN", "STDIN_SOURCE", "Payload", "collector_paused", "freeze_loaded", "payload_files", "read_payload",
-           "resources_from"]
+__all__ = ["STDIN", "STDIN_SOURCE", "Payload", "collector_paused", "freeze_loaded", "payload_error", "payload_files",
+           "read_payload", "resources_from"]
 
 
 @dataclass
@@ -163,16 +163,18 @@ def read_payload(path: str, stdin: Any = None) -> Payload:
         try:
             data = read_stream(stream, STDIN_SOURCE)
         except DocumentError as error:
-            raise _payload_error(error) from None
+            raise payload_error(error) from None
         return parse_payload(data, STDIN_SOURCE, kind=None)
     try:
         data = read_bytes(path)
     except DocumentError as error:
-        raise _payload_error(error, "payload ") from None
+        raise payload_error(error, "payload ") from None
     return parse_payload(data, path, kind=format_of(path))
 
 
-def _payload_error(error: DocumentError, prefix: str = "") -> PayloadError:
+def payload_error(error: DocumentError, prefix: str = "") -> PayloadError:
+    """A reader's error worded for a payload (`prefix` ``"payload "`` for a named file: "payload file not
+    found")."""
     problem = error.problem
     message = problem.message
     if prefix and message in ("file not found", "is a directory, not a file"):
@@ -201,7 +203,7 @@ def parse_payload(data: bytes, source: str, kind: str | None) -> Payload:
         hint = _hint(data, kind, problem.problem.location.column, problem.problem.location.line)
         if hint:
             problem.problem = replace(problem.problem, message=f"{problem.problem.message} ({hint})")
-        raise _payload_error(problem) from None
+        raise payload_error(problem) from None
     if not values:
         if kind is None:
             raise PayloadError("payload is empty (no YAML document)", source=source)

@@ -11,6 +11,10 @@ not a JSON object is a located problem of that file (``file:line:column``) and
 the other lines are still read: the scan exits 2 at the end, as for a file that
 cannot be read.
 
+Bad lines are listed one by one up to `MAX_LINE_PROBLEMS` per file, then
+counted (one more problem says how many, from which line to which): a file of
+millions of bad lines must not fill memory, or a report, with its problems.
+
 Limits: ``ASSERTREE_MAX_INPUT_BYTES`` caps one line (or one YAML document), not
 the whole file, which is never held in memory; a longer line is a problem of
 its own and is skipped without being kept. In a YAML stream the nesting and
@@ -33,14 +37,17 @@ from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO
 
 from assertree.documents.limits import MAX_INPUT_BYTES_VARIABLE, max_input_bytes
-from assertree.documents.reader import Document
-from assertree.errors import AssertreeError, DocumentError, Location, PayloadError, Problem
-from assertree.inputs.payload import STDIN, STDIN_SOURCE, Payload, resources_from
+from assertree.documents.reader import Document, unreadable
+from assertree.errors import AssertreeError, DocumentError, Location, Problem
+from assertree.inputs.payload import STDIN, STDIN_SOURCE, Payload, payload_error, resources_from
 from assertree.results import Resource
 
 NDJSON_SUFFIXES = (".ndjson", ".jsonl")
 _BOM = b"\xef\xbb\xbf"
 _CHUNK = 1 << 20
+
+MAX_LINE_PROBLEMS = 100
+"""Bad lines of one JSON Lines file reported one by one; the rest are counted in one more problem."""
 
 STREAM_YAML_BYTES = 1 << 20
 """A regular YAML file larger than this is read document by document. Measured on 3,306 manifests in one
@@ -99,17 +106,48 @@ def ndjson_resources(path: str, problems: list[Problem], stdin: BinaryIO | None 
         return
     try:
         stream = open(path, "rb")  # noqa: SIM115  (only the opening's errors are the file's; `with` below)
-    except FileNotFoundError:
-        raise PayloadError("payload file not found", source=path) from None
-    except IsADirectoryError:
-        raise PayloadError("payload is a directory, not a file", source=path) from None
     except OSError as error:
-        raise PayloadError(f"cannot read payload: {error.strerror or error}", source=path) from None
+        raise payload_error(unreadable(error, path), "payload ") from None
     with stream:
         yield from _lines(stream, path, problems)
 
 
+class _BadLines:
+    """A file's bad lines: the first `MAX_LINE_PROBLEMS` go to `problems`, the others are counted and
+    summed up in one problem when the file ends (`close`)."""
+
+    __slots__ = ("count", "first_hidden", "last_hidden", "problems", "source")
+
+    def __init__(self, problems: list[Problem], source: str) -> None:
+        self.problems, self.source = problems, source
+        self.count = self.first_hidden = self.last_hidden = 0
+
+    def add(self, message: str, line: int, column: int | None = None) -> None:
+        self.count += 1
+        if self.count <= MAX_LINE_PROBLEMS:
+            self.problems.append(Problem(message, Location(self.source, line, column)))
+            return
+        self.first_hidden = self.first_hidden or line
+        self.last_hidden = line
+
+    def close(self) -> None:
+        hidden = self.count - MAX_LINE_PROBLEMS
+        if hidden > 0:
+            lines = "line" if hidden == 1 else f"lines, through line {self.last_hidden:,}"
+            self.problems.append(Problem(f"{hidden:,} more bad {lines}, not listed (the first "
+                                         f"{MAX_LINE_PROBLEMS} of this file are)", Location(self.source,
+                                                                                            self.first_hidden)))
+
+
 def _lines(stream: BinaryIO, source: str, problems: list[Problem]) -> Iterator[Resource]:
+    bad = _BadLines(problems, source)
+    try:
+        yield from _good_lines(stream, source, bad)
+    finally:
+        bad.close()
+
+
+def _good_lines(stream: BinaryIO, source: str, bad: _BadLines) -> Iterator[Resource]:
     import orjson
 
     limit = max_input_bytes()
@@ -119,7 +157,7 @@ def _lines(stream: BinaryIO, source: str, problems: list[Problem]) -> Iterator[R
         try:
             data = stream.readline(limit + 1)
         except OSError as error:
-            problems.append(Problem(f"cannot read payload: {error.strerror or error}", Location(source, number + 1)))
+            bad.add(f"cannot read payload: {error.strerror or error}", number + 1)
             return
         if not data:
             return
@@ -130,8 +168,8 @@ def _lines(stream: BinaryIO, source: str, problems: list[Problem]) -> Iterator[R
             index += 1
             while data and not data.endswith(b"\n"):  # the rest of the line, never kept
                 data = stream.readline(_CHUNK)
-            problems.append(Problem(f"line longer than {limit:,} bytes, the input limit (set "
-                                    f"{MAX_INPUT_BYTES_VARIABLE} to raise it)", Location(source, number)))
+            bad.add(f"line longer than {limit:,} bytes, the input limit (set {MAX_INPUT_BYTES_VARIABLE} to raise it)",
+                    number)
             continue
         if data.isspace():
             continue
@@ -142,14 +180,14 @@ def _lines(stream: BinaryIO, source: str, problems: list[Problem]) -> Iterator[R
             reason = str(error).split(":", 1)[0]
             if reason == "depth limit exceeded":
                 reason = "nested more than 1024 levels deep"
-            problems.append(Problem(f"invalid JSON: {reason}", Location(source, number, _column(data, error.pos))))
+            bad.add(f"invalid JSON: {reason}", number, _column(data, error.pos))
             continue
         if not isinstance(value, dict):
             from assertree.jp.values import type_name
 
             column = 1 + len(data) - len(data.lstrip())
-            problems.append(Problem(f"a JSON Lines payload holds one JSON object (a resource) per line, found "
-                                    f"{type_name(value)}", Location(source, number, column)))
+            bad.add(f"a JSON Lines payload holds one JSON object (a resource) per line, found {type_name(value)}",
+                    number, column)
             continue
         yield Resource(value, source, index, origin=(index,), file=LinePayload(source, number, data, value, index))
 
@@ -341,8 +379,6 @@ def _indicators(path: str) -> tuple[int, bool]:
                 count += sum(chunk.count(indicator) for indicator in (b"[", b"{", b"-", b":", b"?"))
                 anchors = anchors or b"&" in chunk
                 stars = stars or b"*" in chunk
-    except FileNotFoundError:
-        raise PayloadError("payload file not found", source=path) from None
     except OSError as error:
-        raise PayloadError(f"cannot read payload: {error.strerror or error}", source=path) from None
+        raise payload_error(unreadable(error, path), "payload ") from None
     return count, anchors and stars

@@ -9,6 +9,7 @@ import pytest
 from stream_inputs import deployment, inputs_fixture  # noqa: F401  (a fixture)
 
 from assertree.cli import main
+from assertree.inputs.stream import MAX_LINE_PROBLEMS
 
 
 def run(args, capsys):
@@ -43,6 +44,21 @@ def test_a_line_over_the_input_limit_is_skipped_alone(inputs, capsys, monkeypatc
     code, out, err = run(["scan", "--policy", "policies", "-q", "sizes.ndjson"], capsys)
     assert code == 2
     assert "sizes.ndjson:2: line longer than 1,000 bytes, the input limit (set ASSERTREE_MAX_INPUT_BYTES" in err
+    assert "Checked 2 resources" in out
+
+
+@pytest.mark.parametrize("bad_lines", [MAX_LINE_PROBLEMS + 1, 3 * MAX_LINE_PROBLEMS])
+def test_bad_lines_past_the_first_hundred_are_counted_not_listed(inputs, capsys, bad_lines):
+    good = json.dumps(deployment("good", 1))
+    (inputs / "noisy.ndjson").write_text(f"{good}\n" + "{oops\n" * bad_lines + f"{good}\n")
+    code, out, err = run(["scan", "--policy", "policies", "-q", "noisy.ndjson"], capsys)
+    assert code == 2
+    assert err.count("invalid JSON") == MAX_LINE_PROBLEMS
+    assert f"noisy.ndjson:{MAX_LINE_PROBLEMS + 1}:2: invalid JSON" in err  # the last one listed
+    hidden = bad_lines - MAX_LINE_PROBLEMS
+    lines = "line" if hidden == 1 else f"lines, through line {bad_lines + 1}"
+    assert (f"noisy.ndjson:{MAX_LINE_PROBLEMS + 2}: {hidden} more bad {lines}, not listed (the first "
+            f"{MAX_LINE_PROBLEMS} of this file are)") in err
     assert "Checked 2 resources" in out
 
 
