@@ -46,7 +46,7 @@ from typing import Any
 import yaml
 
 from assertree.errors import AssertreeError
-from assertree.languages.kyverno.manifests import GoYAMLLoader, normalise, to_float64
+from assertree.languages.kyverno.manifests import GoYAMLLoader, go_yaml_documents, normalise, to_float64
 from assertree.languages.kyverno.mutate.compare import json_equal
 
 __all__ = ["document_spans", "rewrite_json", "rewrite_stream"]
@@ -207,7 +207,7 @@ def _dump(value: Any, mapping: int, sequence: int, offset: int) -> str:
 def _reads_as(text: str, expected: Any) -> bool:
     """Whether `text` reads, as the Kyverno CLI reads a manifest, as `expected`."""
     try:
-        documents = [item for item in yaml.load_all(text, Loader=GoYAMLLoader) if item is not None]
+        documents = [item for item in go_yaml_documents(text) if item is not None]
     except yaml.YAMLError:
         return False
     if len(documents) != 1 or not isinstance(documents[0], dict):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import yaml
@@ -207,6 +208,25 @@ def _plain_value(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
     return loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
 
 
+def table_resolve(self: Any, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
+    """PyYAML's `BaseResolver.resolve` for a loader with no path resolvers and no wildcard resolver
+    (`check_table_resolvable`): called by libyaml's composer for every node, so it does only what
+    such tables need. A loader class takes it as its ``resolve``."""
+    if kind is yaml.ScalarNode:
+        if implicit[0]:
+            for tag, pattern in self.yaml_implicit_resolvers.get(value[:1], ()):
+                if pattern.match(value):
+                    return tag
+        return _STR
+    return _SEQ if kind is yaml.SequenceNode else _MAP
+
+
+def check_table_resolvable(loader: type[yaml.resolver.BaseResolver]) -> None:
+    """Fail at import if `table_resolve` would not resolve as PyYAML does for `loader`."""
+    if loader.yaml_path_resolvers or None in loader.yaml_implicit_resolvers:
+        raise AssertionError(f"{loader.__name__}: path or wildcard resolvers, which table_resolve does not read")
+
+
 class PayloadLoader(JSONSafeLoader):
     """YAML read the way kyverno-json reads payloads (gopkg.in/yaml.v3), as JSON values.
 
@@ -250,16 +270,7 @@ class PayloadLoader(JSONSafeLoader):
             mapping[key_node.value] = self.construct_object(value_node, deep=deep)
         return mapping
 
-    def resolve(self, kind, value, implicit):
-        """PyYAML's `BaseResolver.resolve` for this loader's tables (no path resolvers, no wildcard
-        resolver): called by libyaml's composer for every node, so it does only what they need."""
-        if kind is yaml.ScalarNode:
-            if implicit[0]:
-                for tag, pattern in self.yaml_implicit_resolvers.get(value[:1], ()):
-                    if pattern.match(value):
-                        return tag
-            return _STR
-        return _SEQ if kind is yaml.SequenceNode else _MAP
+    resolve = table_resolve
 
     # libyaml's composer also calls these two for every node, for path resolvers, which this loader has none
     # of (asserted below). Builtins bind no `self`, so these are C calls that do nothing: ``{}.get(parent,
@@ -303,7 +314,7 @@ _STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.o
 _NULL = "tag:yaml.org,2002:null"
 _SCALARS = {"tag:yaml.org,2002:int": _payload_int, "tag:yaml.org,2002:float": _payload_float,
             "tag:yaml.org,2002:bool": _payload_bool}
-assert not yaml.resolver.BaseResolver.yaml_path_resolvers and None not in PayloadLoader.yaml_implicit_resolvers
+check_table_resolvable(PayloadLoader)
 
 
 class Unsupported(Exception):
@@ -322,6 +333,16 @@ def construct_payload(loader: Any, root: yaml.Node) -> Any:
     PyYAML builds once and shares). Any error it raises should be re-made by the general
     constructor, which reports the same document's first error in its own order.
     """
+    return construct_plain(loader, root, _SCALARS)
+
+
+def construct_plain(loader: Any, root: yaml.Node, scalars: dict[str, Any],
+                    key_text: Callable[[Any], str] | None = None) -> Any:
+    """`construct_payload`'s walk for any loader whose constructors it is given: `scalars` maps a tag
+    to the loader's constructor for it (str and null are built here). Without `key_text`, a key is
+    the text it was written as and a repeated key is `Unsupported` (the loader's own error); with
+    it, a key is `key_text` of its scalar value and a repeated key keeps its first place and its
+    last value, as a plain ``dict`` assignment does."""
     scalar_node, mapping_node, sequence_node = yaml.ScalarNode, yaml.MappingNode, yaml.SequenceNode
     merge = "tag:yaml.org,2002:merge"
 
@@ -332,7 +353,7 @@ def construct_payload(loader: Any, root: yaml.Node) -> Any:
                 return node.value
             if tag == _NULL:
                 return None
-            construct = _SCALARS.get(tag)
+            construct = scalars.get(tag)
             if construct is None:
                 raise Unsupported(tag)
             return construct(loader, node)
@@ -341,9 +362,12 @@ def construct_payload(loader: Any, root: yaml.Node) -> Any:
             for key_node, value_node in node.value:
                 if key_node.__class__ is not scalar_node or key_node.tag == merge:
                     raise Unsupported("key")
-                key = key_node.value
-                if key in mapping:
-                    raise Unsupported("repeated key")
+                if key_text is not None:
+                    key = key_text(build(key_node))
+                else:
+                    key = key_node.value
+                    if key in mapping:
+                        raise Unsupported("repeated key")
                 mapping[key] = build(value_node)
             return mapping
         if kind is sequence_node and tag == _SEQ:

@@ -1,9 +1,12 @@
-"""The fast payload constructor gives exactly what PyYAML's general constructor gives.
+"""The fast YAML constructors give exactly what PyYAML's general constructor gives.
 
 `assertree.documents.loaders.construct_payload` builds a payload document's
 value in one walk, and declines (for PyYAML's constructor to build) anything it
-does not handle itself; `go_yaml_number` answers plain decimal integers without
-its general steps. Both promise never to change a value or an error. The
+does not handle itself; `assertree.languages.kyverno.manifests.go_yaml_documents`
+does the same for the Kyverno manifests' go-yaml v2 reading (`construct_plain`
+with that loader's constructors, keys and repeats); `go_yaml_number` answers
+plain decimal integers without its general steps. All promise never to change a
+value or an error. The
 properties hold them to that on random YAML streams written from a vocabulary
 of spellings where YAML readers disagree (``017``, ``1_000``, ``0x1F``, ``on``,
 ``.inf``, dates, big numbers, quoted look-alikes), explicit and unknown tags,
@@ -16,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,13 +27,14 @@ from assertree.documents import reader
 from assertree.documents.loaders import Unsupported, go_yaml_number
 from assertree.documents.reader import parse_values
 from assertree.errors import DocumentError
+from assertree.languages.kyverno import manifests
 
 SCALARS = ["017", "0777", "08", "1_000", "0x1F", "0o17", "0b101", "+12", "-0", "0", "00", "1e3", ".5", "1.",
            "99999999999999999999", "18446744073709551615", "9223372036854775808", "on", "yes", "True", "TRUE",
            "false", "~", "null", "", ".inf", "-.Inf", ".NaN", "2001-12-14", "1:30", "x", "name", "a b", "'017'",
            '"on"', "'1_000'", "!!int '12'", "!!str 12", "!!float 1", "!!bool true", "!!bool yes", "!!int x",
            "!Ref Logs", "!!null ''", "!!timestamp 2001-12-14", "!!binary aGk=", "|\n  text", ">-\n  folded"]
-KEYS = ["a", "b", "c", "200", "true", "on", "'a'", "<<", "null"]
+KEYS = ["a", "b", "c", "200", "true", "on", "'a'", "<<", "null", "y", "N", "1.0", "0x10", "'1.0'", "=", "!!str 7"]
 
 
 def render(value: Any, indent: int = 0) -> str:
@@ -107,3 +112,29 @@ def test_errors_and_edges_are_the_general_constructors(monkeypatch, text):
 def test_decimal_integers_read_as_the_general_steps_read_them(digits):
     # with a sign, the text skips the shortcut for plain digits: the number must be the same
     assert repr(go_yaml_number(digits)) == repr(go_yaml_number("+" + digits))
+
+
+def go_outcome(text: str) -> str:
+    try:
+        return repr(manifests.go_yaml_documents(text))
+    except yaml.YAMLError as error:
+        return f"error: {type(error).__name__}: {error}"
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(documents)
+def test_the_go_yaml_walk_equals_pyyamls_constructor(monkeypatch, streams):
+    text = "\n---\n".join(streams) + "\n"
+    with monkeypatch.context() as patched:
+        patched.setattr(manifests, "construct_plain", lambda *_: (_ for _ in ()).throw(Unsupported("general")))
+        general_documents = go_outcome(text)
+    assert go_outcome(text) == general_documents
+    assert general_documents == go_load_all(text)
+
+
+def go_load_all(text: str) -> str:
+    """PyYAML's own ``load_all`` with the loader: what the walk must give."""
+    try:
+        return repr(list(yaml.load_all(text, Loader=manifests.GoYAMLLoader)))
+    except yaml.YAMLError as error:
+        return f"error: {type(error).__name__}: {error}"

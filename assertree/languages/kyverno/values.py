@@ -36,7 +36,7 @@ from typing import Any, NoReturn
 import yaml
 
 from assertree.errors import PayloadError
-from assertree.languages.kyverno.manifests import GoYAMLLoader
+from assertree.languages.kyverno.manifests import go_yaml_documents
 
 __all__ = [
     "NamespaceSelector",
@@ -226,7 +226,7 @@ class UserInfo:
 
 def _document(text: str, source: str | None, what: str) -> dict:
     try:
-        documents = [doc for doc in yaml.load_all(text, Loader=GoYAMLLoader) if doc is not None]
+        documents = [doc for doc in go_yaml_documents(text) if doc is not None]
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         raise PayloadError(f"invalid YAML: {error.problem or error.context}", source=source,

@@ -50,10 +50,10 @@ def read_context_file(path: str | Path) -> Lookups:
     import yaml
 
     from assertree.errors import PayloadError
-    from assertree.languages.kyverno.manifests import GoYAMLLoader, normalise
+    from assertree.languages.kyverno.manifests import go_yaml_documents, normalise
 
     try:
-        documents = [d for d in yaml.load_all(Path(path).read_text(encoding="utf-8-sig"), Loader=GoYAMLLoader) if d]
+        documents = [d for d in go_yaml_documents(Path(path).read_text(encoding="utf-8-sig")) if d]
     except (OSError, yaml.YAMLError) as error:
         raise PayloadError(f"cannot read context file: {error}", source=str(path)) from None
     resources: list[dict] = []
