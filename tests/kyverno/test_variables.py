@@ -8,10 +8,12 @@ from __future__ import annotations
 import copy
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from assertree.languages.kyverno.images import image_info, images
 from assertree.languages.kyverno.references import shift_references, substitute_references
-from assertree.languages.kyverno.substitution import VariableError
+from assertree.languages.kyverno.substitution import VariableError, has_markers
 from assertree.languages.kyverno.variables import (
     KyvernoContext,
     Unresolved,
@@ -467,3 +469,31 @@ def test_kyverno_reference_substitution_with_escapes():
     annotations = substitute_all(document, KyvernoContext())["metadata"]["annotations"]
     assert annotations == {"test1": "n1", "test2": "$(ENV_VAR)", "test3": "\\${ENV_VAR}",
                            "test5": "$(NODE_NAME)/postgres/$(POD_NAME)"}
+
+
+_TEXTS = st.sampled_from(["a", "{{ request.object.metadata.name }}", "x{{request.operation}}y", "$(./../a)",
+                          "\\{{ escaped }}", "\\$(./b)", "{ {", "$ (", "{{", "}}", "$(", "plain text", ""])
+_DOCUMENTS = st.recursive(
+    st.one_of(_TEXTS, st.integers(), st.booleans(), st.none(), st.floats(allow_nan=False)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(_TEXTS, inner, max_size=3)),
+    max_leaves=10,
+)
+
+
+@given(_DOCUMENTS)
+def test_a_document_without_markers_skips_the_walks_with_the_same_outcome(document):
+    """`substitute_all` copies a document with no ``{{``/``$(`` instead of walking it twice: same value,
+    or the same error, as the two substitutions give."""
+    context = KyvernoContext.for_request(POD, operation="CREATE")
+
+    def outcome(run):
+        try:
+            return "value", run()
+        except VariableError as error:
+            return "error", str(error)
+
+    walked = outcome(lambda: substitute_variables(substitute_references(document), context))
+    assert outcome(lambda: substitute_all(document, context)) == walked
+    if not has_markers(document):
+        copied = substitute_all(document, context)
+        assert copied == document and (copied is not document or not isinstance(document, (dict, list)))

@@ -33,9 +33,12 @@ class EvaluationProblem(Exception):
 
 @dataclass
 class Session:
-    """The Kyverno context of one (policy, rule, resource), with what the runner needs beside it."""
+    """The Kyverno context of one (policy, rule, resource), with what the runner needs beside it.
 
-    context: Any  # variables.KyvernoContext
+    The context is made on first use (`context`): most rules of a policy set do not select a given
+    resource, and `selects` needs only the request's facts, so a rule that does not apply never pays for it.
+    """
+
     resource: Any  # the resource being evaluated (JSON)
     policy: Any
     rule: Any
@@ -44,6 +47,18 @@ class Session:
     operation: str = "CREATE"
     old_resource: Any = None  # request.oldObject (UPDATE, DELETE)
     request_info: dict | None = None
+    request_resource: Any = None  # the resource the context is made from (before a values file's variables)
+    made_context: Any = None  # variables.KyvernoContext, once made
+
+    @property
+    def context(self) -> Any:
+        """The request's `variables.KyvernoContext` (``request.object``, ``request.operation``, user info)."""
+        if self.made_context is None:
+            from assertree.languages.kyverno.variables import KyvernoContext
+
+            self.made_context = KyvernoContext.for_cli(self.request_resource, operation=self.operation,
+                                                       request_info=self.request_info)
+        return self.made_context
 
 
 def _problem(error: Exception) -> EvaluationProblem:
@@ -74,22 +89,24 @@ def session(policy: Any, rule: Any, resource: Any, scan: ScanContext) -> Session
     if operation not in ("CREATE", "UPDATE", "DELETE"):
         operation = "CREATE"
     info = _request_info(scan.user_info)
-    try:
-        context = KyvernoContext.for_cli(resource, operation=operation, request_info=info)
-        for key, value in variables.items():
-            context.add_variable(key, value)
-        current = resource
-        if operation != "DELETE":
-            current = context.query("request.object")
-    except VariableError as error:
-        raise _problem(error) from None
+    context = None
+    current = dict(resource) if isinstance(resource, dict) else resource  # as request.object holds it
+    if variables:  # they may set fields of the resource: the context is made now, to read it back
+        try:
+            context = KyvernoContext.for_cli(resource, operation=operation, request_info=info)
+            for key, value in variables.items():
+                context.add_variable(key, value)
+            if operation != "DELETE":
+                current = context.query("request.object")
+        except VariableError as error:
+            raise _problem(error) from None
     labels = None
     if values is not None and isinstance(resource, dict):
         namespace = (resource.get("metadata") or {}).get("namespace") or ""
         labels = values.namespace_labels().get(namespace)
     old = resource if operation in ("UPDATE", "DELETE") else None
-    return Session(context, current if operation != "DELETE" else {}, policy, rule, scan, labels, operation, old,
-                   info)
+    return Session(current if operation != "DELETE" else {}, policy, rule, scan, labels, operation, old, info,
+                   request_resource=resource, made_context=context)
 
 
 def _request_info(user_info: Any) -> dict | None:

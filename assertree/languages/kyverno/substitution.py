@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Path", "VariableError", "traverse"]
+__all__ = ["Path", "VariableError", "has_markers", "traverse"]
 
 Path = tuple[str | int, ...]
 
@@ -65,3 +65,16 @@ def traverse(value: Any, where: Path, action: Callable[[str, Path], Any]) -> Any
             out[new_key] = traverse(item, (*where, key), action)
         return out
     return value
+
+
+def has_markers(value: Any) -> bool:
+    """Whether any string leaf or map key of `value` holds ``{{`` or ``$(``, which every variable, reference
+    and escape starts with: without one, both substitutions give an equal copy of `value`."""
+    if isinstance(value, str):
+        return "{{" in value or "$(" in value
+    if isinstance(value, list):
+        return any(has_markers(item) for item in value)
+    if isinstance(value, dict):
+        return any((isinstance(key, str) and ("{{" in key or "$(" in key)) or has_markers(item)
+                   for key, item in value.items())
+    return False

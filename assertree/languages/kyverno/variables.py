@@ -53,7 +53,7 @@ from assertree.jp.values import is_false, json_excerpt, to_json
 from assertree.languages.kyverno.images import images
 from assertree.languages.kyverno.manifests import copy_json
 from assertree.languages.kyverno.references import substitute_references
-from assertree.languages.kyverno.substitution import Path, VariableError, traverse
+from assertree.languages.kyverno.substitution import Path, VariableError, has_markers, traverse
 
 __all__ = [
     "KyvernoContext",
@@ -465,6 +465,8 @@ def substitute_all(document: Any, context: KyvernoContext, *, path: Path = (),
     `path` is where `document` sits in its rule (``("validate", "pattern")``):
     ``{{ @ }}`` needs it. The input is not modified. Raises `VariableError`.
     """
+    if not has_markers(document):  # most patterns and conditions: nothing to substitute, a copy as the walk gives
+        return copy_json(document)
     return substitute_variables(substitute_references(document), context, path=path, unresolved=unresolved)
 
 
