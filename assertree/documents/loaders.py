@@ -337,12 +337,12 @@ def construct_payload(loader: Any, root: yaml.Node) -> Any:
 
 
 def construct_plain(loader: Any, root: yaml.Node, scalars: dict[str, Any],
-                    key_text: Callable[[Any], str] | None = None) -> Any:
+                    key_of: Callable[[Any], Any] | None = None) -> Any:
     """`construct_payload`'s walk for any loader whose constructors it is given: `scalars` maps a tag
-    to the loader's constructor for it (str and null are built here). Without `key_text`, a key is
-    the text it was written as and a repeated key is `Unsupported` (the loader's own error); with
-    it, a key is `key_text` of its scalar value and a repeated key keeps its first place and its
-    last value, as a plain ``dict`` assignment does."""
+    to the loader's constructor for it (str and null are built here). Without `key_of`, a key is the
+    text it was written as; with it, `key_of` of the key's scalar value. A key written twice, or two
+    keys that become one, is `Unsupported`: each loader has its own rule for that (an error, or the
+    last value wins), which its general constructor applies."""
     scalar_node, mapping_node, sequence_node = yaml.ScalarNode, yaml.MappingNode, yaml.SequenceNode
     merge = "tag:yaml.org,2002:merge"
 
@@ -358,16 +358,21 @@ def construct_plain(loader: Any, root: yaml.Node, scalars: dict[str, Any],
                 raise Unsupported(tag)
             return construct(loader, node)
         if kind is mapping_node and tag == _MAP:
-            mapping: dict[str, Any] = {}
+            mapping: dict[Any, Any] = {}
+            written: set[tuple[str, str]] = set()
             for key_node, value_node in node.value:
                 if key_node.__class__ is not scalar_node or key_node.tag == merge:
                     raise Unsupported("key")
-                if key_text is not None:
-                    key = key_text(build(key_node))
-                else:
+                if key_of is None:
                     key = key_node.value
-                    if key in mapping:
+                else:
+                    spelling = (key_node.tag, key_node.value)
+                    if spelling in written:
                         raise Unsupported("repeated key")
+                    written.add(spelling)
+                    key = key_of(build(key_node))
+                if key in mapping:
+                    raise Unsupported("repeated key")
                 mapping[key] = build(value_node)
             return mapping
         if kind is sequence_node and tag == _SEQ:

@@ -61,6 +61,7 @@ from assertree.documents.loaders import (
     Unsupported,
     check_nesting,
     construct_payload,
+    construct_plain,
 )
 from assertree.errors import DocumentError
 
@@ -372,6 +373,27 @@ class _PayloadConstructor(yaml.constructor.SafeConstructor):
 
 
 _CONSTRUCTORS: dict[type, type] = {JSONSafeLoader: _Constructor, PayloadLoader: _PayloadConstructor}
+_JSON_SCALARS = {tag: JSONSafeLoader.yaml_constructors[tag]
+                 for tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool",
+                             "tag:yaml.org,2002:timestamp")}
+
+
+def _walked(loader_type: type, node: yaml.Node) -> Any:
+    """A document's value built in one walk (`construct_plain`, with the loader's constructors: keys are
+    their values for JSONSafeLoader, their text for PayloadLoader), or by PyYAML's constructor when the
+    walk declines it or fails (that gives the value, or the error, it always gave). Only for a document
+    that cannot hold an alias."""
+    constructor = _CONSTRUCTORS[loader_type]()
+    try:
+        if loader_type is PayloadLoader:
+            return construct_payload(constructor, node)
+        return construct_plain(constructor, node, _JSON_SCALARS, _itself)
+    except (Unsupported, yaml.YAMLError, ValueError, LookupError, TypeError, RecursionError):
+        return _CONSTRUCTORS[loader_type]().construct_document(node)
+
+
+def _itself(value: Any) -> Any:
+    return value
 
 
 def _yaml_documents(text: str, name: str, keep_empty: bool, loader_type: type = JSONSafeLoader) -> list[Document]:
@@ -389,7 +411,9 @@ def _yaml_documents(text: str, name: str, keep_empty: bool, loader_type: type = 
                     break
                 if aliases:
                     check_aliases(node)
-                value = constructor().construct_document(node)
+                    value = constructor().construct_document(node)
+                else:
+                    value = _walked(loader_type, node)
                 if value is None and _is_empty(node) and not keep_empty:
                     continue
                 documents.append(Document(value, name, index, node.start_mark.line + 1, _yaml_locator(node)))

@@ -138,3 +138,22 @@ def go_load_all(text: str) -> str:
         return repr(list(yaml.load_all(text, Loader=manifests.GoYAMLLoader)))
     except yaml.YAMLError as error:
         return f"error: {type(error).__name__}: {error}"
+
+
+def documents_outcome(text: str, payload: bool) -> str:
+    try:
+        return repr([document.value for document in reader.load_documents("t.yaml", text, payload=payload)])
+    except DocumentError as error:
+        return f"error: {error}"
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(documents, st.booleans())
+def test_documents_with_positions_walk_as_the_general_constructor_builds(monkeypatch, streams, payload):
+    """Policies, test files and located payloads (`load_documents`) are built by the walk too."""
+    text = "\n---\n".join(streams) + "\n"
+    with monkeypatch.context() as patched:
+        patched.setattr(reader, "construct_plain", lambda *_: (_ for _ in ()).throw(Unsupported("general")))
+        patched.setattr(reader, "construct_payload", lambda *_: (_ for _ in ()).throw(Unsupported("general")))
+        general_documents = documents_outcome(text, payload)
+    assert documents_outcome(text, payload) == general_documents
