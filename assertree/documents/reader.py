@@ -21,7 +21,8 @@ Two ways to read, one result. `parse_values` is the fast path for payloads:
 orjson, and libyaml's C loader, with the garbage collector paused (parsed JSON
 cannot form cycles), no positions kept; a payload YAML document that cannot
 hold an alias is built by `construct_payload`, which leaves anything unusual
-to PyYAML's constructor (with it, small manifests parse in two thirds of the time). `load_documents` keeps positions:
+to PyYAML's constructor (with it, small manifests parse in two thirds of the time). `load_documents` keeps positions
+(its YAML documents are built by the same kind of walk, `construct_plain`):
 each `Document` can say where any field path inside it starts, for policy
 errors and, lazily, for reports that point at a failing field of a payload.
 JSON positions are found on demand by walking the text: keys are read with the
@@ -306,7 +307,6 @@ def _fast_yaml(data: bytes, name: str, loader: type) -> list[Any]:
     with _yaml_errors(name):
         check_nesting(text)
         aliases = may_alias(text)
-        fast = loader is PayloadLoader
         values = []
         reader = loader(text)
         try:
@@ -316,25 +316,14 @@ def _fast_yaml(data: bytes, name: str, loader: type) -> list[Any]:
                     if aliases:
                         check_aliases(node)
                         value = reader.construct_document(node)
-                    elif fast:
-                        value = _construct_fast(reader, node)
                     else:
-                        value = reader.construct_document(node)
+                        value = _walked(loader, node)
                     if value is not None:
                         values.append(value)
         finally:
             reader.dispose()
         return values
     raise AssertionError("unreachable")  # pragma: no cover - _yaml_errors re-raises
-
-
-def _construct_fast(reader: Any, node: yaml.Node) -> Any:
-    """A payload document's value by `construct_payload`, or by PyYAML's constructor when that
-    declines it or fails (the general constructor then gives the value, or the error, it always gave)."""
-    try:
-        return construct_payload(reader, node)
-    except (Unsupported, yaml.YAMLError, ValueError, LookupError, TypeError, RecursionError):
-        return _PayloadConstructor().construct_document(node)
 
 
 @contextmanager

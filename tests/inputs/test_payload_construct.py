@@ -74,27 +74,30 @@ documents = st.lists(st.one_of(values.map(render), st.just("# a comment only"),
                      min_size=1, max_size=3)
 
 
-def outcome(text: str) -> str:
-    try:
-        return repr(parse_values(text.encode(), "t.yaml", "yaml", payload=True))  # repr: 1, 1.0, True, nan apart
+def outcome(text: str, payload: bool = True) -> str:
+    try:  # repr: 1, 1.0, True, nan apart
+        return repr(parse_values(text.encode(), "t.yaml", "yaml", payload=payload))
     except DocumentError as error:
         return f"error: {error}"
 
 
-def general(text: str, monkeypatch: pytest.MonkeyPatch) -> str:
-    def decline(loader: Any, node: Any) -> Any:
-        raise Unsupported("the general constructor")
+def decline(*_: Any) -> Any:
+    raise Unsupported("the general constructor")
 
+
+def general(text: str, monkeypatch: pytest.MonkeyPatch, payload: bool = True) -> str:
     with monkeypatch.context() as patched:
         patched.setattr(reader, "construct_payload", decline)
-        return outcome(text)
+        patched.setattr(reader, "construct_plain", decline)
+        return outcome(text, payload)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(documents)
-def test_fast_constructor_equals_the_general_one(monkeypatch, streams):
+@given(documents, st.booleans())
+def test_fast_constructor_equals_the_general_one(monkeypatch, streams, payload):
+    """Payloads (yaml.v3's reading) and other values without positions (`parse_values`)."""
     text = "\n---\n".join(streams) + "\n"
-    assert outcome(text) == general(text, monkeypatch)
+    assert outcome(text, payload) == general(text, monkeypatch, payload)
 
 
 @pytest.mark.parametrize("text", [
@@ -126,7 +129,7 @@ def go_outcome(text: str) -> str:
 def test_the_go_yaml_walk_equals_pyyamls_constructor(monkeypatch, streams):
     text = "\n---\n".join(streams) + "\n"
     with monkeypatch.context() as patched:
-        patched.setattr(manifests, "construct_plain", lambda *_: (_ for _ in ()).throw(Unsupported("general")))
+        patched.setattr(manifests, "construct_plain", decline)
         general_documents = go_outcome(text)
     assert go_outcome(text) == general_documents
     assert general_documents == go_load_all(text)
@@ -153,7 +156,7 @@ def test_documents_with_positions_walk_as_the_general_constructor_builds(monkeyp
     """Policies, test files and located payloads (`load_documents`) are built by the walk too."""
     text = "\n---\n".join(streams) + "\n"
     with monkeypatch.context() as patched:
-        patched.setattr(reader, "construct_plain", lambda *_: (_ for _ in ()).throw(Unsupported("general")))
-        patched.setattr(reader, "construct_payload", lambda *_: (_ for _ in ()).throw(Unsupported("general")))
+        patched.setattr(reader, "construct_plain", decline)
+        patched.setattr(reader, "construct_payload", decline)
         general_documents = documents_outcome(text, payload)
     assert documents_outcome(text, payload) == general_documents
