@@ -317,7 +317,7 @@ def _fast_yaml(data: bytes, name: str, loader: type) -> list[Any]:
                         check_aliases(node)
                         value = reader.construct_document(node)
                     else:
-                        value = _walked(loader, node)
+                        value = build_document(loader, node)
                     if value is not None:
                         values.append(value)
         finally:
@@ -367,7 +367,7 @@ _JSON_SCALARS = {tag: JSONSafeLoader.yaml_constructors[tag]
                              "tag:yaml.org,2002:timestamp")}
 
 
-def _walked(loader_type: type, node: yaml.Node) -> Any:
+def build_document(loader_type: type, node: yaml.Node) -> Any:
     """A document's value built in one walk (`construct_plain`, with the loader's constructors: keys are
     their values for JSONSafeLoader, their text for PayloadLoader), or by PyYAML's constructor when the
     walk declines it or fails (that gives the value, or the error, it always gave). Only for a document
@@ -402,7 +402,7 @@ def _yaml_documents(text: str, name: str, keep_empty: bool, loader_type: type = 
                     check_aliases(node)
                     value = constructor().construct_document(node)
                 else:
-                    value = _walked(loader_type, node)
+                    value = build_document(loader_type, node)
                 if value is None and _is_empty(node) and not keep_empty:
                     continue
                 documents.append(Document(value, name, index, node.start_mark.line + 1, _yaml_locator(node)))

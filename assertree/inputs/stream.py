@@ -51,10 +51,11 @@ MAX_LINE_PROBLEMS = 100
 
 STREAM_YAML_BYTES = 1 << 20
 """A regular YAML file larger than this is read document by document. Measured on 3,306 manifests in one
-5.3 MB file: read whole (libyaml's events, then the fast payload constructor) 1.5 s and 53 MB held at once
-(its value and bytes, about ten times its size); document by document 1.6-2.1 s and 2 MB. So a file read
-whole is a little faster but holds about ten times its size until its resources are checked: at 1 MiB that
-is about 10 MB, under what the rest of a scan holds (policies, modules: about 30 MB); above it, memory wins."""
+5.3 MB file: read whole (libyaml's events, then the one-walk constructor) 1.6-2.1 s and 53 MB held at once
+(its value and bytes, about ten times its size); document by document, with the same constructor, 1.8-1.9 s
+and 2 MB. So a file read whole holds about ten times its size until its resources are checked: at 1 MiB
+that is about 10 MB, under what the rest of a scan holds (policies, modules: about 30 MB); above it,
+memory wins."""
 
 __all__ = ["NDJSON_SUFFIXES", "LinePayload", "ResourceStream", "is_ndjson", "ndjson_resources",
            "yaml_stream_resources"]
@@ -287,7 +288,9 @@ def yaml_stream_resources(path: str) -> Iterator[Resource]:
 
     from assertree.documents.limits import check_aliases
     from assertree.documents.loaders import MAX_DEPTH, PayloadLoader, check_event_depth
-    from assertree.documents.reader import _yaml_errors, _yaml_locator  # the reader's own YAML errors, positions
+
+    # the reader's own YAML errors, positions and document building
+    from assertree.documents.reader import _yaml_errors, _yaml_locator, build_document
 
     indicators, aliases = _indicators(path)
     with _yaml_errors(path):
@@ -304,7 +307,9 @@ def yaml_stream_resources(path: str) -> Iterator[Resource]:
                     node = loader.get_node()
                     if aliases:
                         check_aliases(node)
-                    value = loader.construct_document(node)
+                        value = loader.construct_document(node)
+                    else:
+                        value = build_document(PayloadLoader, node)
                     budget.next_document()
                     if value is None:
                         continue
