@@ -103,7 +103,7 @@ def _refuse(loader: yaml.SafeLoader, node: yaml.Node):
     )
 
 
-def _checked(construct):
+def checked_scalar(construct):
     """A PyYAML scalar constructor whose failure on text its explicit tag does not fit (``!!int .5``,
     ``!!int ""``, ``!!bool maybe``: a ValueError, IndexError or KeyError inside PyYAML) becomes a
     located YAML error."""
@@ -121,7 +121,7 @@ JSONSafeLoader.add_constructor("tag:yaml.org,2002:timestamp", _as_string)
 for _tag, _construct in (("int", yaml.constructor.SafeConstructor.construct_yaml_int),
                          ("float", yaml.constructor.SafeConstructor.construct_yaml_float),
                          ("bool", yaml.constructor.SafeConstructor.construct_yaml_bool)):
-    JSONSafeLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _checked(_construct))
+    JSONSafeLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", checked_scalar(_construct))
 for _tag in ("binary", "set", "omap", "pairs"):
     JSONSafeLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _refuse)
 

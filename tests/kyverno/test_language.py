@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from assertree.errors import PolicyError
+from assertree.errors import PayloadError, PolicyError
 from assertree.languages.kyverno.language import (
     compile_document,
     is_kyverno_policy,
@@ -180,6 +180,14 @@ def test_manifests_read_yaml_as_go_yaml_v2_does():
     [manifest] = parse_manifests("kind: ConfigMap\napiVersion: v1\nmetadata: {name: c}\n"
                                  "data:\n  a: y\n  b: 10:30\n  c: 0x10\n  d: 1e3\n  e: 2024-01-01\n  f: 012\n")
     assert manifest.value["data"] == {"a": True, "b": "10:30", "c": 16, "d": 1000.0, "e": "2024-01-01", "f": 10}
+
+
+@pytest.mark.parametrize(("spelling", "kind"), [("!!int x", "int"), ("!!bool maybe", "bool"), ("!!float one", "float")])
+def test_an_explicit_tag_on_text_it_does_not_fit_is_a_located_error(spelling, kind):
+    """go-yaml refuses ``!!int x``; so does the manifest reader, at its line, never with a Python error."""
+    with pytest.raises(PayloadError) as caught:
+        parse_manifests(f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  replicas: {spelling}\n", "p.yaml")
+    assert str(caught.value).startswith(f"p.yaml:5:13: invalid YAML: cannot read {spelling.split()[1]!r} as {kind}")
 
 
 def test_manifests_default_the_namespace_of_namespaced_kinds_only():

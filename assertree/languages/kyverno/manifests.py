@@ -40,7 +40,13 @@ from typing import Any
 import yaml
 
 from assertree.documents.limits import may_alias
-from assertree.documents.loaders import Unsupported, check_table_resolvable, construct_plain, table_resolve
+from assertree.documents.loaders import (
+    Unsupported,
+    check_table_resolvable,
+    checked_scalar,
+    construct_plain,
+    table_resolve,
+)
 from assertree.errors import PayloadError
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -160,9 +166,9 @@ def _refuse(loader: yaml.SafeLoader, node: yaml.Node):
                                             node.start_mark)
 
 
-GoYAMLLoader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
-GoYAMLLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
-GoYAMLLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+for _tag, _construct in (("bool", _construct_bool), ("int", _construct_int), ("float", _construct_float)):
+    # an explicit tag on text it does not fit (`!!int x`, `!!bool maybe`) is a located YAML error, as in go-yaml
+    GoYAMLLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", checked_scalar(_construct))
 GoYAMLLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_string)
 GoYAMLLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
 for _tag in ("binary", "set", "omap", "pairs"):
@@ -185,8 +191,8 @@ class Manifest:
                 str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))
 
 
-_GO_SCALARS = {"tag:yaml.org,2002:bool": _construct_bool, "tag:yaml.org,2002:int": _construct_int,
-               "tag:yaml.org,2002:float": _construct_float, "tag:yaml.org,2002:timestamp": _construct_string}
+_GO_SCALARS = {f"tag:yaml.org,2002:{tag}": GoYAMLLoader.yaml_constructors[f"tag:yaml.org,2002:{tag}"]
+               for tag in ("bool", "int", "float", "timestamp")}
 
 
 def go_yaml_documents(text: str) -> list[Any]:
