@@ -88,6 +88,41 @@ def test_alias_bomb_payload_on_the_command_line(capsys):
     assert "alias-bomb-payload.yaml:9:" in line and "excessive aliasing" in line
 
 
+DEEP = "apiVersion: v1\nkind: Pod\nmetadata: {name: deep}\nspec: " + "[" * 5000 + "]" * 5000 + "\n"
+KYVERNO_LIMITS = [pytest.param("alias-bomb", "excessive aliasing", id="alias-bomb"),
+                  pytest.param("deep", "nested more than 1024 levels deep", id="deep")]
+
+
+@pytest.mark.parametrize(("case", "message"), KYVERNO_LIMITS)
+def test_kyverno_manifests_keep_the_reader_limits(case, message):
+    """The go-yaml v2 reader of `kyverno test` and `apply` resources refuses what the payload reader
+    refuses: an alias bomb would expand in every walk after parsing (a hang), a deep enough document
+    would crash libyaml's composer (the process)."""
+    from assertree.errors import PayloadError
+    from assertree.languages.kyverno.manifests import parse_manifests
+
+    text = DEEP if case == "deep" else (DATA / "alias-bomb-payload.yaml").read_text()
+    started = time.monotonic()
+    with pytest.raises(PayloadError, match=message):
+        parse_manifests(text, "m.yaml")
+    assert time.monotonic() - started < SECONDS
+
+
+@pytest.mark.parametrize(("case", "message"), KYVERNO_LIMITS)
+def test_kyverno_test_resources_keep_the_reader_limits(tmp_path, capsys, case, message):
+    (tmp_path / "policy.yaml").write_text((DATA / "needs-team-label-policy.yaml").read_text())
+    (tmp_path / "resource.yaml").write_text(DEEP if case == "deep" else (DATA / "alias-bomb-payload.yaml").read_text())
+    (tmp_path / "kyverno-test.yaml").write_text(
+        "apiVersion: cli.kyverno.io/v1alpha1\nkind: Test\nmetadata: {name: limits}\npolicies: [policy.yaml]\n"
+        "resources: [resource.yaml]\nresults: []\n")
+    started = time.monotonic()
+    code = main(["test", str(tmp_path)])
+    out = capsys.readouterr()
+    assert time.monotonic() - started < SECONDS
+    assert code == 1 and "internal error" not in out.err
+    assert "resource.yaml:" in out.out and message in out.out
+
+
 @pytest.mark.parametrize("payload", [True, False])
 @pytest.mark.parametrize("path", ["fast", "positioned"])
 def test_anchor_containing_itself_is_a_located_error(path, payload):

@@ -39,9 +39,10 @@ from typing import Any
 
 import yaml
 
-from assertree.documents.limits import may_alias
+from assertree.documents.limits import check_aliases, may_alias
 from assertree.documents.loaders import (
     Unsupported,
+    check_nesting,
     check_table_resolvable,
     checked_scalar,
     construct_plain,
@@ -197,16 +198,21 @@ _GO_SCALARS = {f"tag:yaml.org,2002:{tag}": GoYAMLLoader.yaml_constructors[f"tag:
 
 def go_yaml_documents(text: str) -> list[Any]:
     """Every document of a YAML stream read by `GoYAMLLoader`, as ``yaml.load_all`` gives them (None for
-    an empty one); PyYAML's errors propagate. A document that cannot hold an alias is built in one walk
-    (`assertree.documents.loaders.construct_plain`, with this loader's constructors), which declines
-    what it does not handle to the loader's own constructor: the same values, about twice as fast."""
+    an empty one); PyYAML's errors propagate, and so do the reader's limits (`assertree.documents.limits`:
+    nesting over 1024 levels, go-yaml's alias budget), located. A document that cannot hold an alias is
+    built in one walk (`assertree.documents.loaders.construct_plain`, with this loader's constructors),
+    which declines what it does not handle to the loader's own constructor: the same values, about twice
+    as fast."""
+    check_nesting(text)  # libyaml's composer recurses in C: a deep enough document would crash the process
     loader = GoYAMLLoader(text)
-    walk = not may_alias(text)
+    aliases = may_alias(text)
     documents = []
     try:
         while loader.check_node():
             node = loader.get_node()
-            if walk:
+            if aliases:
+                check_aliases(node)  # go-yaml's alias budget: a bomb would expand in every walk after this one
+            else:
                 try:
                     documents.append(construct_plain(loader, node, _GO_SCALARS, _key_text))
                     continue
