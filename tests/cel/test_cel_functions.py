@@ -120,6 +120,7 @@ KYVERNO_CASES = [
     ("parseServiceAccount('alice')", {"Namespace": "", "Name": ""}),
     ("json.unmarshal('{\"a\": [1, 2.5]}')", {"a": [1, 2.5]}),
     ("yaml.parse('a:\\n  - b\\n')", {"a": ["b"]}),
+    ("yaml.parse('on: y\\nday: 2024-01-01')", {"true": True, "day": "2024-01-01"}),  # go-yaml v2, as JSON
     ("time.now() > timestamp('2024-01-01T00:00:00Z')", True),
 ]
 
@@ -145,6 +146,12 @@ def test_function(text, expected):
         ("semver('1.2')", "No Major.Minor.Patch"),
         ("image('UPPER/Case')", "could not parse reference"),
         ("json.unmarshal('{')", "failed to unmarshal JSON"),
+        # YAML is read as go-yaml v2 reads it, with its limits: errors, never a hang or a crash
+        ("yaml.parse('a: !!int x')", "failed to parse YAML: yaml: cannot decode !!str `x` as a !!int"),
+        (f"yaml.parse('a: {'[' * 5000}{']' * 5000}')", "failed to parse YAML: yaml: nested more than 1024 levels deep"),
+        ("yaml.parse('" + "\\n".join(["l0: &l0 [x, x, x, x, x, x, x, x, x]"] + [
+            f"l{level}: &l{level} [{', '.join([f'*l{level - 1}'] * 9)}]" for level in range(1, 9)]) + "')",
+         "failed to parse YAML: yaml: document contains excessive aliasing"),
         ("{'a': 1}.isGreaterThan({'b': 2})", "no such overload"),  # a plain map is no quantity
         ("quantity('1').isGreaterThan(semver('1.0.0'))", "no such overload: expected a quantity"),
     ],

@@ -5,15 +5,16 @@
 struct's field names the policies select) and ``time.now()``. In Kyverno
 ``json`` and ``yaml`` are variables whose methods these are; here they are
 namespaced functions, which reads the same in an expression. YAML is read
-with PyYAML's safe loader.
+as Kyverno reads it elsewhere (sigs.k8s.io/yaml: go-yaml v2, then JSON), by
+the JMESPath library's reader (`assertree.jp.functions.goyaml`), with its
+limits: go-yaml's alias budget and 1024 levels of nesting, so a hostile
+string is an error rather than a hang or a crash.
 """
 
 from __future__ import annotations
 
 import datetime
 import json
-
-import yaml
 
 from assertree.languages.cel.engine import FunctionError
 from assertree.languages.cel.functions.declare import Declaration
@@ -29,9 +30,12 @@ def _unmarshal(text: str):
 
 
 def _parse_yaml(text: str):
+    from assertree.jp.errors import FunctionError as YAMLError
+    from assertree.jp.functions.goyaml import decode_yaml
+
     try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as error:
+        return decode_yaml(text)
+    except YAMLError as error:
         raise FunctionError(f"failed to parse YAML: {error}".splitlines()[0]) from None
 
 
