@@ -17,7 +17,8 @@ from typing import Any
 
 from assertree.apply.mutations import Applied, apply_mutations
 from assertree.apply.rewrite import rewrite_json, rewrite_stream
-from assertree.errors import PayloadError
+from assertree.documents.reader import read_bytes
+from assertree.errors import DocumentError, PayloadError
 from assertree.languages.base import ScanContext
 from assertree.results import Resource
 
@@ -50,9 +51,11 @@ def apply_to_files(paths: Iterable[str | Path], policies: Sequence[Any], *,
     changes = []
     for path in paths:
         try:
-            data = Path(path).read_bytes()
-        except OSError as error:
-            raise PayloadError(f"cannot read resource file: {error.strerror or error}", source=str(path)) from None
+            data = read_bytes(path)  # a FIFO, the size limit: as every input is read
+        except DocumentError as error:
+            from assertree.languages.kyverno.manifests import resource_file_error
+
+            raise resource_file_error(error, "resource") from None
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:

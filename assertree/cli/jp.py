@@ -36,11 +36,11 @@ FUNCTION_EXAMPLES = """Examples:
 
 def read_expression_file(file: Path) -> str:
     """The expression a file holds (UTF-8, -16 or -32); a one-line error naming the file otherwise."""
-    from assertree.documents.reader import decode_text, read_bytes
+    from assertree.documents.reader import read_text
     from assertree.errors import DocumentError, UsageError
 
     try:
-        return decode_text(read_bytes(file), str(file)).strip()
+        return read_text(file).strip()
     except DocumentError as error:
         raise UsageError.of(error.problem) from None
 

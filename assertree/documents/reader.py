@@ -205,6 +205,12 @@ _ENCODING_NAMES = {"utf-8": "UTF-8", "utf-8-sig": "UTF-8", "utf-16": "UTF-16", "
                    "utf-16-be": "UTF-16BE", "utf-32": "UTF-32", "utf-32-le": "UTF-32LE", "utf-32-be": "UTF-32BE"}
 
 
+def read_text(path: str | Path) -> str:
+    """The text of a file as every input is read: `read_bytes` (a FIFO, the size limit), then `decode_text`
+    (UTF-8, UTF-16 or UTF-32); a located DocumentError naming the file otherwise."""
+    return decode_text(read_bytes(path), str(path))
+
+
 def decode_text(data: bytes, name: str) -> str:
     """`data` as text (UTF-8, UTF-16 or UTF-32, with or without a byte-order mark, see the module
     docstring); a located error naming the encoding otherwise."""
@@ -236,7 +242,7 @@ def load_documents(path: str | Path, text: str | None = None, *, keep_empty: boo
     its positions are prepared."""
     name = str(path)
     if text is None:
-        text = decode_text(read_bytes(path), name)
+        text = read_text(path)
     kind = format_of(name)
     if positions_only and (kind == "json" or (kind is None and text.lstrip()[:1] in ("{", "["))):
         return [_json_document(text, name, positions_only=True, value=value)]

@@ -123,6 +123,36 @@ def test_kyverno_test_resources_keep_the_reader_limits(tmp_path, capsys, case, m
     assert "resource.yaml:" in out.out and message in out.out
 
 
+@pytest.mark.parametrize(("content", "message"), [
+    pytest.param(b"apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {a: \"\xff\"}\n",
+                 "resource.yaml:4:12: cannot read resource file: not UTF-8 text", id="not-utf8"),
+    pytest.param(b"apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n" + b"# padding\n" * 200,
+                 "resource.yaml: cannot read resource file: larger than 1,000 bytes, the input limit", id="too-large"),
+])
+def test_kyverno_test_resource_files_are_read_as_every_input(tmp_path, capsys, monkeypatch, content, message):
+    """Resource files of `assertree test` go through the reader every input uses: its encodings and its
+    size limit (a FIFO or /dev/zero is never read without end), with the file's own error."""
+    monkeypatch.setenv("ASSERTREE_MAX_INPUT_BYTES", "1000")
+    (tmp_path / "policy.yaml").write_text((DATA / "needs-team-label-policy.yaml").read_text())
+    (tmp_path / "resource.yaml").write_bytes(content)
+    (tmp_path / "kyverno-test.yaml").write_text(
+        "apiVersion: cli.kyverno.io/v1alpha1\nkind: Test\nmetadata: {name: inputs}\npolicies: [policy.yaml]\n"
+        "resources: [resource.yaml]\nresults: []\n")
+    code = main(["test", str(tmp_path)])
+    out = capsys.readouterr()
+    assert code == 1 and "internal error" not in out.err
+    assert message in out.out
+
+
+def test_a_values_file_that_is_not_utf8_is_a_located_error(tmp_path, capsys):
+    values = tmp_path / "values.yaml"
+    values.write_bytes(b"apiVersion: cli.kyverno.io/v1alpha1\nkind: Values\nglobalValues: {a: \"\xff\"}\n")
+    code, err = cli(capsys, "scan", "--policy", FAILING_POLICY, "-p", POD, "--values", str(values))
+    assert code == 2
+    (line,) = error_lines(err)
+    assert f"{values}:3:" in line and "cannot read values file: not UTF-8 text" in line
+
+
 @pytest.mark.parametrize("payload", [True, False])
 @pytest.mark.parametrize("path", ["fast", "positioned"])
 def test_anchor_containing_itself_is_a_located_error(path, payload):

@@ -48,7 +48,8 @@ from assertree.documents.loaders import (
     construct_plain,
     table_resolve,
 )
-from assertree.errors import PayloadError
+from assertree.documents.reader import read_text
+from assertree.errors import DocumentError, PayloadError
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -247,10 +248,17 @@ def parse_manifests(text: str, source: str | None = None) -> list[Manifest]:
 def read_manifests(path: str | Path) -> list[Manifest]:
     """The resources in the file at `path` (see `parse_manifests`)."""
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except OSError as error:
-        raise PayloadError(f"cannot read resource file: {error.strerror or error}", source=str(path)) from None
+        text = read_text(path)  # a FIFO, the size limit, UTF-16/32: as every input is read
+    except DocumentError as error:
+        raise resource_file_error(error, "resource") from None
     return parse_manifests(text, str(path))
+
+
+def resource_file_error(error: DocumentError, what: str) -> PayloadError:
+    """A reader's error for a file a Kyverno input names (resource, values, context), saying which."""
+    problem = error.problem
+    return PayloadError(f"cannot read {what} file: {problem.message}", source=problem.location.source,
+                        line=problem.location.line, column=problem.location.column)
 
 
 def normalise(resource: dict) -> dict:

@@ -35,8 +35,9 @@ from typing import Any, NoReturn
 
 import yaml
 
-from assertree.errors import PayloadError
-from assertree.languages.kyverno.manifests import go_yaml_documents
+from assertree.documents.reader import read_text
+from assertree.errors import DocumentError, PayloadError
+from assertree.languages.kyverno.manifests import go_yaml_documents, resource_file_error
 
 __all__ = [
     "NamespaceSelector",
@@ -242,9 +243,9 @@ def _document(text: str, source: str | None, what: str) -> dict:
 
 def _read(path: str | Path, what: str) -> str:
     try:
-        return Path(path).read_text(encoding="utf-8-sig")
-    except OSError as error:
-        _fail(f"cannot read {what} file: {error.strerror or error}", str(path))
+        return read_text(path)  # a FIFO, the size limit, UTF-16/32: as every input is read
+    except DocumentError as error:
+        raise resource_file_error(error, what) from None
 
 
 def _check_keys(value: Any, allowed: Sequence[str], source: str | None, path: FieldPath) -> dict:

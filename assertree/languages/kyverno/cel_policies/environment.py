@@ -49,12 +49,17 @@ def read_context_file(path: str | Path) -> Lookups:
     """A ``cli.kyverno.io`` Context file (``spec.resources``, ``spec.images``) as `Lookups`."""
     import yaml
 
-    from assertree.errors import PayloadError
-    from assertree.languages.kyverno.manifests import go_yaml_documents, normalise
+    from assertree.documents.reader import read_text
+    from assertree.errors import DocumentError, PayloadError
+    from assertree.languages.kyverno.manifests import go_yaml_documents, normalise, resource_file_error
 
     try:
-        documents = [d for d in go_yaml_documents(Path(path).read_text(encoding="utf-8-sig")) if d]
-    except (OSError, yaml.YAMLError) as error:
+        text = read_text(path)  # a FIFO, the size limit, UTF-16/32: as every input is read
+    except DocumentError as error:
+        raise resource_file_error(error, "context") from None
+    try:
+        documents = [d for d in go_yaml_documents(text) if d]
+    except yaml.YAMLError as error:
         raise PayloadError(f"cannot read context file: {error}", source=str(path)) from None
     resources: list[dict] = []
     images: dict[str, Any] = {}
