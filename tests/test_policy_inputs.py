@@ -219,3 +219,16 @@ def test_policy_directories_skip_hidden_test_folders(tmp_path):
     (tmp_path / "policy.yaml").write_text("kind: ClusterPolicy\n")
     assert policy_files([tmp_path]) == [tmp_path / "policy.yaml"]
     assert policy_files([tmp_path / ".kyverno-test" / "kyverno-test.yaml"])  # named on purpose: read
+
+
+@pytest.mark.parametrize("at", [0, (1 << 20) - 5, 3 << 20])
+def test_lint_finds_a_policy_marker_anywhere_in_a_large_file_found_in_a_directory(tmp_path, capsys, at):
+    """Whether a file found in a directory may be a policy is decided reading it in chunks (a repository
+    may hold a plan of gigabytes), so a marker across two chunks still counts."""
+    text = bytearray(b" " * (4 << 20))
+    text[at:at + len(b"ClusterPolicy")] = b"ClusterPolicy"
+    (tmp_path / "big.yaml").write_bytes(b"\n" + bytes(text) + b"\n")
+    (tmp_path / "payload.json").write_text('{"no": "policy here"}')
+    assert main(["lint", str(tmp_path)]) == 1  # big.yaml is checked (a string, not a policy), payload.json skipped
+    out = capsys.readouterr().out
+    assert "big.yaml" in out and "payload.json" not in out

@@ -134,11 +134,18 @@ _OLD_SYNTAX = {
 def _holds_no_policy(file: Path) -> bool:
     """Whether a file found in a directory cannot be a policy of any language (it never names one),
     so lint skips it rather than calling every payload of a repository "not a policy"."""
+    overlap = max(len(marker) for marker in _POLICY_MARKERS) - 1  # a marker split across two chunks
+    tail = b""
     try:
-        data = file.read_bytes()
+        with file.open("rb") as stream:  # in chunks: a repository may hold a plan of gigabytes
+            while chunk := stream.read(1 << 20):
+                data = tail + chunk
+                if any(marker in data for marker in _POLICY_MARKERS):
+                    return False
+                tail = data[-overlap:]
     except OSError:
         return False
-    return not any(marker in data for marker in _POLICY_MARKERS)
+    return True
 
 
 def _with_hint(problem: Problem, document: Any) -> Problem:
