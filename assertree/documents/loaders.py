@@ -22,6 +22,8 @@ from typing import Any, ClassVar
 
 import yaml
 
+from assertree.documents.limits import check_aliases
+
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_DEPTH = 1024
 _NESTING_INDICATORS = "[{-:?"
@@ -312,37 +314,44 @@ PayloadLoader.add_constructor(None, _plain_value)
 
 _STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
 _NULL = "tag:yaml.org,2002:null"
-_SCALARS = {"tag:yaml.org,2002:int": _payload_int, "tag:yaml.org,2002:float": _payload_float,
-            "tag:yaml.org,2002:bool": _payload_bool}
+PAYLOAD_SCALARS = {"tag:yaml.org,2002:int": _payload_int, "tag:yaml.org,2002:float": _payload_float,
+                   "tag:yaml.org,2002:bool": _payload_bool}
 check_table_resolvable(PayloadLoader)
 
 
 class Unsupported(Exception):
-    """A document `construct_payload` leaves to PyYAML's constructor (a merge key, a tag of its own)."""
+    """A document `construct_plain` leaves to PyYAML's constructor (a merge key, a tag of its own)."""
 
 
-def construct_payload(loader: Any, root: yaml.Node) -> Any:
-    """The value PayloadLoader's ``construct_document(root)`` gives, built in one recursive walk.
+def build_value(constructor: Any, root: yaml.Node, scalars: dict[str, Any],
+                key_of: Callable[[Any], Any] | None = None, *, may_alias: bool) -> Any:
+    """The value of a composed document, as `constructor`'s ``construct_document(root)`` gives it.
 
     PyYAML's constructor spends most of a small file's parse on its generality (a generator per
-    mapping, a table lookup and a cache entry per node). Payloads use little of it, so this walk
-    handles only plain mappings, sequences, and scalars tagged str, null, int, float or bool, with
-    PayloadLoader's own functions for scalars, keys and repeated keys. It must never change a value:
-    it raises `Unsupported` for anything else (a merge key ``<<``, any other tag) before building
-    anything, and is called only on documents that cannot hold an alias (the same node twice, which
-    PyYAML builds once and shares). Any error it raises should be re-made by the general
-    constructor, which reports the same document's first error in its own order.
+    mapping, a table lookup and a cache entry per node); readers use little of it, so a document that
+    cannot hold an alias is built in one walk (`construct_plain`), which leaves anything unusual, and
+    any error, to that constructor: it gives the value, or the error, it always gave. A document
+    that `may_alias` (the same node twice, which PyYAML builds once and shares) is held to go-yaml's
+    alias budget first (`check_aliases`), then built by the constructor.
     """
-    return construct_plain(loader, root, _SCALARS)
+    if may_alias:
+        check_aliases(root)
+        return constructor.construct_document(root)
+    try:
+        return construct_plain(constructor, root, scalars, key_of)
+    except (Unsupported, yaml.YAMLError, ValueError, LookupError, TypeError, RecursionError):
+        return constructor.construct_document(root)
 
 
 def construct_plain(loader: Any, root: yaml.Node, scalars: dict[str, Any],
                     key_of: Callable[[Any], Any] | None = None) -> Any:
-    """`construct_payload`'s walk for any loader whose constructors it is given: `scalars` maps a tag
-    to the loader's constructor for it (str and null are built here). Without `key_of`, a key is the
-    text it was written as; with it, `key_of` of the key's scalar value. A key written twice, or two
-    keys that become one, is `Unsupported`: each loader has its own rule for that (an error, or the
-    last value wins), which its general constructor applies."""
+    """A document's value in one recursive walk, with the constructors `scalars` maps tags to (str and
+    null are built here): only plain mappings, sequences and those scalars. It must never change a
+    value: it raises `Unsupported` for anything else (a merge key ``<<``, any other tag) before building
+    anything, and is only called on documents that cannot hold an alias. Without `key_of`, a key is the
+    text it was written as (PayloadLoader); with it, `key_of` of the key's scalar value. A key written
+    twice, or two keys that become one, is `Unsupported`: each loader has its own rule for that (an
+    error, or the last value wins), which its general constructor applies."""
     scalar_node, mapping_node, sequence_node = yaml.ScalarNode, yaml.MappingNode, yaml.SequenceNode
     merge = "tag:yaml.org,2002:merge"
 

@@ -20,9 +20,9 @@ decided once:
 Two ways to read, one result. `parse_values` is the fast path for payloads:
 orjson, and libyaml's C loader, with the garbage collector paused (parsed JSON
 cannot form cycles), no positions kept; a payload YAML document that cannot
-hold an alias is built by `construct_payload`, which leaves anything unusual
+hold an alias is built in one walk (`assertree.documents.loaders.build_value`), which leaves anything unusual
 to PyYAML's constructor (with it, small manifests parse in two thirds of the time). `load_documents` keeps positions
-(its YAML documents are built by the same kind of walk, `construct_plain`):
+(its YAML documents are built the same way):
 each `Document` can say where any field path inside it starts, for policy
 errors and, lazily, for reports that point at a failing field of a payload.
 JSON positions are found on demand by walking the text: keys are read with the
@@ -55,14 +55,13 @@ from typing import Any
 
 import yaml
 
-from assertree.documents.limits import MAX_INPUT_BYTES_VARIABLE, check_aliases, max_input_bytes, may_alias
+from assertree.documents.limits import MAX_INPUT_BYTES_VARIABLE, max_input_bytes, may_alias
 from assertree.documents.loaders import (
+    PAYLOAD_SCALARS,
     JSONSafeLoader,
     PayloadLoader,
-    Unsupported,
+    build_value,
     check_nesting,
-    construct_payload,
-    construct_plain,
 )
 from assertree.errors import DocumentError
 
@@ -318,12 +317,7 @@ def _fast_yaml(data: bytes, name: str, loader: type) -> list[Any]:
         try:
             with collector_paused():
                 while reader.check_node():
-                    node = reader.get_node()
-                    if aliases:
-                        check_aliases(node)
-                        value = reader.construct_document(node)
-                    else:
-                        value = build_document(loader, node)
+                    value = build_document(loader, reader.get_node(), may_alias=aliases)
                     if value is not None:
                         values.append(value)
         finally:
@@ -367,32 +361,23 @@ class _PayloadConstructor(yaml.constructor.SafeConstructor):
     construct_mapping = PayloadLoader.construct_mapping
 
 
-_CONSTRUCTORS: dict[type, type] = {JSONSafeLoader: _Constructor, PayloadLoader: _PayloadConstructor}
 _JSON_SCALARS = {tag: JSONSafeLoader.yaml_constructors[tag]
                  for tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool",
                              "tag:yaml.org,2002:timestamp")}
+_BUILDS: dict[type, tuple[type, dict[str, Any], Any]] = {  # loader: (its constructor, the walk's scalars, keys)
+    JSONSafeLoader: (_Constructor, _JSON_SCALARS, lambda key: key),  # keys are their values
+    PayloadLoader: (_PayloadConstructor, PAYLOAD_SCALARS, None),  # keys are the text written
+}
 
 
-def build_document(loader_type: type, node: yaml.Node) -> Any:
-    """A document's value built in one walk (`construct_plain`, with the loader's constructors: keys are
-    their values for JSONSafeLoader, their text for PayloadLoader), or by PyYAML's constructor when the
-    walk declines it or fails (that gives the value, or the error, it always gave). Only for a document
-    that cannot hold an alias."""
-    constructor = _CONSTRUCTORS[loader_type]()
-    try:
-        if loader_type is PayloadLoader:
-            return construct_payload(constructor, node)
-        return construct_plain(constructor, node, _JSON_SCALARS, _itself)
-    except (Unsupported, yaml.YAMLError, ValueError, LookupError, TypeError, RecursionError):
-        return _CONSTRUCTORS[loader_type]().construct_document(node)
-
-
-def _itself(value: Any) -> Any:
-    return value
+def build_document(loader_type: type, node: yaml.Node, *, may_alias: bool) -> Any:
+    """A composed document's value with `loader_type`'s rules (`build_value`: one walk, or PyYAML's
+    constructor after the alias budget when the text `may_alias`)."""
+    constructor, scalars, key_of = _BUILDS[loader_type]
+    return build_value(constructor(), node, scalars, key_of, may_alias=may_alias)
 
 
 def _yaml_documents(text: str, name: str, keep_empty: bool, loader_type: type = JSONSafeLoader) -> list[Document]:
-    constructor = _CONSTRUCTORS[loader_type]
     loader = loader_type(text)
     documents = []
     try:
@@ -404,11 +389,7 @@ def _yaml_documents(text: str, name: str, keep_empty: bool, loader_type: type = 
                 node = loader.get_node()
                 if node is None:  # pragma: no cover - check_node guarantees a node
                     break
-                if aliases:
-                    check_aliases(node)
-                    value = constructor().construct_document(node)
-                else:
-                    value = build_document(loader_type, node)
+                value = build_document(loader_type, node, may_alias=aliases)
                 if value is None and _is_empty(node) and not keep_empty:
                     continue
                 documents.append(Document(value, name, index, node.start_mark.line + 1, _yaml_locator(node)))

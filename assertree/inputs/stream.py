@@ -286,7 +286,6 @@ def yaml_stream_resources(path: str) -> Iterator[Resource]:
     larger than ``ASSERTREE_MAX_INPUT_BYTES`` is an error. A bad document is a DocumentError: the
     documents before it have been checked already."""
 
-    from assertree.documents.limits import check_aliases
     from assertree.documents.loaders import MAX_DEPTH, PayloadLoader, check_event_depth
 
     # the reader's own YAML errors, positions and document building
@@ -305,11 +304,7 @@ def yaml_stream_resources(path: str) -> Iterator[Resource]:
                 index = 0
                 while loader.check_node():
                     node = loader.get_node()
-                    if aliases:
-                        check_aliases(node)
-                        value = loader.construct_document(node)
-                    else:
-                        value = build_document(PayloadLoader, node)
+                    value = build_document(PayloadLoader, node, may_alias=aliases)
                     budget.next_document()
                     if value is None:
                         continue

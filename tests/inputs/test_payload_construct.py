@@ -1,10 +1,10 @@
 """The fast YAML constructors give exactly what PyYAML's general constructor gives.
 
-`assertree.documents.loaders.construct_payload` builds a payload document's
-value in one walk, and declines (for PyYAML's constructor to build) anything it
-does not handle itself; `assertree.languages.kyverno.manifests.go_yaml_documents`
-does the same for the Kyverno manifests' go-yaml v2 reading (`construct_plain`
-with that loader's constructors, keys and repeats); `go_yaml_number` answers
+`assertree.documents.loaders.build_value` builds a document's value in one walk
+(`construct_plain`) and declines (for PyYAML's constructor to build) anything the
+walk does not handle itself: for payloads, for documents with positions, and for
+the Kyverno manifests' go-yaml v2 reading (`go_yaml_documents`, with that
+loader's constructors, keys and repeats); `go_yaml_number` answers
 plain decimal integers without its general steps. All promise never to change a
 value or an error. The
 properties hold them to that on random YAML streams written from a vocabulary
@@ -23,7 +23,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assertree.documents import reader
+from assertree.documents import loaders, reader
 from assertree.documents.loaders import Unsupported, go_yaml_number
 from assertree.documents.reader import parse_values
 from assertree.errors import DocumentError
@@ -87,8 +87,7 @@ def decline(*_: Any) -> Any:
 
 def general(text: str, monkeypatch: pytest.MonkeyPatch, payload: bool = True) -> str:
     with monkeypatch.context() as patched:
-        patched.setattr(reader, "construct_payload", decline)
-        patched.setattr(reader, "construct_plain", decline)
+        patched.setattr(loaders, "construct_plain", decline)
         return outcome(text, payload)
 
 
@@ -129,7 +128,7 @@ def go_outcome(text: str) -> str:
 def test_the_go_yaml_walk_equals_pyyamls_constructor(monkeypatch, streams):
     text = "\n---\n".join(streams) + "\n"
     with monkeypatch.context() as patched:
-        patched.setattr(manifests, "construct_plain", decline)
+        patched.setattr(loaders, "construct_plain", decline)
         general_documents = go_outcome(text)
     assert go_outcome(text) == general_documents
     assert general_documents == go_load_all(text)
@@ -156,7 +155,6 @@ def test_documents_with_positions_walk_as_the_general_constructor_builds(monkeyp
     """Policies, test files and located payloads (`load_documents`) are built by the walk too."""
     text = "\n---\n".join(streams) + "\n"
     with monkeypatch.context() as patched:
-        patched.setattr(reader, "construct_plain", decline)
-        patched.setattr(reader, "construct_payload", decline)
+        patched.setattr(loaders, "construct_plain", decline)
         general_documents = documents_outcome(text, payload)
     assert documents_outcome(text, payload) == general_documents

@@ -39,13 +39,12 @@ from typing import Any
 
 import yaml
 
-from assertree.documents.limits import check_aliases, may_alias
+from assertree.documents.limits import may_alias
 from assertree.documents.loaders import (
-    Unsupported,
+    build_value,
     check_nesting,
     check_table_resolvable,
     checked_scalar,
-    construct_plain,
     table_resolve,
 )
 from assertree.documents.reader import read_text
@@ -201,7 +200,7 @@ def go_yaml_documents(text: str) -> list[Any]:
     """Every document of a YAML stream read by `GoYAMLLoader`, as ``yaml.load_all`` gives them (None for
     an empty one); PyYAML's errors propagate, and so do the reader's limits (`assertree.documents.limits`:
     nesting over 1024 levels, go-yaml's alias budget), located. A document that cannot hold an alias is
-    built in one walk (`assertree.documents.loaders.construct_plain`, with this loader's constructors),
+    built in one walk (`assertree.documents.loaders.build_value`, with this loader's constructors),
     which declines what it does not handle to the loader's own constructor: the same values, about twice
     as fast."""
     check_nesting(text)  # libyaml's composer recurses in C: a deep enough document would crash the process
@@ -209,17 +208,8 @@ def go_yaml_documents(text: str) -> list[Any]:
     aliases = may_alias(text)
     documents = []
     try:
-        while loader.check_node():
-            node = loader.get_node()
-            if aliases:
-                check_aliases(node)  # go-yaml's alias budget: a bomb would expand in every walk after this one
-            else:
-                try:
-                    documents.append(construct_plain(loader, node, _GO_SCALARS, _key_text))
-                    continue
-                except (Unsupported, yaml.YAMLError, ValueError, LookupError, TypeError, RecursionError):
-                    pass  # the general constructor gives the value, or the error, it always gave
-            documents.append(loader.construct_document(node))
+        while loader.check_node():  # an alias bomb is refused here: it would expand in every walk after this one
+            documents.append(build_value(loader, loader.get_node(), _GO_SCALARS, _key_text, may_alias=aliases))
     finally:
         loader.dispose()
     return documents
