@@ -26,7 +26,7 @@ from assertree.documents.limits import check_aliases
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_DEPTH = 1024
-_NESTING_INDICATORS = "[{-:?"
+NESTING_INDICATORS = "[{-:?"  # the characters that can open a nested collection
 
 
 def check_nesting(text: str) -> None:
@@ -36,7 +36,7 @@ def check_nesting(text: str) -> None:
     extra pass over libyaml's events (its parser keeps an explicit stack, so
     this pass cannot crash).
     """
-    if sum(text.count(indicator) for indicator in _NESTING_INDICATORS) <= MAX_DEPTH:
+    if sum(text.count(indicator) for indicator in NESTING_INDICATORS) <= MAX_DEPTH:
         return
     check_event_depth(text)
 

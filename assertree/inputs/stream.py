@@ -285,7 +285,6 @@ def yaml_stream_resources(path: str) -> Iterator[Resource]:
     as `check_nesting` makes on text); aliases are held to go-yaml's budget in each document; a document
     larger than ``ASSERTREE_MAX_INPUT_BYTES`` is an error. A bad document is a DocumentError: the
     documents before it have been checked already."""
-
     from assertree.documents.loaders import MAX_DEPTH, PayloadLoader, check_event_depth
 
     # the reader's own YAML errors, positions and document building
@@ -372,11 +371,14 @@ class _DocumentBudget:
 def _indicators(path: str) -> tuple[int, bool]:
     """How many characters of a file can open a nested collection, and whether it may hold an alias
     (`may_alias`), read in chunks."""
+    from assertree.documents.loaders import NESTING_INDICATORS
+
+    indicators = [character.encode() for character in NESTING_INDICATORS]  # as `check_nesting` counts them
     count, anchors, stars = 0, False, False
     try:
         with open(path, "rb") as stream:
             while chunk := stream.read(_CHUNK):
-                count += sum(chunk.count(indicator) for indicator in (b"[", b"{", b"-", b":", b"?"))
+                count += sum(chunk.count(indicator) for indicator in indicators)
                 anchors = anchors or b"&" in chunk
                 stars = stars or b"*" in chunk
     except OSError as error:
