@@ -421,15 +421,16 @@ def test_escape_rules(text, data, property_):
     assert escape_property(text) == property_
 
 
+@pytest.mark.parametrize("streamed", [[], ["--stream"]])
 @pytest.mark.parametrize(("failing", "note"), [(10, None), (11, "11 errors")])
-def test_overflow_note_when_github_would_drop_annotations(workdir, capsys, failing, note):
+def test_overflow_note_when_github_would_drop_annotations(workdir, capsys, failing, note, streamed):
     (workdir / "p.yaml").write_text(policy("limits", REPLICAS))
     (workdir / "r.json").write_text(
         json.dumps([{"name": f"r{i}", "replicas": 9} for i in range(failing)] + [{"name": "fine", "replicas": 1}])
     )
     result = scan_files(["r.json"], ["p.yaml"])
     assert sum(line.startswith("::error ") for line in github_lines(result)) == failing
-    code = main(["scan", "r.json", "--policy", "p.yaml", "-o", "github"])
+    code = main(["scan", "r.json", "--policy", "p.yaml", "-o", "github", *streamed])
     err = capsys.readouterr().err
     assert code == 1
     if note is None:

@@ -48,7 +48,6 @@ def write_outputs(outputs: list[Output], result, options: ReportOptions) -> None
     standard error, one line each (as every input problem that exits 2 does), and when no text or
     github report goes to standard output the totals line goes there too, so that a terminal or a CI
     log always shows them."""
-    note = None
     for output in outputs:
         text = render(output.format, result, options)
         if output.file is None:
@@ -58,8 +57,7 @@ def write_outputs(outputs: list[Output], result, options: ReportOptions) -> None
         if output.format == "github":
             from assertree.report.github import overflow_note
 
-            note = overflow_note(result)
-            _print_note(note)
+            _print_note(overflow_note(result))
     from assertree.report.totals import totals
 
     _after_reports(outputs, options, lambda: totals(result, options.problems).line())
@@ -88,15 +86,16 @@ def write_streamed(outputs: list[Output], policies, options: ReportOptions,
             tally.add(resource, results)
             for writer in writers:
                 writer.add(resource, results)
-        for writer, sink in zip(writers, sinks, strict=True):
+        for output, writer, sink in zip(outputs, writers, sinks, strict=True):
             writer.finish(tally, tuple(problems))
             writer.close()
             sink.commit()
-            from assertree.report.github import Writer as GitHubWriter
-            from assertree.report.github import overflow_note_of
+            if output.format == "github":  # as `write_outputs`, from what the writer counted
+                from assertree.report.github import Writer as GitHubWriter
+                from assertree.report.github import overflow_note_of
 
-            if isinstance(writer, GitHubWriter):
-                _print_note(overflow_note_of(writer.counts))
+                if isinstance(writer, GitHubWriter):
+                    _print_note(overflow_note_of(writer.counts))
     finally:
         for writer in writers:
             writer.close()
