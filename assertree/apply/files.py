@@ -53,9 +53,9 @@ def apply_to_files(paths: Iterable[str | Path], policies: Sequence[Any], *,
         try:
             data = read_bytes(path)  # a FIFO, the size limit: as every input is read
         except DocumentError as error:
-            from assertree.languages.kyverno.manifests import resource_file_error
+            from assertree.languages.kyverno.manifests import input_file_error
 
-            raise resource_file_error(error, "resource") from None
+            raise input_file_error(error, "resource") from None
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:

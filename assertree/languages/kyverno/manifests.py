@@ -237,15 +237,20 @@ def parse_manifests(text: str, source: str | None = None) -> list[Manifest]:
 
 def read_manifests(path: str | Path) -> list[Manifest]:
     """The resources in the file at `path` (see `parse_manifests`)."""
+    return parse_manifests(read_input_text(path, "resource"), str(path))
+
+
+def read_input_text(path: str | Path, what: str) -> str:
+    """The text of a file a Kyverno input names (`what`: resource, values, context), read as every input
+    is (`assertree.documents.reader.read_text`: a FIFO, the size limit, UTF-16/32), or a PayloadError."""
     try:
-        text = read_text(path)  # a FIFO, the size limit, UTF-16/32: as every input is read
+        return read_text(path)
     except DocumentError as error:
-        raise resource_file_error(error, "resource") from None
-    return parse_manifests(text, str(path))
+        raise input_file_error(error, what) from None
 
 
-def resource_file_error(error: DocumentError, what: str) -> PayloadError:
-    """A reader's error for a file a Kyverno input names (resource, values, context), saying which."""
+def input_file_error(error: DocumentError, what: str) -> PayloadError:
+    """A reader's error for a file a Kyverno input names, saying which (``cannot read resource file: ...``)."""
     problem = error.problem
     return PayloadError(f"cannot read {what} file: {problem.message}", source=problem.location.source,
                         line=problem.location.line, column=problem.location.column)

@@ -35,9 +35,8 @@ from typing import Any, NoReturn
 
 import yaml
 
-from assertree.documents.reader import read_text
-from assertree.errors import DocumentError, PayloadError
-from assertree.languages.kyverno.manifests import go_yaml_documents, resource_file_error
+from assertree.errors import PayloadError
+from assertree.languages.kyverno.manifests import go_yaml_documents, read_input_text
 
 __all__ = [
     "NamespaceSelector",
@@ -242,10 +241,7 @@ def _document(text: str, source: str | None, what: str) -> dict:
 
 
 def _read(path: str | Path, what: str) -> str:
-    try:
-        return read_text(path)  # a FIFO, the size limit, UTF-16/32: as every input is read
-    except DocumentError as error:
-        raise resource_file_error(error, what) from None
+    return read_input_text(path, what)
 
 
 def _check_keys(value: Any, allowed: Sequence[str], source: str | None, path: FieldPath) -> dict:

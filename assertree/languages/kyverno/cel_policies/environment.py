@@ -49,14 +49,10 @@ def read_context_file(path: str | Path) -> Lookups:
     """A ``cli.kyverno.io`` Context file (``spec.resources``, ``spec.images``) as `Lookups`."""
     import yaml
 
-    from assertree.documents.reader import read_text
-    from assertree.errors import DocumentError, PayloadError
-    from assertree.languages.kyverno.manifests import go_yaml_documents, normalise, resource_file_error
+    from assertree.errors import PayloadError
+    from assertree.languages.kyverno.manifests import go_yaml_documents, normalise, read_input_text
 
-    try:
-        text = read_text(path)  # a FIFO, the size limit, UTF-16/32: as every input is read
-    except DocumentError as error:
-        raise resource_file_error(error, "context") from None
+    text = read_input_text(path, "context")
     try:
         documents = [d for d in go_yaml_documents(text) if d]
     except yaml.YAMLError as error:
