@@ -240,10 +240,6 @@ def _document(text: str, source: str | None, what: str) -> dict:
     return documents[0]
 
 
-def _read(path: str | Path, what: str) -> str:
-    return read_input_text(path, what)
-
-
 def _check_keys(value: Any, allowed: Sequence[str], source: str | None, path: FieldPath) -> dict:
     if value is None:
         return {}
@@ -305,7 +301,7 @@ def parse_values(text: str, source: str | None = None) -> Values:
 
 def load_values(path: str | Path) -> Values:
     """The values file at `path` (see `parse_values`)."""
-    return parse_values(_read(path, "values"), str(path))
+    return parse_values(read_input_text(path, "values"), str(path))
 
 
 def values_from_spec(spec: Mapping, source: str | None = None, *, typed: bool = True,
@@ -388,7 +384,7 @@ def parse_user_info(text: str, source: str | None = None) -> UserInfo:
 
 def load_user_info(path: str | Path) -> UserInfo:
     """The user-info file at `path` (see `parse_user_info`)."""
-    return parse_user_info(_read(path, "user info"), str(path))
+    return parse_user_info(read_input_text(path, "user info"), str(path))
 
 
 def _strings(value: Any, source: str | None, path: FieldPath) -> list[str]:
