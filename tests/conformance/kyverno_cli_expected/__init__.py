@@ -1,0 +1,11 @@
+"""What `test_kyverno_cli` expects of each tier: the rows that do not agree yet (one module per tier, each
+row with its reason) and the share of rows each tier must keep agreeing."""
+
+from kyverno_cli_expected.admission import XFAIL as ADMISSION
+from kyverno_cli_expected.cel import XFAIL as CEL
+from kyverno_cli_expected.core import XFAIL as CORE
+
+XFAIL: dict[str, dict[str, str]] = {"core": CORE, "cel": CEL, "admission": ADMISSION}
+
+# The least share of a tier's scored rows that must agree (raised as each tier's issue lands).
+FLOORS: dict[str, float] = {"core": 0.0, "cel": 0.0, "admission": 0.0}
