@@ -21,17 +21,27 @@ from assertree.errors import AssertreeError
 TEST_FILE_NAME = "kyverno-test.yaml"
 API_VERSION = "cli.kyverno.io/v1alpha1"
 
-_LIST_FIELDS = ("policies", "resources", "exceptions")
-_KNOWN = {"apiVersion", "kind", "metadata", "name", "policies", "resources", "variables", "values", "userinfo",
-          "exceptions", "results", "context"}
-_NOT_YET = {"targetResources", "paramResources", "jsonPayload", "jsonPayloads", "httpPayloads", "envoyPayloads",
-            "clusterResources", "apiCallResponses", "globalContextEntries"}
+# Every field of the Test and of a result that ``kyverno test`` reads (cmd/cli/kubectl-kyverno/apis/v1alpha1
+# test.go and test_result.go at kyverno/kyverno 111e07bb); Kyverno decodes strictly, so any other is an error.
+_FILE_LIST_FIELDS = ("policies", "resources", "exceptions", "jsonPayloads", "httpPayloads", "envoyPayloads",
+                     "targetResources", "paramResources", "clusterResources")
+_FILE_FIELDS = ("variables", "userinfo", "context", "jsonPayload")
+_KNOWN = {"apiVersion", "kind", "metadata", "name", "values", "results", "apiCallResponses", "globalContextEntries",
+          *_FILE_LIST_FIELDS, *_FILE_FIELDS}
+POLICY_TYPE_FLAGS = ("isValidatingAdmissionPolicy", "isMutatingAdmissionPolicy", "isValidatingPolicy",
+                     "isDeletingPolicy", "isImageValidatingPolicy", "isGeneratingPolicy", "isMutatingPolicy")
 _RESULT_FIELDS = {"policy", "rule", "result", "kind", "resources", "resourceSpecs", "patchedResources",
                   "generatedResource", "generatedResources", "cloneSourceResource", "failOnMissingResources",
-                  "operation", "isValidatingAdmissionPolicy", "isMutatingAdmissionPolicy", "isValidatingPolicy",
-                  "isDeletingPolicy", "isImageValidatingPolicy", "isGeneratingPolicy", "isMutatingPolicy",
-                  "isMUtatingPolicy", "namespace"}
+                  "operation", "namespace", *POLICY_TYPE_FLAGS,
+                  "isMUtatingPolicy"}  # Go's JSON decoder matches field names case-insensitively: isMutatingPolicy
 RESULTS = ("pass", "fail", "skip", "error", "warn")
+
+# Fields read above that ``assertree test`` does not run yet: refused by name rather than ignored, so a test
+# never passes for checking less than it says. Each feature that lands removes its fields from these sets.
+NOT_YET = {"targetResources", "paramResources", "jsonPayload", "jsonPayloads", "httpPayloads", "envoyPayloads",
+           "clusterResources", "apiCallResponses", "globalContextEntries"}
+NOT_YET_IN_RESULTS = {"generatedResource", "generatedResources", "cloneSourceResource", "operation",
+                      "resourceSpecs"}
 
 
 class KyvernoTestError(AssertreeError):
@@ -51,6 +61,11 @@ class ExpectedResult:
     patched_resources: str | None = None
     fail_on_missing_resources: bool = False
     document: dict = field(default_factory=dict)
+    operation: str | None = None  # CREATE, UPDATE, DELETE, CONNECT: checked against that operation's run
+    generated_resources: list[str] = field(default_factory=list)  # generatedResource, then generatedResources
+    clone_source_resource: str | None = None
+    resource_specs: list[dict] = field(default_factory=list)  # group, version, kind, namespace, subresource, name
+    policy_type: str | None = None  # the is...Policy flag set (isValidatingAdmissionPolicy, ...), if any
 
     @property
     def policy_name(self) -> str:
@@ -72,6 +87,15 @@ class KyvernoTest:
     userinfo: str | None = None
     exceptions: list[str] = field(default_factory=list)
     context: str | None = None
+    json_payloads: list[str] = field(default_factory=list)  # jsonPayloads (jsonPayload when there are none)
+    http_payloads: list[str] = field(default_factory=list)
+    envoy_payloads: list[str] = field(default_factory=list)
+    target_resources: list[str] = field(default_factory=list)
+    param_resources: list[str] = field(default_factory=list)
+    cluster_resources: list[str] = field(default_factory=list)
+    api_call_responses: list[dict] = field(default_factory=list)  # {url or urlPath, method, response: {body}}
+    global_context_entries: list[dict] = field(default_factory=list)  # {name, data | resources | resourceFiles}
+    document: dict = field(default_factory=dict)  # the Test document as read
 
     @property
     def folder(self) -> Path:
@@ -125,30 +149,34 @@ def parse_test(value: Any, file: Path, index: int = 0) -> KyvernoTest:
         raise KyvernoTestError(
             f"this test uses the old un-typed kyverno-test.yaml schema; add 'apiVersion: {API_VERSION}' and "
             "'kind: Test' and move 'name' under metadata (`kyverno fix test` migrates such files)")
-    if value.get("apiVersion") != API_VERSION:
-        raise KyvernoTestError(f"must be {API_VERSION!r}", path=("apiVersion",))
-    if value.get("kind") != "Test":
+    if value.get("kind") != "Test":  # Kyverno decodes any document as a Test; assertree wants to be sure
         raise KyvernoTestError("must be 'Test'", path=("kind",))
     for key in value:
-        if key in _NOT_YET:
-            raise KyvernoTestError("not supported by assertree test yet", path=(key,))
         if key not in _KNOWN:
             raise KyvernoTestError(f"unknown field {key!r}", path=(key,))
+        if key in NOT_YET:
+            raise KyvernoTestError("not supported by assertree test yet", path=(key,))
     metadata = value.get("metadata") or {}
     name = metadata.get("name") if isinstance(metadata, dict) else None
     name = name or value.get("name") or file.parent.name
-    for key in _LIST_FIELDS:
+    for key in _FILE_LIST_FIELDS:
         items = value.get(key) or []
         if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
             raise KyvernoTestError("must be a list of file paths", path=(key,))
-    for key in ("variables", "userinfo", "context"):
+    for key in _FILE_FIELDS:
         if value.get(key) is not None and not isinstance(value[key], str):
             raise KyvernoTestError("must be a file path", path=(key,))
+    for key in ("apiCallResponses", "globalContextEntries"):
+        items = value.get(key) or []
+        if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
+            raise KyvernoTestError("must be a list of mappings", path=(key,))
     if value.get("values") is not None and not isinstance(value["values"], dict):
         raise KyvernoTestError("must be a mapping", path=("values",))
     results = value.get("results") or []
     if not isinstance(results, list):
         raise KyvernoTestError("must be a list", path=("results",))
+    json_payloads = list(value.get("jsonPayloads") or []) or ([value["jsonPayload"]] if value.get("jsonPayload")
+                                                              else [])
     return KyvernoTest(
         file=file,
         document_index=index,
@@ -161,6 +189,15 @@ def parse_test(value: Any, file: Path, index: int = 0) -> KyvernoTest:
         userinfo=value.get("userinfo"),
         exceptions=list(value.get("exceptions") or []),
         context=value.get("context"),
+        json_payloads=_unique([payload for payload in json_payloads if payload.strip()]),
+        http_payloads=list(value.get("httpPayloads") or []),
+        envoy_payloads=list(value.get("envoyPayloads") or []),
+        target_resources=list(value.get("targetResources") or []),
+        param_resources=list(value.get("paramResources") or []),
+        cluster_resources=list(value.get("clusterResources") or []),
+        api_call_responses=list(value.get("apiCallResponses") or []),
+        global_context_entries=list(value.get("globalContextEntries") or []),
+        document=value,
     )
 
 
@@ -176,9 +213,20 @@ def _expected(item: Any, index: int) -> ExpectedResult:
     result = item.get("result")
     if result not in RESULTS:
         raise KyvernoTestError(f"must be one of: {', '.join(RESULTS)}", path=(*at, "result"))
-    for key in ("generatedResource", "generatedResources", "cloneSourceResource", "operation", "resourceSpecs"):
+    for key in NOT_YET_IN_RESULTS:
         if item.get(key):
             raise KyvernoTestError("not supported by assertree test yet", path=(*at, key))
+    generated = item.get("generatedResources") or []
+    if not isinstance(generated, list) or not all(isinstance(name, str) for name in generated):
+        raise KyvernoTestError("must be a list of file paths", path=(*at, "generatedResources"))
+    for key in ("generatedResource", "cloneSourceResource", "operation", "patchedResources"):
+        if item.get(key) is not None and not isinstance(item[key], str):
+            raise KyvernoTestError("must be a string", path=(*at, key))
+    specs = item.get("resourceSpecs") or []
+    if not isinstance(specs, list) or not all(isinstance(spec, dict) for spec in specs):
+        raise KyvernoTestError("must be a list of mappings (group, version, kind, namespace, name)",
+                               path=(*at, "resourceSpecs"))
+    flags = [flag for flag in POLICY_TYPE_FLAGS if any(key.lower() == flag.lower() and item[key] for key in item)]
     resources = item.get("resources") or []
     if not isinstance(resources, list) or not all(isinstance(r, str) for r in resources):
         raise KyvernoTestError("must be a list of resource names (name or namespace/name)", path=(*at, "resources"))
@@ -193,6 +241,11 @@ def _expected(item: Any, index: int) -> ExpectedResult:
         patched_resources=item.get("patchedResources") or None,
         fail_on_missing_resources=bool(item.get("failOnMissingResources")),
         document=item,
+        operation=item.get("operation") or None,
+        generated_resources=([item["generatedResource"]] if item.get("generatedResource") else []) + generated,
+        clone_source_resource=item.get("cloneSourceResource") or None,
+        resource_specs=list(specs),
+        policy_type=flags[0] if flags else None,
     )
 
 
