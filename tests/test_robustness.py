@@ -173,6 +173,22 @@ def test_payload_nested_beyond_1024_levels_is_a_clean_error(tmp_path, capsys, na
     assert len(err.strip().splitlines()) == 1 and "nested more than 1024 levels deep" in err and name in err
 
 
+def _nested(name: str, depth: int) -> str:
+    if name.endswith("block.yaml"):  # block style: a mapping per level
+        return "".join("  " * level + "a:\n" for level in range(depth - 1)) + "  " * (depth - 1) + "a: 1\n"
+    return "[" * depth + "]" * depth
+
+
+@pytest.mark.parametrize("name", ["deep.json", "deep.yaml", "deep-block.yaml"])
+def test_the_nesting_limit_is_assertrees_whatever_the_yaml_library(tmp_path, capsys, name):
+    """1,024 levels read, 1,025 do not, with assertree's message: libyaml 0.2.6 (PyYAML 6.0.4) has its own
+    limit of 1,000 levels and its own words, which must never be what a user meets."""
+    code, err = run(tmp_path, capsys, name, _nested(name, 1024), "length(to_string(@)) > `0`")
+    assert code in (0, 1) and err == ""
+    code, err = run(tmp_path, capsys, name, _nested(name, 1025))
+    assert code == 2 and "nested more than 1024 levels deep" in err and name in err
+
+
 @pytest.mark.parametrize(("name", "text"), [
     ("deep.json", "[" * 1_000 + "]" * 1_000),
     ("deep.yaml", "[" * 1_000 + "]" * 1_000),

@@ -12,6 +12,10 @@ budget to every YAML file it reads (`check_aliases`) and to ``parse_yaml``
 (`assertree.jp.functions.goyaml`), so a document within the budget reads as
 it does in Kyverno.
 
+`MAX_NESTING` is how deep any input may nest; libyaml's own nesting limit is
+kept above it (`make_room_in_libyaml`) so that the limit a user meets, and its
+message, are assertree's whichever PyYAML is installed.
+
 `max_input_bytes` caps what one file or standard input may hold, so that
 ``head -c 3G /dev/zero | assertree scan -`` stops with an error instead of
 filling memory.
@@ -27,6 +31,50 @@ import yaml
 # from 4,000,000 nodes only 10%; linear in between. A document within the budget decodes as in Kyverno.
 MAX_YAML_ALIAS_RATIO_LOW = 400_000
 MAX_YAML_ALIAS_RATIO_HIGH = 4_000_000
+
+MAX_NESTING = 1024  # how deep any JSON or YAML input may nest (orjson refuses deeper JSON at the same depth)
+# libyaml's own limit, kept above ours so that assertree's check comes first: libyaml's scanner reads up to 1,024
+# characters ahead (a possible implicit key), so it may open 1,024 more levels than the events show
+LIBYAML_NESTING = 4 * MAX_NESTING
+
+
+def make_room_in_libyaml() -> None:
+    """Raise libyaml's nesting limit (a process-wide setting of the C library) to `LIBYAML_NESTING` where
+    PyYAML exposes it, never lowering it. Without this, a document 1,001 to 1,024 levels deep would read
+    with PyYAML 6.0.3 and fail with 6.0.4, and deeper ones would fail with libyaml's message, not ours.
+    `tests/documents` pins the limit and its message; CI runs them at both ends of PyYAML's range."""
+    try:
+        from yaml import _yaml as libyaml  # present only when PyYAML was built with libyaml
+    except ImportError:
+        return
+    get = getattr(libyaml, "_get_max_nest_level", None)
+    put = getattr(libyaml, "_set_max_nest_level", None)
+    if get is not None and put is not None and get() < LIBYAML_NESTING:
+        put(LIBYAML_NESTING)
+
+
+make_room_in_libyaml()
+
+
+
+def json_nesting_at(data: bytes, offset: int) -> int:
+    """How many arrays and objects are open at byte `offset` of JSON text `data` (strings skipped). A parse
+    error is told apart as assertree's nesting limit by this count, not by the parser's wording."""
+    import re
+
+    head = data[:offset].replace(b"\\\\", b"").replace(b'\\"', b"")  # escaped backslashes, then quotes
+    head = re.sub(rb'"[^"]*"?', b"", head)  # strings, the last one possibly unfinished
+    opening = data[offset:offset + 1] in (b"[", b"{")  # a parser may point at the opener it refused, or past it
+    return head.count(b"[") + head.count(b"{") - head.count(b"]") - head.count(b"}") + opening
+
+
+def json_error_reason(data: bytes, offset: int, parser_reason: str) -> str:
+    """The reason to give for a JSON parse error at `offset`: assertree's nesting limit when that is what was
+    passed, else what the parser said."""
+    if json_nesting_at(data, offset) > MAX_NESTING:
+        return f"nested more than {MAX_NESTING} levels deep"
+    return parser_reason
+
 
 DEFAULT_MAX_INPUT_BYTES = 512 * 1024 * 1024
 MAX_INPUT_BYTES_VARIABLE = "ASSERTREE_MAX_INPUT_BYTES"

@@ -11,6 +11,10 @@ document. The C loader is used when PyYAML was built with libyaml.
 libyaml's composer recurses in C, so a document nested deep enough (about
 100,000 levels) crashes the whole process rather than raising; `check_nesting`
 refuses documents nested deeper than JSON payloads may be (1024 levels) first.
+That limit is assertree's own, whichever PyYAML is installed: libyaml 0.2.6
+(in PyYAML 6.0.4's wheels) stops at its own nesting limit of 1,000 levels with
+its own words, so where PyYAML lets it be set, libyaml's limit is raised above
+assertree's at import (`limits.make_room_in_libyaml`); older libyaml has none.
 """
 
 from __future__ import annotations
@@ -22,10 +26,10 @@ from typing import Any, ClassVar
 
 import yaml
 
-from assertree.documents.limits import check_aliases
+from assertree.documents.limits import MAX_NESTING, check_aliases
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-MAX_DEPTH = 1024
+MAX_DEPTH = MAX_NESTING
 NESTING_INDICATORS = "[{-:?"  # the characters that can open a nested collection
 
 

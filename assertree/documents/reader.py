@@ -55,7 +55,7 @@ from typing import Any
 
 import yaml
 
-from assertree.documents.limits import MAX_INPUT_BYTES_VARIABLE, max_input_bytes, may_alias
+from assertree.documents.limits import MAX_INPUT_BYTES_VARIABLE, json_error_reason, max_input_bytes, may_alias
 from assertree.documents.loaders import (
     PAYLOAD_SCALARS,
     JSONSafeLoader,
@@ -293,9 +293,7 @@ def _fast_json(data: bytes) -> Any:
             return orjson.loads(data)
         except orjson.JSONDecodeError as error:
             line, column = _byte_position(data, error.pos)
-            reason = str(error).split(":", 1)[0]
-            if reason == "depth limit exceeded":
-                reason = "nested more than 1024 levels deep"
+            reason = json_error_reason(data, error.pos, str(error).split(":", 1)[0])
             raise DocumentError(f"invalid JSON: {reason}", line=line, column=column) from None
         except RecursionError:
             raise DocumentError("invalid JSON: nested too deeply") from None

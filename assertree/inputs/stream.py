@@ -36,7 +36,7 @@ import stat
 from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO
 
-from assertree.documents.limits import MAX_INPUT_BYTES_VARIABLE, max_input_bytes
+from assertree.documents.limits import MAX_INPUT_BYTES_VARIABLE, json_error_reason, max_input_bytes
 from assertree.documents.reader import Document, unreadable
 from assertree.errors import AssertreeError, DocumentError, Location, Problem
 from assertree.inputs.payload import STDIN, STDIN_SOURCE, Payload, payload_error, resources_from
@@ -178,9 +178,7 @@ def _good_lines(stream: BinaryIO, source: str, bad: _BadLines) -> Iterator[Resou
         try:
             value = orjson.loads(data)
         except orjson.JSONDecodeError as error:
-            reason = str(error).split(":", 1)[0]
-            if reason == "depth limit exceeded":
-                reason = "nested more than 1024 levels deep"
+            reason = json_error_reason(data, error.pos, str(error).split(":", 1)[0])
             bad.add(f"invalid JSON: {reason}", number, _column(data, error.pos))
             continue
         if not isinstance(value, dict):
