@@ -38,14 +38,24 @@ class LoadedTest:
 
 def load_test(test: KyvernoTest) -> LoadedTest:
     """Read every file `test` names; raises an AssertreeError naming the file at fault."""
-    from assertree.languages.kyverno import bridge
     from assertree.languages.kyverno.language import load_kyverno_documents
-    from assertree.languages.kyverno.manifests import read_manifests, unique
 
     documents = load_kyverno_documents([file for name in test.policies for file in _files(test, name, "policies")])
     policies: list[Any] = list(documents.policies)
     for document in documents.others:
         policies.append(_other_policy(document))
+    loaded = load_inputs(test)
+    loaded.policies = policies
+    return loaded
+
+
+def load_inputs(test: KyvernoTest) -> LoadedTest:
+    """Everything `test` names except its policies (resources, values, user info, exceptions): for callers
+    that bring their own policies (``assertree migrate`` runs a test's resources through converted ones)."""
+    from assertree.languages.kyverno import bridge
+    from assertree.languages.kyverno.language import load_kyverno_documents
+    from assertree.languages.kyverno.manifests import read_manifests, unique
+
     exceptions = []  # as in the CLI, only the files under `exceptions:` give PolicyExceptions
     for name in test.exceptions:
         path = _existing(test, name, "exceptions")
@@ -59,7 +69,7 @@ def load_test(test: KyvernoTest) -> LoadedTest:
         for file in _files(test, name, "resources"):
             manifests.extend(read_manifests(file))
     context = _scan_context(test, exceptions)
-    return LoadedTest(test, policies, unique(manifests), context, exceptions, warnings)
+    return LoadedTest(test, [], unique(manifests), context, exceptions, warnings)
 
 
 def run_loaded(loaded: LoadedTest) -> list[ResourceResponses]:

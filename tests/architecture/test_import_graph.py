@@ -16,7 +16,7 @@ import assertree
 PACKAGE = Path(assertree.__file__).parent
 
 STAGES = [
-    ("assertree.errors",),
+    ("assertree.errors", "assertree.writes"),  # writes: one way to write a file, for every stage that writes
     ("assertree.documents",),
     ("assertree.jp",),
     ("assertree.tree",),
@@ -27,6 +27,7 @@ STAGES = [
     ("assertree.scale",),  # distributed scans (Dask): on top of the engine, before the reports
     ("assertree.report",),
     ("assertree.testing", "assertree.apply"),
+    ("assertree.migrate",),  # reads one language, writes another, runs both (and their tests)
     ("assertree.serve",),
     ("assertree.cli", "assertree.__main__"),
     ("assertree",),  # the public API may reach everything, lazily

@@ -1,0 +1,135 @@
+"""Running a converted policy against its source, resource by resource, with assertree's own engines.
+
+The source rule runs in the Kyverno language (`assertree.languages.kyverno`),
+with the autogen rules Kyverno derives from it; the converted documents run in
+Kyverno's CEL policy kinds (`assertree.languages.kyverno.cel_policies`). Both
+see each resource as ``kyverno test`` does (numbers as float64, the test's
+values file, user info and operation).
+
+Verdicts are compared as an admission request sees them:
+
+- *not applied*: no result (match/exclude did not select) or ``skip``
+  (preconditions, a conditional anchor): a CEL policy can only say the
+  first with its match constraints and the second with a match condition,
+  and Kyverno's CLI counts both as the rule not applying;
+- *pass*;
+- *deny*: ``fail`` or ``error``: both deny the request (failure policy
+  ``Fail``), and Kyverno itself reports some violations as errors (a pattern
+  whose anchored field is missing everywhere, a variable that cannot be
+  resolved) where CEL reports a failed validation, and the other way round;
+- *warn*.
+
+A rule is verified when every probe gives the same verdict on both sides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from assertree.languages.base import ScanContext
+from assertree.results import Resource
+
+__all__ = ["VERDICTS", "Disagreement", "Probe", "RuleProof", "Runner", "prove", "verdict"]
+
+VERDICTS = {None: "not applied", "skip": "not applied", "pass": "pass", "fail": "deny", "error": "deny",
+            "warn": "warn"}
+
+
+@dataclass
+class Probe:
+    """One resource to run both sides on, where it came from, and the scan context (values, user, operation)."""
+
+    value: dict
+    origin: str
+    context: ScanContext
+
+    def key(self) -> str:
+        metadata = self.value.get("metadata") or {}
+        namespace = metadata.get("namespace")
+        name = metadata.get("name") or "<unnamed>"
+        return f"{self.value.get('kind')}/{namespace + '/' if namespace else ''}{name}"
+
+
+@dataclass
+class Disagreement:
+    """A probe where the two sides gave different verdicts (statuses as the engines gave them)."""
+
+    probe: Probe
+    source: str
+    converted: str
+
+    def text(self) -> str:
+        return (f"{self.probe.key()} ({self.probe.origin}, {self.probe.context.operation}): source "
+                f"{self.source}, converted {self.converted}")
+
+
+@dataclass
+class RuleProof:
+    """What the proof of one rule found."""
+
+    probes: int = 0
+    differing: int = 0
+    disagreements: list[Disagreement] = field(default_factory=list)  # the first few, as examples
+    applied: int = 0  # probes the source rule gave a result for
+
+    @property
+    def verified(self) -> bool:
+        return self.probes > 0 and self.differing == 0
+
+
+def verdict(result: Any) -> str | None:
+    """The status a rule result gives (None: no result)."""
+    return None if result is None else str(result.status)
+
+
+class Runner:
+    """Runs a set of compiled rules on resources, one runner per scan context (made on first use)."""
+
+    def __init__(self, rules: Sequence[Any]) -> None:
+        self.rules = list(rules)
+        self._runners: dict[int, tuple[ScanContext, list[Any]]] = {}
+
+    def __call__(self, value: dict, context: ScanContext) -> str | None:
+        found = self._runners.get(id(context))
+        if found is None or found[0] is not context:
+            found = (context, [rule.runner(context) for rule in self.rules])
+            self._runners[id(context)] = found
+        resource = Resource(value)
+        for run in found[1]:
+            result = run(resource)
+            if result is not None:
+                return verdict(result)
+        return None
+
+
+def source_rules(compiled: Any, rule_name: str) -> list[Any]:
+    """The validate rules of a compiled ClusterPolicy that run for `rule_name`: it and its autogen rules."""
+    return [rule for rule in compiled.rules if rule.rule.name == rule_name or rule.rule.autogen_of == rule_name]
+
+
+def converted_rules(policies: Iterable[Any]) -> list[Any]:
+    """The rules of compiled CEL policies (each policy and its autogen variants)."""
+    return [rule for policy in policies for rule in policy.rules]
+
+
+def prove(source: Runner, converted: Runner, probes: Iterable[Probe], *, keep: int = 20) -> RuleProof:
+    """Run both sides on every probe; keep the first `keep` disagreements (all are counted in `probes`)."""
+    proof = RuleProof()
+    for probe in probes:
+        proof.probes += 1
+        left = source(probe.value, probe.context)
+        right = converted(probe.value, probe.context)
+        if left is not None:
+            proof.applied += 1
+        if VERDICTS.get(left) != VERDICTS.get(right):
+            proof.differing += 1
+            if len(proof.disagreements) < keep:
+                proof.disagreements.append(Disagreement(probe, left or "no result", right or "no result"))
+    return proof
+
+
+def with_operation(context: ScanContext, operation: str) -> ScanContext:
+    """`context` for another admission operation (a fresh cache: runners are made per context)."""
+    return replace(context, operation=operation, memo={})
