@@ -266,19 +266,41 @@ def _bases(source: _Source, tests: list[_Test], extra: list[dict]) -> list[tuple
     return out
 
 
+def _resource_context(context: ScanContext, source: _Source, value: dict) -> ScanContext:
+    """`context`, under the operation the values file gives this resource for the source policy, if any (the
+    Kyverno CLI reads it for a ClusterPolicy; both sides of the proof run under it)."""
+    values = context.values
+    if values is None or not hasattr(values, "resource_values"):
+        return context
+    name = str((value.get("metadata") or {}).get("name") or "")
+    policy = str((source.document.get("metadata") or {}).get("name") or "")
+    operation = values.resource_values(policy, name).get("request.operation")
+    if operation in ("CREATE", "UPDATE", "DELETE") and operation != context.operation:
+        return with_operation(context, operation)
+    return context
+
+
 def _probes(rule: dict, source: _Source, bases: list[tuple[dict, str, ScanContext]], runner: Runner):
     """Every probe of a rule: each base resource (with UPDATE and DELETE too), its variants, and its Pods
     wrapped in the controllers the rule's autogen covers."""
     from assertree.migrate.convert.matching import BUILT_IN_KINDS
-    from assertree.migrate.convert.policy import _autogen_kinds
+    from assertree.migrate.convert.policy import autogen_kinds, selects_delete
 
     reads = probing.reads_of(rule)
-    controllers = sorted(_autogen_kinds(rule, source.compiled))
+    controllers = sorted(autogen_kinds(rule, source.compiled))
+    operations = ("UPDATE", "DELETE") if selects_delete(rule) else ("UPDATE",)
     if not bases:
         bases = [(resource, "made from the rule", ScanContext()) for resource in _made_up(rule)]
+    def probe(value: dict, origin: str, context: ScanContext) -> Probe:
+        return Probe(value, origin, _resource_context(context, source, value))
+
     for value, origin, context in bases:
-        yield Probe(value, origin, context)
-        for operation in ("UPDATE", "DELETE"):
+        if context.operation == "DELETE" and "DELETE" not in operations:
+            continue
+        base = probe(value, origin, context)
+        base.exact = origin != "--resources"
+        yield base
+        for operation in operations:
             if operation != context.operation:
                 yield Probe(value, origin, with_operation(context, operation))
         applies = runner(value, context) is not None or value.get("kind") in _match_kinds(rule)
@@ -286,13 +308,13 @@ def _probes(rule: dict, source: _Source, bases: list[tuple[dict, str, ScanContex
             continue
         admissible = value.get("kind") in BUILT_IN_KINDS
         for changed, what in probing.variants(value, reads, admissible=admissible):
-            yield Probe(changed, f"{origin}: {what}", context)
+            yield probe(changed, f"{origin}: {what}", context)
             if value.get("kind") == "Pod":
                 for wrapped, how in probing.wrapped_in_controllers(changed, controllers):
-                    yield Probe(wrapped, f"{origin}: {what}, {how}", context)
+                    yield probe(wrapped, f"{origin}: {what}, {how}", context)
         if value.get("kind") == "Pod":
             for wrapped, how in probing.wrapped_in_controllers(value, controllers):
-                yield Probe(wrapped, f"{origin}: {how}", context)
+                yield probe(wrapped, f"{origin}: {how}", context)
 
 
 def _match_kinds(rule: dict) -> set[str]:

@@ -16,9 +16,10 @@ nulls (it drops them), no value of another kind (a number may still stand
 for a numeric text: quantities and ports take both), and the fields it
 requires (``spec``, ``containers`` and each container's ``name`` and
 ``image`` ...) are never removed. Objects of other kinds (custom resources,
-which a schema may leave open) also get nulls and values of other kinds.
-Never made, for any kind: a list where the rule expects a map or the other
-way round, and values holding ``*`` or ``?`` that the rule does not mention.
+whose schema may leave a value open) also get nulls and texts, numbers and
+booleans in place of each other. Never made, for any kind: a list or a map
+replaced by a value of another kind (structural schemas refuse them), and
+values holding ``*`` or ``?`` that the rule does not mention.
 
 Everything is deterministic and bounded (`LIMIT` variants per resource).
 """
@@ -228,8 +229,12 @@ def _walk(node: Any, current: Path | None, roots: dict[str, Path], out: list[Pat
 _WRONG = ("x", 3, True)
 
 
-# Fields the API server requires of every object of a built-in kind: never removed or emptied in a probe.
-_REQUIRED = (("metadata",), ("metadata", "name"), ("kind",), ("apiVersion",), ("spec",), ("template",),
+# Fields every admitted object of a built-in kind has (required, or filled in by the API server's defaults before
+# admission): never removed or emptied in a probe.
+_REQUIRED = (("metadata",), ("metadata", "name"), ("metadata", "namespace"), ("kind",), ("apiVersion",), ("spec",),
+             ("template",), ("spec", "replicas"), ("spec", "restartPolicy"), ("spec", "dnsPolicy"),
+             ("spec", "terminationGracePeriodSeconds"), ("spec", "schedulerName"), ("imagePullPolicy",),
+             ("terminationMessagePath",), ("terminationMessagePolicy",),
              ("jobTemplate",), ("containers",), ("containers", _ANY, "name"), ("containers", _ANY, "image"),
              ("initContainers", _ANY, "name"), ("initContainers", _ANY, "image"),
              ("ephemeralContainers", _ANY, "name"), ("ephemeralContainers", _ANY, "image"),
@@ -286,7 +291,7 @@ def _path_variants(resource: dict, path: Path, values: list[Any],
             if isinstance(value, dict | list) or (admissible and not _same_kind(value, current)):
                 continue
             yield _set(resource, position, value), f"{here} = {_text(value)}"
-        for value in _WRONG if not admissible else ():
+        for value in _WRONG if not admissible and not isinstance(current, dict | list) else ():
             if type(value) is not type(current):
                 yield _set(resource, position, value), f"{here} = {_text(value)} (another kind)"
         if isinstance(current, list) and not required:

@@ -19,6 +19,8 @@ Verdicts are compared as an admission request sees them:
   resolved) where CEL reports a failed validation, and the other way round;
 - *warn*.
 
+A test's own resources are held to more: there a ``fail`` must stay a
+``fail`` (not an ``error``), as the test's rows compare statuses exactly.
 A rule is verified when every probe gives the same verdict on both sides.
 """
 
@@ -44,6 +46,7 @@ class Probe:
     value: dict
     origin: str
     context: ScanContext
+    exact: bool = False  # a test's own resource: its status must match exactly (fail is not error), as rows do
 
     def key(self) -> str:
         metadata = self.value.get("metadata") or {}
@@ -123,7 +126,8 @@ def prove(source: Runner, converted: Runner, probes: Iterable[Probe], *, keep: i
         right = converted(probe.value, probe.context)
         if left is not None:
             proof.applied += 1
-        if VERDICTS.get(left) != VERDICTS.get(right):
+        if VERDICTS.get(left) != VERDICTS.get(right) or (probe.exact and left in ("fail", "error")
+                                                             and left != right):
             proof.differing += 1
             if len(proof.disagreements) < keep:
                 proof.disagreements.append(Disagreement(probe, left or "no result", right or "no result"))

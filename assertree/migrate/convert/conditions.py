@@ -125,6 +125,8 @@ def _closing_at_end(text: str) -> bool:
 def _key_text(key: Expr, default: Any, mode: str) -> str:
     """The key's CEL text: its value (`mode` "value"), its value or the default when missing ("or-value"),
     or JMESPath's ``x || d`` exactly ("exact")."""
+    if mode == "or-empty":  # a missing list: Kyverno's operator says on null what it says on []
+        return key.value("[]")
     if default is NO_DEFAULT or mode == "value":
         return key.value()
     if mode == "or-value":
@@ -153,40 +155,53 @@ def _is_constant(value: Any) -> bool:
 
 
 def _dynamic(operator: str, key: Expr, value: Expr, path: tuple) -> str:
-    """A condition whose value is computed: the plain reading of each operator. In the set operators a
-    value item ``*`` matches every key item, as Kyverno's wildcards do."""
+    """A condition whose value is computed: the plain reading of each operator. In the set operators the
+    value is a list of items or one text (Kyverno reads a text as the one item), and an item ``*`` matches
+    every key item, as Kyverno's wildcards do."""
     kind = operator.lower()
     if kind in ("equals", "equal"):
         return f"{cel.paren(key.value())} == {cel.paren(value.value())}"
     if kind in ("notequals", "notequal"):
         return f"{cel.paren(key.value())} != {cel.paren(value.value())}"
     if kind in _SET_OPERATORS:
-        values = cel.paren(value.value("[]"))
-        if value.kind not in ("list", "any"):
-            raise NotConvertible(f"{operator} against a computed value that is no list", path)
+        if value.kind not in ("list", "any", "string"):
+            raise NotConvertible(f"{operator} against a computed value that is no list or text", path)
+        # Kyverno: a null value is false for all four; AnyIn says the same of an empty list
+        present = cel.TRUE
+        if value.optional and value.suffix:
+            values = cel.paren(value.value("[]"))
+            if kind not in ("anyin", "in"):
+                present = f"{value.text}.hasValue()"
+        elif value.optional:
+            values = cel.paren(value.value())
+            present = f"{values} != null"
+        else:
+            values = cel.paren(value.value())
 
         def member(item: str) -> str:
-            return f"{values}.exists(value, value == {item} || value == '*')"
+            in_list = f"{values}.exists(value, value == {item} || value == '*')"
+            one = f"{values} == {item} || {values} == '*'"
+            if value.kind == "list":
+                return in_list
+            if value.kind == "string":
+                return one
+            return cel.ternary(f"type({values}) == list", in_list, one)
 
-        if key.kind == "list":
-            keys = cel.paren(key.value("[]"))
-            return {"anyin": f"{keys}.exists(key, {member('key')})",
-                    "allin": f"{keys}.all(key, {member('key')})",
+        def over(keys: str) -> str:
+            return {"anyin": f"{keys}.exists(key, {member('key')})", "allin": f"{keys}.all(key, {member('key')})",
                     "in": f"{keys}.all(key, {member('key')})",
                     "anynotin": f"{keys}.exists(key, {cel.not_(member('key'))})",
                     "allnotin": cel.not_(f"{keys}.exists(key, {member('key')})"),
                     "notin": f"{keys}.exists(key, {cel.not_(member('key'))})"}[kind]
+
+        if key.kind == "list":
+            return cel.and_([present, over(cel.paren(key.value("[]")))])
         single = member(cel.paren(key.value()))
         single = cel.not_(single) if "not" in kind else single
         if key.kind in ("string", "number", "bool"):
-            return single
+            return cel.and_([present, single])
         keys = cel.paren(key.value())
-        over_list = {"anyin": f"{keys}.exists(key, {member('key')})", "allin": f"{keys}.all(key, {member('key')})",
-                     "in": f"{keys}.all(key, {member('key')})",
-                     "anynotin": f"{keys}.exists(key, {cel.not_(member('key'))})",
-                     "allnotin": cel.not_(f"{keys}.exists(key, {member('key')})"),
-                     "notin": f"{keys}.exists(key, {cel.not_(member('key'))})"}[kind]
-        return cel.ternary(f"type({keys}) == list", over_list, single)
+        return cel.and_([present, cel.ternary(f"type({keys}) == list", over(keys), single)])
     if kind in _ORDERING and key.kind == "number" and value.kind == "number":
         return f"{cel.paren(key.value())} {_ORDERING[kind]} {cel.paren(value.value())}"
     raise NotConvertible(f"{operator} with a value computed from variables", path)
@@ -452,11 +467,19 @@ def _form(operator: str, value_json: str, key_kind: str, default_json: str | Non
     default = NO_DEFAULT if default_json is None else json.loads(default_json)
     samples = _key_samples(value, key_kind)
     if default is not NO_DEFAULT:
-        falsy: list[Any] = [None, "", [], {}, False]
-        samples.extend(sample for sample in falsy if sample not in samples)
+        # the falsy values a key of its kind can hold (any: every one), which JMESPath replaces by the default
+        falsy: list[Any] = {"list": [[]], "string": [""], "map": [{}], "bool": [False], "number": []}.get(
+            key_kind, [None, "", [], {}, False])
+        samples.extend(sample for sample in falsy if not any(type(sample) is type(s) and sample == s
+                                                             for s in samples))
         if optional:
             samples.append(_MISSING)
-    modes = ("value",) if default is NO_DEFAULT else ("or-value", "exact")
+    if default is NO_DEFAULT and optional:
+        samples.append(_MISSING)
+    if default is NO_DEFAULT:
+        modes: tuple[str, ...] = ("or-empty", "value") if optional and key_kind == "list" else ("value",)
+    else:
+        modes = ("or-value", "exact")
     placeholder = Expr("object.?k", optional=True) if optional else Expr("object.k")
     for mode in modes:
         key_text = cel.paren(_key_text(placeholder, default, mode))

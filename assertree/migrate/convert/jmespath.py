@@ -47,10 +47,25 @@ class Expr:
     text: str
     kind: str = "any"
     optional: bool = False
+    suffix: str = ""  # list steps (``.map(...)``) still to apply to an optional list, when it is there
 
     def value(self, default: str = "null") -> str:
-        """The CEL value (an optional unwrapped to `default` when empty)."""
-        return f"{self.text}.orValue({default})" if self.optional else self.text
+        """The CEL value (an optional unwrapped to `default` when empty). A projection over a list that may
+        be missing is null in JMESPath, so its steps run inside ``optMap`` unless the default is ``[]``,
+        where the plain chain says the same."""
+        if not self.optional:
+            return self.text
+        if not self.suffix:
+            return f"{self.text}.orValue({default})"
+        if default == "[]":
+            return f"{self.text}.orValue([]){self.suffix}"
+        return f"{self.text}.optMap(items, dyn(items{self.suffix})).orValue({default})"
+
+    def then(self, step: str) -> Expr:
+        """This list with one more method step (``.map(...)``, ``.filter(...)``)."""
+        if self.optional:
+            return Expr(self.text, "list", True, self.suffix + step)
+        return Expr(self.text + step, "list")
 
 
 @dataclass
@@ -211,6 +226,8 @@ def _closing(text: str, start: int) -> int:
 
 def truthy(expr: Expr) -> str:
     """JMESPath truthiness of `expr` as a CEL boolean (not null, false, '', [] or {})."""
+    if expr.optional and expr.kind in _FALSY:  # missing is falsy: read it as its kind's falsy value
+        return truthy(Expr(expr.value(_FALSY[expr.kind]), expr.kind))
     value = expr.value()
     if expr.kind == "bool":
         return value
@@ -263,13 +280,22 @@ class _Translator:
                 raise self.refuse(self.names.refused[name])
             if name in self.names.roots:
                 found = self.names.roots[name]
-                for step in chain[length:]:
+                rest = chain[length:]
+                if found.text in ("object", "oldObject") and rest and rest[0] in ("spec", "metadata") and \
+                        f"{name}.{rest[0]}" not in self.text:
+                    # written so that Kyverno's autogen text replacement misses it (request."object".metadata):
+                    # the controller's own field, which CEL's autogen must not move under the template either
+                    found = Expr(f"{found.text}[{cel.string(rest[0])}]")
+                    rest = rest[1:]
+                for step in rest:
                     found = self.select(found, step, strict)
                 return found
         raise self.refuse(f"the variable {chain[0]!r} is not known here (a context entry that was not "
                           "converted, or a name Kyverno does not define)")
 
     def select(self, base: Expr, name: str, strict: bool) -> Expr:
+        if base.suffix:  # a field of a list is null in JMESPath
+            return Expr("null", "null")
         if base.text in ("object", "oldObject") and name in ("spec", "metadata") and not base.optional:
             # always written `object.spec`: Kyverno's CEL autogen moves exactly that text under the template
             return Expr(cel.select(base.text, name))
@@ -290,7 +316,16 @@ class _Translator:
             if chain is not None:
                 return self._resolve(chain, strict)
         left = self.node(node.children[0], current, strict=strict)
-        return self.node(node.children[1], left, strict=strict)
+        right = node.children[1]
+        if left.optional and right.type not in ("field", "index"):
+            # JMESPath gives null for anything read from a null: the right side runs only on a value
+            name = self.variable()
+            try:
+                inner = self.node(right, Expr(name, left.kind), strict=strict)
+            finally:
+                self.depth -= 1
+            return Expr(f"{_optional_of(left)}.optMap({name}, dyn({inner.value()}))", inner.kind, True)
+        return self.node(right, left, strict=strict)
 
     def _index_expression(self, node: Node, current: Expr | None, strict: bool) -> Expr:
         left = self.node(node.children[0], current, strict=strict)
@@ -318,17 +353,19 @@ class _Translator:
         return Expr(cel.literal(node.value), _kind_of(node.value))
 
     def _list_of(self, node: Node, current: Expr | None) -> Expr:
-        """The left side of a projection, as a list (null and missing read as an empty list)."""
+        """The left side of a projection, as a list (which may be missing: then the projection is null)."""
         value = self.node(node, current, strict=False)
         if value.kind not in ("list", "any"):
             raise self.refuse("a projection over something that is no list")
-        return Expr(value.value("[]"), "list")
+        if value.optional:
+            return Expr(value.text, "list", True, value.suffix)
+        return Expr(value.text, "list")
 
     def _flatten(self, node: Node, current: Expr | None, strict: bool) -> Expr:
         inner = node.children[0]
         value = self._list_of(inner, current)
         if _yields_lists(inner):  # JMESPath keeps no null a missing field gave
-            return Expr(f"{value.text}.flatten().filter(item, item != null)", "list")
+            return value.then(".flatten().filter(item, item != null)")
         return value
 
     def _projection(self, node: Node, current: Expr | None, strict: bool) -> Expr:
@@ -341,7 +378,7 @@ class _Translator:
             mapped = self.node(right, Expr(name, "map"), strict=False)
         finally:
             self.depth -= 1
-        return Expr(_mapped(left.text, name, mapped), "list")
+        return left.then(_mapped("", name, mapped))
 
     def _filter_projection(self, node: Node, current: Expr | None, strict: bool) -> Expr:
         left = self._list_of(node.children[0], current)
@@ -349,13 +386,13 @@ class _Translator:
         try:
             condition = self.node(node.children[2], Expr(name, "map"), strict=False)
             right = node.children[1]
-            filtered = f"{left.text}.filter({name}, {truthy(condition)})"
+            filtered = left.then(f".filter({name}, {truthy(condition)})")
             if right.type == "identity":
-                return Expr(filtered, "list")
+                return filtered
             mapped = self.node(right, Expr(name, "map"), strict=False)
         finally:
             self.depth -= 1
-        return Expr(_mapped(filtered, name, mapped), "list")
+        return filtered.then(_mapped("", name, mapped))
 
     def _value_projection(self, node: Node, current: Expr | None, strict: bool) -> Expr:
         left = self.node(node.children[0], current, strict=False)
@@ -424,6 +461,13 @@ class _Translator:
             raise self.refuse(f"the JMESPath function {name}() has no CEL equivalent here")
         args = [self.node(child, current, strict=False) for child in node.children]
         return translate_function(self, [Expr(arg.value(), arg.kind) for arg in args])
+
+
+def _optional_of(expr: Expr) -> str:
+    """An optional expression's text as a CEL optional (its list steps applied inside)."""
+    if not expr.suffix:
+        return expr.text
+    return f"{expr.text}.optMap(items, dyn(items{expr.suffix}))"
 
 
 def _mapped(source: str, name: str, mapped: Expr) -> str:

@@ -28,9 +28,11 @@ verdict). So ``spec: {containers: [{image: "!*:latest"}]}`` becomes
 has(container.image) && !string(container.image).endsWith(':latest'))``.
 Below a conditional or global anchor, where any failure turns into a skip,
 kinds are tested too (*exact* mode).
-Refused: wildcard keys under ``metadata.labels``/``annotations`` (Kyverno
-picks one matching label at random), and ``{{ }}`` variables inside a pattern
-(the leaf's operator language would have to be read at run time).
+Wildcard keys under ``metadata.labels``/``annotations`` stand for the keys
+they match (Kyverno expands them to one matching key, picked at random when
+several match; the CEL test passes when one of them passes). Refused:
+``{{ }}`` variables inside a pattern (the leaf's operator language would have
+to be read at run time).
 """
 
 from __future__ import annotations
@@ -201,17 +203,13 @@ class _Compiler:
             raise refusal.at(path) from None
 
     def map(self, value: str, pattern: dict, path: tuple, scope: Scope, exact: bool) -> Outcome:
-        metadata = pattern.get("metadata")
-        if isinstance(metadata, dict):
-            for tag in ("labels", "annotations"):
-                entries = metadata.get(tag)
-                if isinstance(entries, dict) and any(contains_wildcard(str(key)) for key in entries):
-                    raise NotConvertible(f"a wildcard key in metadata.{tag}: Kyverno checks one matching {tag[:-1]}"
-                                         " picked at random", (*path, "metadata", tag))
+        names = [_anchor(str(step)).key if _anchor(str(step)) else str(step) for step in path[-2:]]
+        in_metadata = len(names) == 2 and names[0] == "metadata" and names[1] in ("labels", "annotations")
         anchored = sorted(key for key in pattern if _kind(key) in _MAP_ANCHORS)
         plain = _plain_order([key for key in pattern if _kind(key) not in _MAP_ANCHORS], pattern)
-        anchors = [self.handle(value, key, pattern[key], (*path, key), scope, exact) for key in anchored]
-        plains = [self.handle(value, key, pattern[key], (*path, key), scope, exact) for key in plain]
+        handle = self.metadata_entry if in_metadata else self.handle
+        anchors = [handle(value, key, pattern[key], (*path, key), scope, exact) for key in anchored]
+        plains = [handle(value, key, pattern[key], (*path, key), scope, exact) for key in plain]
 
         # an anchor's failure counts unless an anchor before it skipped on its own
         fail_anchor = cel.or_(cel.and_([outcome.fails, *(cel.not_(o.direct_skip) for o in anchors[:i])])
@@ -297,6 +295,39 @@ class _Compiler:
         return Outcome(cel.or_([cel.not_(present), inner.ok]), cel.and_([present, cel.not_(inner.ok)]),
                        can_fail=False, skip_is_direct=True)
 
+    def metadata_entry(self, value: str, key: str, pattern: Any, path: tuple, scope: Scope,
+                       exact: bool) -> Outcome:
+        """A label or annotation key: one holding ``*`` or ``?`` stands for the labels it matches (Kyverno's
+        ``ExpandInMetadata`` picks one of them, at random when several match; here: any one that passes)."""
+        anchor = _anchor(key)
+        name = anchor.key if anchor is not None else key
+        if not contains_wildcard(name):
+            return self.handle(value, key, pattern, path, scope, exact)
+        if not isinstance(pattern, str):
+            raise NotConvertible(f"a wildcard {path[-2]} key with a value that is no text (Kyverno drops it)", path)
+        kind = None if anchor is None else anchor.kind
+        matches = cel.wildcard_test(name, "key")
+        present = f"{value}.exists(key, {matches})"
+        try:
+            leaf = leaf_test(f"{value}[key]", pattern, exact=exact or kind in (AnchorKind.CONDITION,
+                                                                                AnchorKind.GLOBAL))
+        except NotConvertible as refusal:
+            raise refusal.at(path) from None
+        passing = f"{value}.exists(key, {cel.and_([matches, leaf])})"
+        if kind is AnchorKind.NEGATION:
+            return Outcome(cel.not_(present))
+        if kind is AnchorKind.CONDITION:
+            return Outcome(passing, cel.not_(passing), can_fail=False, skip_is_direct=True)
+        if kind is AnchorKind.GLOBAL:
+            return Outcome(cel.or_([cel.not_(present), passing]), cel.and_([present, cel.not_(passing)]),
+                           can_fail=False, skip_is_direct=True)
+        if kind is AnchorKind.EQUALITY:
+            return Outcome(cel.or_([cel.not_(present), passing]))
+        if kind is not None and kind is not AnchorKind.ADD_IF_NOT_PRESENT:
+            raise NotConvertible(f"anchor {kind.value} on a wildcard {path[-2]} key", path)
+        # plain: no matching key reads the wildcard text as the key, which is absent (null)
+        return Outcome(cel.ternary(present, passing, cel.literal(validate_value(None, pattern))))
+
     def existence(self, value: str, pattern: Any, path: tuple, scope: Scope, exact: bool) -> str:
         if not isinstance(pattern, list) or not all(isinstance(item, dict) for item in pattern):
             return cel.FALSE  # Kyverno refuses the pattern when the field is present
@@ -312,6 +343,9 @@ class _Compiler:
         refuse: ``has(x.key) && test(x.key)``; a leaf that accepts null is ``!has(x.key) || test(x.key)``."""
         child = cel.select(value, key)
         present = _present(value, key)
+        if (value, key) == ("object", "metadata"):
+            # every object has its metadata, but a Pod template read by autogen may hold a null one in a file
+            present = f"{child} != null"
         if pattern == "*":
             return Outcome(cel.and_([present, f"{child} != null"]))
         inner = self.element(child, pattern, path, scope, exact)

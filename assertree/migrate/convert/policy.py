@@ -38,7 +38,7 @@ from assertree.migrate.convert.matching import selection
 from assertree.migrate.convert.refusal import NotConvertible
 from assertree.migrate.convert.validate import validate_spec
 
-__all__ = ["API_VERSION", "ConvertedRule", "PolicyConversion", "convert_policy"]
+__all__ = ["API_VERSION", "ConvertedRule", "PolicyConversion", "checks_delete", "convert_policy", "selects_delete"]
 
 API_VERSION = "policies.kyverno.io/v1"
 _AUTOGEN_ANNOTATION = "pod-policies.kyverno.io/autogen-controllers"
@@ -117,6 +117,9 @@ def _convert_rule(document: dict, rule: dict, index: int, compiled: Any, taken: 
                              ("metadata", "annotations", "policies.kyverno.io/scored"))
     validate = rule.get("validate") or {}
     operations = _WITH_DELETE if _reads_delete(rule) else _DEFAULT_OPERATIONS
+    if checks_delete(rule) and operations is _DEFAULT_OPERATIONS:
+        notes.append("Kyverno also checks this rule on DELETE requests (against the object being deleted); "
+                     "the converted policy, as Kyverno's migration guide converts, selects CREATE and UPDATE")
     namespace = (document.get("metadata") or {}).get("namespace") if document.get("kind") == "Policy" else None
     chosen = selection(rule, path, operations, namespace)
     parts = validate_spec(rule, path)
@@ -141,6 +144,8 @@ def _convert_rule(document: dict, rule: dict, index: int, compiled: Any, taken: 
     if parts.variables:
         body["variables"] = parts.variables
     body["validations"] = parts.validations
+    if "DELETE" in operations:
+        _read_old_object_on_delete(body)
     name = _name(document, rule, taken)
     kind = "NamespacedValidatingPolicy" if namespace else "ValidatingPolicy"
     documents = [_document(document, kind, name, namespace, body)]
@@ -151,11 +156,37 @@ def _convert_rule(document: dict, rule: dict, index: int, compiled: Any, taken: 
     return documents
 
 
+_OBJECT = re.compile(r"(?<![\w.?'\"])object\b")
+
+
+def _read_old_object_on_delete(body: dict) -> None:
+    """On DELETE, Kyverno reads the object being deleted as ``request.object``; CEL has it as ``oldObject``
+    (``object`` is null): each expression reading ``object`` reads ``oldObject`` on DELETE."""
+    for key in ("matchConditions", "variables", "validations"):
+        for item in body.get(key) or []:
+            expression = item.get("expression")
+            if isinstance(expression, str) and _OBJECT.search(expression):
+                old = _OBJECT.sub("oldObject", expression)
+                item["expression"] = f"request.operation == 'DELETE' ? ({old}) : ({expression})"
+
+
 def _reads_delete(rule: dict) -> bool:
-    """Whether the rule can give a result on DELETE in Kyverno and says so: it names the operation."""
-    text = repr(rule)
-    return "DELETE" in text and rule.get("validate", {}).get("pattern") is None and \
-        rule.get("validate", {}).get("anyPattern") is None
+    """Whether the rule names the DELETE operation (a condition on it, or match operations): then its
+    converted policy selects DELETE requests too."""
+    return "DELETE" in repr({key: rule.get(key) for key in ("match", "exclude", "preconditions", "validate")})
+
+
+def selects_delete(rule: dict) -> bool:
+    """Whether the converted policy of `rule` selects DELETE requests."""
+    return _reads_delete(rule)
+
+
+def checks_delete(rule: dict) -> bool:
+    """Whether Kyverno gives the rule a result on DELETE requests (deny and foreach rules; a pattern is not
+    checked against a resource being deleted)."""
+    validate = rule.get("validate") or {}
+    return isinstance(validate, dict) and (validate.get("deny") is not None or bool(validate.get("foreach"))
+                                           or validate.get("cel") is not None)
 
 
 def _actions(spec: dict, validate: dict, path: tuple) -> list[str]:
@@ -184,7 +215,7 @@ def _evaluation(spec: dict) -> dict:
 def _autogen(document: dict, rule: dict, compiled: Any, pods_only: bool) -> tuple[list[str] | None, bool]:
     """(the ``podControllers.controllers`` to write, or None for Kyverno's default; whether the rule needs a
     ReplicationController companion), from the autogen rules Kyverno derives for `rule`."""
-    kinds = _autogen_kinds(rule, compiled)
+    kinds = autogen_kinds(rule, compiled)
     if not pods_only:
         if kinds:
             raise NotConvertible("Kyverno derives Pod controller rules here, but the converted match does not "
@@ -197,7 +228,7 @@ def _autogen(document: dict, rule: dict, compiled: Any, pods_only: bool) -> tupl
     return wanted, companion
 
 
-def _autogen_kinds(rule: dict, compiled: Any) -> set[str]:
+def autogen_kinds(rule: dict, compiled: Any) -> set[str]:
     """The controller kinds of the autogen rules Kyverno derives from `rule`."""
     if compiled is None:
         return set()
