@@ -468,8 +468,8 @@ def _form(operator: str, value_json: str, key_kind: str, default_json: str | Non
     samples = _key_samples(value, key_kind)
     if default is not NO_DEFAULT:
         # the falsy values a key of its kind can hold (any: every one), which JMESPath replaces by the default
-        falsy: list[Any] = {"list": [[]], "string": [""], "map": [{}], "bool": [False], "number": []}.get(
-            key_kind, [None, "", [], {}, False])
+        by_kind: dict[str, list[Any]] = {"list": [[]], "string": [""], "map": [{}], "bool": [False], "number": []}
+        falsy = by_kind.get(key_kind, [None, "", [], {}, False])
         samples.extend(sample for sample in falsy if not any(type(sample) is type(s) and sample == s
                                                              for s in samples))
         if optional:
