@@ -21,7 +21,16 @@ from assertree.errors import AssertreeError
 from assertree.languages.base import ScanContext
 from assertree.migrate import probes as probing
 from assertree.migrate.convert.policy import PolicyConversion, convert_policy
-from assertree.migrate.proof import Probe, Runner, converted_rules, prove, source_rules, with_operation
+from assertree.migrate.proof import (
+    MutationRunner,
+    Probe,
+    Runner,
+    converted_rules,
+    prove,
+    source_mutator,
+    source_rules,
+    with_operation,
+)
 from assertree.migrate.report import DIFFERS, NOT_CONVERTED, VERIFIED, ConvertedRef, PolicyEntry, Report, RuleEntry
 from assertree.migrate.sources import Layout, layout
 from assertree.migrate.testfiles import PolicyNames, relocator, rewrite_test
@@ -228,9 +237,15 @@ def _prove(source: _Source, plan: Layout, tests: list[_Test], extra: list[dict],
             entry.rules.append(RuleEntry(rule.name, DIFFERS, f"the converted policy does not compile: "
                                                              f"{error.problem.text()}", refs))
             continue
-        source_side = Runner(source_rules(source.compiled, rule.name))
-        converted_side = Runner(converted_rules(compiled))
         raw_rule = source.document["spec"]["rules"][rule.index]
+        source_side: Any
+        converted_side: Any
+        if raw_rule.get("mutate") is not None:
+            source_side = MutationRunner([source_mutator(source.compiled, rule.name)])
+            converted_side = MutationRunner(compiled)
+        else:
+            source_side = Runner(source_rules(source.compiled, rule.name))
+            converted_side = Runner(converted_rules(compiled))
         proof = prove(source_side, converted_side, _probes(raw_rule, source, bases, source_side))
         notes = "; ".join(rule.notes)
         if proof.verified:
@@ -303,7 +318,9 @@ def _probes(rule: dict, source: _Source, bases: list[tuple[dict, str, ScanContex
         for operation in operations:
             if operation != context.operation:
                 yield Probe(value, origin, with_operation(context, operation))
-        applies = runner(value, context) is not None or value.get("kind") in _match_kinds(rule)
+        first = runner(value, context)
+        applies = (first[0] if isinstance(first, tuple) else first) is not None or value.get("kind") in _match_kinds(
+            rule)
         if not applies:
             continue
         admissible = value.get("kind") in BUILT_IN_KINDS

@@ -69,6 +69,9 @@ def reads_of(rule: dict) -> Reads:
                           else None, {}, reads)
         for entry in validate.get("foreach") or []:
             _foreach_reads(entry, {}, reads)
+    mutate = rule.get("mutate") or {}
+    if isinstance(mutate, dict) and isinstance(mutate.get("patchStrategicMerge"), dict):
+        _pattern_reads(mutate["patchStrategicMerge"], (), reads)  # the fields it sets, and their values
     _conditions_reads(rule.get("preconditions"), {}, reads)
     return reads
 

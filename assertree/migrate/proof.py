@@ -33,7 +33,8 @@ from typing import Any
 from assertree.languages.base import ScanContext
 from assertree.results import Resource
 
-__all__ = ["VERDICTS", "Disagreement", "Probe", "RuleProof", "Runner", "prove", "verdict"]
+__all__ = ["VERDICTS", "Disagreement", "MutationRunner", "Probe", "RuleProof", "Runner", "prove", "source_mutator",
+           "verdict"]
 
 VERDICTS = {None: "not applied", "skip": "not applied", "pass": "pass", "fail": "deny", "error": "deny",
             "warn": "warn"}
@@ -107,6 +108,45 @@ class Runner:
         return None
 
 
+class MutationRunner:
+    """Runs the mutate side of compiled policies on resources: the verdict, and the resource it made (tidied as
+    ``kyverno test`` compares patched resources) when a rule changed it."""
+
+    def __init__(self, policies: Sequence[Any]) -> None:
+        self.policies = list(policies)
+        self._mutators: dict[int, tuple[ScanContext, list[Any]]] = {}
+
+    def __call__(self, value: dict, context: ScanContext) -> tuple[str | None, Any]:
+        from assertree.languages.kyverno.mutate.compare import tidy
+
+        found = self._mutators.get(id(context))
+        if found is None or found[0] is not context:
+            found = (context, [mutator for policy in self.policies
+                               if (mutator := policy.mutator(context)) is not None])
+            self._mutators[id(context)] = found
+        resource = Resource(value)
+        status: str | None = None
+        for mutate in found[1]:
+            resource, results = mutate(resource)
+            for result in results:
+                status = _worst(status, str(result.status))
+        return status, tidy(resource.value) if status == "pass" else None
+
+
+def _worst(first: str | None, second: str) -> str:
+    order = [None, "skip", "pass", "warn", "fail", "error"]
+    return second if order.index(second) > order.index(first) else first  # type: ignore[return-value]
+
+
+def source_mutator(compiled: Any, rule_name: str) -> Any:
+    """A compiled ClusterPolicy that runs only `rule_name`'s mutate rule and its autogen rules."""
+    from assertree.languages.kyverno.compile import CompiledKyvernoPolicy
+
+    rules = [rule for rule in compiled.mutate_rules if rule.rule.name == rule_name
+             or rule.rule.autogen_of == rule_name]
+    return CompiledKyvernoPolicy(compiled.policy, [], rules)
+
+
 def source_rules(compiled: Any, rule_name: str) -> list[Any]:
     """The validate rules of a compiled ClusterPolicy that run for `rule_name`: it and its autogen rules."""
     return [rule for rule in compiled.rules if rule.rule.name == rule_name or rule.rule.autogen_of == rule_name]
@@ -120,10 +160,16 @@ def converted_rules(policies: Iterable[Any]) -> list[Any]:
 def prove(source: Runner, converted: Runner, probes: Iterable[Probe], *, keep: int = 20) -> RuleProof:
     """Run both sides on every probe; keep the first `keep` disagreements (all are counted in `probes`)."""
     proof = RuleProof()
+    from assertree.languages.kyverno.mutate.compare import json_equal
+
     for probe in probes:
         proof.probes += 1
         left = source(probe.value, probe.context)
         right = converted(probe.value, probe.context)
+        left_patched = right_patched = None
+        if isinstance(left, tuple):  # mutation runners: (status, the patched resource)
+            left, left_patched = left
+            right, right_patched = right
         if left is not None:
             proof.applied += 1
         if VERDICTS.get(left) != VERDICTS.get(right) or (probe.exact and left in ("fail", "error")
@@ -131,7 +177,19 @@ def prove(source: Runner, converted: Runner, probes: Iterable[Probe], *, keep: i
             proof.differing += 1
             if len(proof.disagreements) < keep:
                 proof.disagreements.append(Disagreement(probe, left or "no result", right or "no result"))
+            continue
+        if not json_equal(left_patched, right_patched):
+            proof.differing += 1
+            if len(proof.disagreements) < keep:
+                proof.disagreements.append(Disagreement(probe, f"{left}, {_excerpt(left_patched)}",
+                                                        f"{right}, {_excerpt(right_patched)}"))
     return proof
+
+
+def _excerpt(value: Any) -> str:
+    from assertree.jp.values import json_excerpt
+
+    return f"patched to {json_excerpt(value)}" if value is not None else "no patch"
 
 
 def with_operation(context: ScanContext, operation: str) -> ScanContext:

@@ -47,7 +47,7 @@ from assertree.migrate.convert import cel
 from assertree.migrate.convert.leaves import leaf_test
 from assertree.migrate.convert.refusal import NotConvertible
 
-__all__ = ["Outcome", "Scope", "any_pattern_outcome", "pattern_outcome"]
+__all__ = ["Outcome", "Scope", "any_pattern_outcome", "condition_test", "pattern_outcome"]
 
 _MAP_ANCHORS = (AnchorKind.CONDITION, AnchorKind.EXISTENCE, AnchorKind.EQUALITY, AnchorKind.NEGATION)
 
@@ -375,3 +375,19 @@ def any_pattern_outcome(patterns: Any, path: tuple, root: str = "object", scope:
         return Outcome(ok)
     skip = cel.and_([cel.not_(ok), *(outcome.skip for outcome in outcomes)])
     return Outcome(ok, skip)
+
+
+def condition_test(value: str, key: str, pattern: Any, path: tuple, scope: Scope | None = None) -> str:
+    """CEL: whether the anchored `key` (``(k)``, ``X(k)``, ``=(k)``, ``<(k)``) of a mutate patch holds on the map
+    `value`, as Kyverno's mutate preprocessing checks it (never failing with an error)."""
+    _refuse_variables(pattern, path)
+    anchor = _anchor(key)
+    if anchor is None:
+        raise NotConvertible("not a condition anchor", path)
+    present = _present(value, anchor.key)
+    if anchor.kind is AnchorKind.NEGATION:
+        return cel.not_(present)
+    inner = _Compiler().element(cel.select(value, anchor.key), pattern, path, scope or Scope(), exact=True)
+    if anchor.kind is AnchorKind.CONDITION:
+        return cel.and_([present, inner.ok])
+    return cel.or_([cel.not_(present), inner.ok])

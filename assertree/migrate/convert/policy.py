@@ -48,7 +48,6 @@ _DEFAULT_OPERATIONS = ["CREATE", "UPDATE"]
 _OTHER_RULES = {
     "generate": "generate rules convert to a GeneratingPolicy, which this migration does not write yet",
     "verifyImages": "verifyImages rules convert to an ImageValidatingPolicy, which this migration does not write yet",
-    "mutate": "mutate rules are not converted yet",
 }
 _WITH_DELETE = ["CREATE", "UPDATE", "DELETE"]
 
@@ -116,16 +115,25 @@ def _convert_rule(document: dict, rule: dict, index: int, compiled: Any, taken: 
                              "only; a ValidatingPolicy's Warn action would stop enforcing",
                              ("metadata", "annotations", "policies.kyverno.io/scored"))
     validate = rule.get("validate") or {}
+    mutating = rule.get("mutate") is not None
     operations = _WITH_DELETE if _reads_delete(rule) else _DEFAULT_OPERATIONS
     if checks_delete(rule) and operations is _DEFAULT_OPERATIONS:
         notes.append("Kyverno also checks this rule on DELETE requests (against the object being deleted); "
                      "the converted policy, as Kyverno's migration guide converts, selects CREATE and UPDATE")
     namespace = (document.get("metadata") or {}).get("namespace") if document.get("kind") == "Policy" else None
     chosen = selection(rule, path, operations, namespace)
-    parts = validate_spec(rule, path)
+    parts: Any
+    if mutating:
+        from assertree.migrate.convert.jmespath import Names
+        from assertree.migrate.convert.mutate import mutate_spec
+        from assertree.migrate.convert.validate import bind_context
+
+        parts = mutate_spec(rule, path, Names.request(), bind_context)
+        body: dict[str, Any] = {}
+    else:
+        parts = validate_spec(rule, path)
+        body = {"validationActions": _actions(spec, validate, path)}
     notes.extend(parts.notes)
-    actions = _actions(spec, validate, path)
-    body: dict[str, Any] = {"validationActions": actions}
     evaluation = _evaluation(spec)
     if evaluation:
         body["evaluation"] = evaluation
@@ -134,6 +142,8 @@ def _convert_rule(document: dict, rule: dict, index: int, compiled: Any, taken: 
     if spec.get("webhookTimeoutSeconds") is not None:
         body["webhookConfiguration"] = {"timeoutSeconds": spec["webhookTimeoutSeconds"]}
     controllers, companion = _autogen(document, rule, compiled, chosen.pods_only)
+    if mutating and parts.json_patch and chosen.pods_only:
+        controllers, companion = [], False  # Kyverno derives no controller rules from JSON patches
     if controllers is not None:
         body["autogen"] = {"podControllers": {"controllers": controllers}}
     body["matchConstraints"] = chosen.constraints()
@@ -143,11 +153,15 @@ def _convert_rule(document: dict, rule: dict, index: int, compiled: Any, taken: 
         body["matchConditions"] = _unique_names(conditions)
     if parts.variables:
         body["variables"] = parts.variables
-    body["validations"] = parts.validations
+    if mutating:
+        body["mutations"] = parts.mutations
+    else:
+        body["validations"] = parts.validations
     if "DELETE" in operations:
         _read_old_object_on_delete(body)
     name = _name(document, rule, taken)
-    kind = "NamespacedValidatingPolicy" if namespace else "ValidatingPolicy"
+    kind = ("NamespacedMutatingPolicy" if namespace else "MutatingPolicy") if mutating else (
+        "NamespacedValidatingPolicy" if namespace else "ValidatingPolicy")
     documents = [_document(document, kind, name, namespace, body)]
     if companion:
         documents.append(_companion(documents[0], taken))
@@ -253,19 +267,25 @@ def _companion(policy: dict, taken: set[str]) -> dict:
     spec = copy.deepcopy(policy["spec"])
     operations = spec["matchConstraints"]["resourceRules"][0].get("operations") or _DEFAULT_OPERATIONS
     spec["autogen"] = {"podControllers": {"controllers": ["deployments"]}}
-    _group, _kinds, rewritten = variants(spec, mutating=False)[0]
+    _group, _kinds, rewritten = variants(spec, mutating="mutations" in spec)[0]
     rewritten.pop("autogen", None)
     rewritten["matchConstraints"] = {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
                                                         "resources": ["replicationcontrollers"],
                                                         "operations": list(operations)}]}
     if "namespaceSelector" in spec["matchConstraints"]:
         rewritten["matchConstraints"]["namespaceSelector"] = spec["matchConstraints"]["namespaceSelector"]
+    if "mutations" in spec:  # a MutatingPolicy's variant moves only match conditions and apply configurations
+        rewritten = _mutating_variant(spec, rewritten)
     ordered = {key: rewritten[key] for key in policy["spec"] if key in rewritten and key != "autogen"}
     name = _unique(f"{policy['metadata']['name']}-replicationcontrollers", taken)
     out = copy.deepcopy(policy)
     out["metadata"]["name"] = name
     out["spec"] = ordered
     return out
+
+
+def _mutating_variant(spec: dict, rewritten: dict) -> dict:
+    return rewritten
 
 
 def _document(source: dict, kind: str, name: str, namespace: str | None, spec: dict) -> dict:

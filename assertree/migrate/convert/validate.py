@@ -38,7 +38,7 @@ from assertree.migrate.convert.jmespath import Expr, Names, translate, translate
 from assertree.migrate.convert.patterns import Scope, any_pattern_outcome, pattern_outcome
 from assertree.migrate.convert.refusal import NotConvertible
 
-__all__ = ["RuleSpec", "validate_spec"]
+__all__ = ["RuleSpec", "bind_context", "validate_spec"]
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NOT_CONVERTED = {
@@ -78,7 +78,7 @@ def validate_spec(rule: dict, path: tuple, names: Names | None = None) -> RuleSp
             raise NotConvertible(why, (*where, key))
     spec = RuleSpec()
     names = names or Names.request()
-    names = _context(rule.get("context") or [], names, (*path, "context"), spec, rule_level=True)
+    names = bind_context(rule.get("context") or [], names, (*path, "context"), spec, rule_level=True)
     if rule.get("preconditions") is not None:
         test = block_test(rule["preconditions"], names, (*path, "preconditions"))
         if test != cel.TRUE:
@@ -123,7 +123,7 @@ def validate_spec(rule: dict, path: tuple, names: Names | None = None) -> RuleSp
 # -- context ------------------------------------------------------------------------------------------------
 
 
-def _context(entries: list, names: Names, path: tuple, spec: RuleSpec, *, rule_level: bool) -> Names:
+def bind_context(entries: list, names: Names, path: tuple, spec: Any, *, rule_level: bool = True) -> Names:
     """`names` with each context ``variable`` entry bound: a CEL variable at the rule level, the expression
     itself inside a foreach (where it may read the element)."""
     for i, entry in enumerate(entries):
@@ -230,7 +230,7 @@ def _loop(entry: Any, names: Names, path: tuple, depth: int, scope: Scope,
     scope = scope.enter(element).enter(index)
     inner = names.bind("element", Expr(element, "any")).bind(f"element{depth}", Expr(element, "any")) \
         .bind("elementIndex", Expr(index, "number")).bind(f"elementIndex{depth}", Expr(index, "number"))
-    inner = _context(entry.get("context") or [], inner, (*path, "context"), RuleSpec(), rule_level=False)
+    inner = bind_context(entry.get("context") or [], inner, (*path, "context"), RuleSpec(), rule_level=False)
     present = f"{element} != null"
     precondition = cel.TRUE
     if entry.get("preconditions") is not None:

@@ -1,0 +1,278 @@
+"""A ClusterPolicy ``mutate`` rule as the spec of a MutatingPolicy.
+
+``patchStrategicMerge`` becomes one ``ApplyConfiguration`` mutation, the
+form Kyverno's CEL autogen carries over to Pod controllers: each map of the
+patch is an ``Object...{}`` of the fields it sets, and Kyverno's anchors
+become CEL around them:
+
+- ``+(key)``: ``key: x.?key.orValue(<value>)``, the value only where the field
+  is missing;
+- ``(key)``/``X(key)``/``=(key)`` in a list item select the items of the
+  resource's list that meet them (the merge then goes by the item's name, as
+  Kyverno's named copies do); on the patch's top map they are match
+  conditions (a condition not met leaves the resource untouched: a skip);
+- ``<(key)``: a match condition (not met: nothing changes);
+- a list of maps without anchors is merged item by item by the apply
+  configuration (on the keys Kubernetes declares: containers by name ...);
+  a list of values replaces the field.
+
+Kyverno reports a mutate rule that changed nothing as ``skip``; a
+MutatingPolicy applies its patch anyway, so a match condition says when
+the patch changes something (a field missing or different), and the policy
+skips otherwise.
+
+``patchesJson6902`` becomes a ``JSONPatch`` mutation with the same
+operations (Kyverno derives no Pod controller rules from JSON patches, and
+neither does the converted policy). ``foreach`` and ``targets`` are refused.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from assertree.languages.kyverno.anchors import AnchorKind, parse_anchor
+from assertree.migrate.convert import cel
+from assertree.migrate.convert.conditions import block_test
+from assertree.migrate.convert.jmespath import Names, translate_template
+from assertree.migrate.convert.patterns import Scope, condition_test
+from assertree.migrate.convert.refusal import NotConvertible
+
+__all__ = ["MutateSpec", "mutate_spec"]
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Maps of plain values (keys are data, not fields): written as map literals, not typed objects.
+_STRING_MAPS = frozenset({"labels", "annotations", "nodeSelector", "data", "stringData", "matchLabels",
+                          "binaryData", "limits", "requests", "parameters"})
+
+
+@dataclass
+class MutateSpec:
+    """The parts of a MutatingPolicy spec one rule gives (match constraints are `matching`'s)."""
+
+    match_conditions: list[dict] = field(default_factory=list)
+    variables: list[dict] = field(default_factory=list)
+    mutations: list[dict] = field(default_factory=list)
+    json_patch: bool = False  # Kyverno derives no controller rules from a rule with JSON patches
+    notes: list[str] = field(default_factory=list)
+
+
+def mutate_spec(rule: dict, path: tuple, names: Names, context: Any) -> MutateSpec:
+    """The mutation parts of the MutatingPolicy for `rule`; `context` binds the rule's context entries
+    (``validate.bind_context``)."""
+    mutate = rule.get("mutate")
+    if not isinstance(mutate, dict):
+        raise NotConvertible("not a mutate rule", path)
+    where = (*path, "mutate")
+    for key, why in (("targets", "mutating existing resources has no MutatingPolicy form converted here"),
+                     ("foreach", "mutate.foreach is not converted yet"),
+                     ("patches", "RFC 6902 patches in `patches` are not converted")):
+        if mutate.get(key):
+            raise NotConvertible(why, (*where, key))
+    spec = MutateSpec()
+    names = context(rule.get("context") or [], names, (*path, "context"), spec)
+    if rule.get("preconditions") is not None:
+        test = block_test(rule["preconditions"], names, (*path, "preconditions"))
+        if test != cel.TRUE:
+            spec.match_conditions.append({"name": "preconditions", "expression": test})
+    if mutate.get("patchStrategicMerge") is not None:
+        patch = mutate["patchStrategicMerge"]
+        if not isinstance(patch, dict):
+            raise NotConvertible("patchStrategicMerge must be a map", (*where, "patchStrategicMerge"))
+        built = _Builder(names, (*where, "patchStrategicMerge")).map(patch, "object", "Object", (), root=True)
+        spec.match_conditions.extend({"name": f"anchors-met-{i}" if i else "anchors-met", "expression": test}
+                                     for i, test in enumerate(built.conditions))
+        spec.match_conditions.append({"name": "changes-something", "expression": built.changes})
+        spec.mutations.append({"patchType": "ApplyConfiguration",
+                               "applyConfiguration": {"expression": built.text}})
+        return spec
+    if mutate.get("patchesJson6902") is not None:
+        spec.mutations.append({"patchType": "JSONPatch",
+                               "jsonPatch": {"expression": _json_patch(mutate["patchesJson6902"], names,
+                                                                       (*where, "patchesJson6902"))}})
+        spec.json_patch = True
+        return spec
+    raise NotConvertible("a mutate rule with nothing to apply", where)
+
+
+@dataclass
+class _Built:
+    text: str  # the CEL value (an Object constructor, a map, a list or a value)
+    changes: str  # CEL: applying it changes the resource
+    conditions: list[str] = field(default_factory=list)  # top-level anchors (match conditions)
+
+
+class _Builder:
+    def __init__(self, names: Names, path: tuple) -> None:
+        self.names = names
+        self.path = path
+        self.scope = Scope()
+
+    def value(self, raw: Any, at: tuple) -> str:
+        if isinstance(raw, str) and "{{" in raw:
+            try:
+                return translate_template(raw, self.names).value()
+            except NotConvertible as refusal:
+                raise refusal.at((*self.path, *at)) from None
+        if isinstance(raw, dict | list):
+            raise NotConvertible("a map or list where a value was expected", (*self.path, *at))
+        return cel.literal(raw)
+
+    def map(self, patch: dict, current: str, type_name: str, at: tuple, *, root: bool = False,
+            optional: str | None = None) -> _Built:
+        """The constructor for the map `patch` merged into the resource's map `current`, which may be absent:
+        `optional` reads it as a CEL optional (``object.spec.?template``), for the values kept where present."""
+        reach = optional or current
+        fields: list[str] = []
+        changes: list[str] = []
+        conditions: list[str] = []
+        literal = type_name.rsplit(".", 1)[-1] in _STRING_MAPS or not all(
+            _IDENTIFIER.fullmatch(str(_key_name(key))) for key in patch)
+        for key, value in patch.items():
+            anchor = parse_anchor(str(key).strip())
+            name = anchor.key if anchor.kind is not None else str(key)
+            if anchor.kind in (AnchorKind.CONDITION, AnchorKind.NEGATION, AnchorKind.EQUALITY, AnchorKind.GLOBAL):
+                conditions.append(self.condition(current, str(key).strip(), value, (*at, key)))
+                continue
+            child = cel.select(current, name)
+            present = _present(current, name)
+            label = cel.string(name) if literal else name
+            if isinstance(value, dict):
+                inner = self.map(value, child, f"{type_name}.{name}", (*at, key),
+                                 optional=_optional(reach, name, literal))
+                if anchor.kind is AnchorKind.ADD_IF_NOT_PRESENT:
+                    fields.append(f"{label}: {_optional(reach, name, literal)}.orValue({inner.text})")
+                    changes.append(cel.not_(present))
+                    continue
+                if inner.conditions:
+                    test = cel.and_([present, *inner.conditions])
+                    fields.append(f"{label}: {cel.paren(test)} ? {inner.text} : {type_name}.{name}{{}}")
+                    changes.append(cel.and_([test, inner.changes]))
+                else:
+                    fields.append(f"{label}: {inner.text}")
+                    changes.append(cel.or_([cel.not_(present), inner.changes]))
+                continue
+            if isinstance(value, list):
+                items = self.list(value, child, present, f"{type_name}.{name}", (*at, key))
+                if anchor.kind is AnchorKind.ADD_IF_NOT_PRESENT:
+                    fields.append(f"{label}: {_optional(reach, name, literal)}.orValue({items.text})")
+                    changes.append(cel.not_(present))
+                else:
+                    fields.append(f"{label}: {items.text}")
+                    changes.append(items.changes)
+                continue
+            text = self.value(value, (*at, key))
+            if anchor.kind is AnchorKind.ADD_IF_NOT_PRESENT:
+                fields.append(f"{label}: {_optional(reach, name, literal)}.orValue({text})")
+                changes.append(cel.not_(present))
+            else:
+                fields.append(f"{label}: {text}")
+                changes.append(cel.or_([cel.not_(present), f"{child} != {text}"]))
+        body = ", ".join(fields)
+        text = "{" + body + "}" if literal else f"{type_name}{{{body}}}"
+        if conditions and not root:
+            return _Built(text, cel.or_(changes) if changes else cel.FALSE, conditions)
+        return _Built(text, cel.or_(changes) if changes else cel.FALSE, conditions if root else [])
+
+    def condition(self, current: str, key: str, value: Any, at: tuple) -> str:
+        """A condition anchor of the patch as a CEL test on the resource's map `current`."""
+        try:
+            return condition_test(current, key, value, (*self.path, *at), self.scope)
+        except NotConvertible as refusal:
+            raise refusal if refusal.path else refusal.at((*self.path, *at)) from None
+
+    def list(self, patch: list, current: str, present: str, type_name: str, at: tuple) -> _Built:
+        if not all(isinstance(item, dict) for item in patch):
+            text = "[" + ", ".join(self.value(item, (*at, i)) for i, item in enumerate(patch)) + "]"
+            return _Built(text, cel.or_([cel.not_(present), f"{current} != {text}"]))
+        parts: list[str] = []
+        changes: list[str] = []
+        literal_items: list[str] = []
+        for i, item in enumerate(patch):
+            anchored = [key for key in item if parse_anchor(str(key).strip()).kind not in (
+                None, AnchorKind.ADD_IF_NOT_PRESENT)]
+            if not anchored:
+                built = self.map(item, "item", type_name, (*at, i))
+                literal_items.append(built.text)
+                name = item.get("name")
+                if name is not None and not isinstance(name, dict | list):
+                    name_text = self.value(name, (*at, i, "name"))
+                    existing = f"{current}.exists(item, item.name == {name_text})"
+                    changes.append(cel.or_([cel.not_(present), cel.not_(existing),
+                                            (f"{current}.exists(item, item.name == {name_text} && "
+                                            f"{cel.paren(built.changes)})")]))
+                else:
+                    changes.append(cel.TRUE)
+                continue
+            variable = self.scope.variable(str(at[-1]) if at else "item")
+            self.scope = self.scope.enter(variable)
+            conditions = [self.condition(variable, str(key).strip(), item[key], (*at, i, key)) for key in anchored]
+            rest = {key: value for key, value in item.items() if key not in anchored}
+            rest.setdefault("name", None)
+            built = self.map({key: value for key, value in rest.items() if value is not None}, variable,
+                             type_name, (*at, i))
+            selected = f"{current}.filter({variable}, {cel.and_(conditions)})"
+            entry = built.text.replace(f"{type_name}{{", f"{type_name}{{name: {variable}.name, ", 1) \
+                if "name" not in item else built.text
+            parts.append(f"{selected}.map({variable}, {entry})")
+            changes.append(cel.and_([present, (f"{current}.exists({variable}, "
+                                              f"{cel.and_([*conditions, built.changes])})")]))
+        if literal_items:
+            parts.insert(0, "[" + ", ".join(literal_items) + "]")
+        return _Built(" + ".join(parts) if parts else "[]", cel.or_(changes) if changes else cel.FALSE)
+
+
+def _key_name(key: Any) -> str:
+    anchor = parse_anchor(str(key).strip())
+    return anchor.key if anchor.kind is not None else str(key)
+
+
+def _present(current: str, name: str) -> str:
+    selected = cel.select(current, name)
+    if selected.endswith("]"):
+        return cel.has(current, name)
+    return f"has({selected})"
+
+
+def _optional(current: str, name: str, literal: bool) -> str:
+    """`current`'s field `name` as a CEL optional (``object.spec`` and ``object.metadata`` stay as written, the
+    text Kyverno's autogen moves under the Pod template)."""
+    if current in ("object", "oldObject") and name in ("spec", "metadata"):
+        return f"{current}.{name}"
+    selected = cel.select(current, name)
+    if literal or selected.endswith("]"):
+        return f"{current}[?{cel.string(name)}]"
+    return f"{current}.?{name}"
+
+
+def _json_patch(text: Any, names: Names, path: tuple) -> str:
+    try:
+        operations = yaml.safe_load(text) if isinstance(text, str) else text
+    except yaml.YAMLError as error:
+        raise NotConvertible(f"the JSON patch does not parse: {error}", path) from None
+    if not isinstance(operations, list):
+        raise NotConvertible("a JSON patch must be a list of operations", path)
+    out = []
+    for i, operation in enumerate(operations):
+        if not isinstance(operation, dict) or "op" not in operation or "path" not in operation:
+            raise NotConvertible("a JSON patch operation needs op and path", (*path, i))
+        fields = [f"op: {cel.string(str(operation['op']))}"]
+        builder = _Builder(names, (*path, i))
+        fields.append(f"path: {builder.value(operation['path'], ('path',))}")
+        for key in ("from", "value"):
+            if key in operation:
+                fields.append(f"{key}: {_value_literal(builder, operation[key], (key,))}")
+        out.append("JSONPatch{" + ", ".join(fields) + "}")
+    return "[" + ", ".join(out) + "]"
+
+
+def _value_literal(builder: _Builder, value: Any, at: tuple) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{cel.string(str(key))}: {_value_literal(builder, item, (*at, key))}"
+                               for key, item in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_value_literal(builder, item, (*at, i)) for i, item in enumerate(value)) + "]"
+    return builder.value(value, at)
