@@ -92,7 +92,7 @@ def _pattern_reads(pattern: Any, at: Path, reads: Reads) -> None:
             _pattern_reads(item, (*at, _ANY), reads)
         reads.add(at)
         return
-    reads.add(at, [value for value in probe_values(pattern) if not isinstance(value, list | dict)])
+    reads.add(at, [pattern, *(value for value in probe_values(pattern) if not isinstance(value, list | dict))])
 
 
 def _conditions_reads(block: Any, names: dict[str, Path], reads: Reads) -> None:
@@ -279,6 +279,8 @@ def _path_variants(resource: dict, path: Path, values: list[Any],
     if not where:
         # the field is absent: create it with each value the rule mentions
         for value in values[:12]:
+            if admissible and (value is None or not _same_kind(value, values[0])):
+                continue  # a new field of an admitted object holds what the rule puts or expects there
             changed = copy.deepcopy(resource)
             if _create(changed, path, value):
                 yield changed, f"{label} = {_text(value)}"
@@ -300,7 +302,10 @@ def _path_variants(resource: dict, path: Path, values: list[Any],
         if isinstance(current, list) and not required:
             yield _set(resource, position, []), f"{here} = []"
             if current:
-                yield _set(resource, position, [*current, copy.deepcopy(current[0])]), f"{here}: one more item"
+                extra = copy.deepcopy(current[0])
+                if isinstance(extra, dict) and isinstance(extra.get("name"), str):
+                    extra["name"] += "-2"  # names are keys: an admitted list holds each once
+                yield _set(resource, position, [*current, extra]), f"{here}: one more item"
 
 
 _DELETE = object()

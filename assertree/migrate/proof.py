@@ -130,7 +130,21 @@ class MutationRunner:
             resource, results = mutate(resource)
             for result in results:
                 status = _worst(status, str(result.status))
-        return status, tidy(resource.value) if status == "pass" else None
+        return status, _by_name(tidy(resource.value)) if status == "pass" else None
+
+
+def _by_name(value: Any) -> Any:
+    """`value` with every list of named maps (containers, env, volumes ...) in name order: Kyverno's strategic
+    merge puts the patch's items first, a MutatingPolicy's apply configuration keeps the resource's order, and
+    the proof compares what the items are, not where they stand."""
+    if isinstance(value, dict):
+        return {key: _by_name(item) for key, item in value.items()}
+    if isinstance(value, list):
+        items = [_by_name(item) for item in value]
+        if items and all(isinstance(item, dict) and isinstance(item.get("name"), str) for item in items):
+            return sorted(items, key=lambda item: item["name"])
+        return items
+    return value
 
 
 def _worst(first: str | None, second: str) -> str:

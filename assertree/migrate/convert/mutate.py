@@ -73,7 +73,8 @@ def mutate_spec(rule: dict, path: tuple, names: Names, context: Any) -> MutateSp
         if mutate.get(key):
             raise NotConvertible(why, (*where, key))
     spec = MutateSpec()
-    names = context(rule.get("context") or [], names, (*path, "context"), spec)
+    # inlined, not CEL variables: Kyverno's autogen does not move a MutatingPolicy's variables under the template
+    names = context(rule.get("context") or [], names, (*path, "context"), spec, rule_level=False)
     if rule.get("preconditions") is not None:
         test = block_test(rule["preconditions"], names, (*path, "preconditions"))
         if test != cel.TRUE:
@@ -82,9 +83,10 @@ def mutate_spec(rule: dict, path: tuple, names: Names, context: Any) -> MutateSp
         patch = mutate["patchStrategicMerge"]
         if not isinstance(patch, dict):
             raise NotConvertible("patchStrategicMerge must be a map", (*where, "patchStrategicMerge"))
-        built = _Builder(names, (*where, "patchStrategicMerge")).map(patch, "object", "Object", (), root=True)
+        builder = _Builder(names, (*where, "patchStrategicMerge"))
+        built = builder.map(patch, "object", "Object", (), root=True)
         spec.match_conditions.extend({"name": f"anchors-met-{i}" if i else "anchors-met", "expression": test}
-                                     for i, test in enumerate(built.conditions))
+                                     for i, test in enumerate([*builder.global_conditions, *built.conditions]))
         spec.match_conditions.append({"name": "changes-something", "expression": built.changes})
         spec.mutations.append({"patchType": "ApplyConfiguration",
                                "applyConfiguration": {"expression": built.text}})
@@ -110,6 +112,7 @@ class _Builder:
         self.names = names
         self.path = path
         self.scope = Scope()
+        self.global_conditions: list[str] = []  # from list items, for the match conditions
 
     def value(self, raw: Any, at: tuple) -> str:
         if isinstance(raw, str) and "{{" in raw:
@@ -147,11 +150,9 @@ class _Builder:
                     fields.append(f"{label}: {_optional(reach, name, literal)}.orValue({inner.text})")
                     changes.append(cel.not_(present))
                     continue
-                if inner.conditions:
-                    test = cel.and_([present, *inner.conditions])
-                    fields.append(f"{label}: {cel.paren(test)} ? {inner.text} : {type_name}.{name}{{}}")
-                    changes.append(cel.and_([test, inner.changes]))
-                else:
+                # a condition not met anywhere outside a list item leaves the whole patch out (Kyverno)
+                conditions.extend(cel.and_([present, test]) for test in inner.conditions)
+                if inner.text not in ("{}", f"{type_name}.{name}{{}}"):
                     fields.append(f"{label}: {inner.text}")
                     changes.append(cel.or_([cel.not_(present), inner.changes]))
                 continue
@@ -173,9 +174,7 @@ class _Builder:
                 changes.append(cel.or_([cel.not_(present), f"{child} != {text}"]))
         body = ", ".join(fields)
         text = "{" + body + "}" if literal else f"{type_name}{{{body}}}"
-        if conditions and not root:
-            return _Built(text, cel.or_(changes) if changes else cel.FALSE, conditions)
-        return _Built(text, cel.or_(changes) if changes else cel.FALSE, conditions if root else [])
+        return _Built(text, cel.or_(changes) if changes else cel.FALSE, conditions)
 
     def condition(self, current: str, key: str, value: Any, at: tuple) -> str:
         """A condition anchor of the patch as a CEL test on the resource's map `current`."""
@@ -200,9 +199,9 @@ class _Builder:
                 name = item.get("name")
                 if name is not None and not isinstance(name, dict | list):
                     name_text = self.value(name, (*at, i, "name"))
-                    existing = f"{current}.exists(item, item.name == {name_text})"
+                    existing = f"{current}.exists(item, has(item.name) && item.name == {name_text})"
                     changes.append(cel.or_([cel.not_(present), cel.not_(existing),
-                                            (f"{current}.exists(item, item.name == {name_text} && "
+                                            (f"{current}.exists(item, has(item.name) && item.name == {name_text} && "
                                             f"{cel.paren(built.changes)})")]))
                 else:
                     changes.append(cel.TRUE)
@@ -210,10 +209,16 @@ class _Builder:
             variable = self.scope.variable(str(at[-1]) if at else "item")
             self.scope = self.scope.enter(variable)
             conditions = [self.condition(variable, str(key).strip(), item[key], (*at, i, key)) for key in anchored]
+            if any(parse_anchor(str(key).strip()).kind is AnchorKind.GLOBAL for key in anchored):
+                # a global condition in a list item: some item must meet it, or the whole patch is left out
+                self.global_conditions.append(cel.and_([present, f"{current}.exists({variable}, "
+                                                                 f"{cel.and_(conditions)})"]))
+                continue
             rest = {key: value for key, value in item.items() if key not in anchored}
             rest.setdefault("name", None)
             built = self.map({key: value for key, value in rest.items() if value is not None}, variable,
                              type_name, (*at, i))
+            conditions.extend(built.conditions)  # a condition below the item selects the item too
             selected = f"{current}.filter({variable}, {cel.and_(conditions)})"
             entry = built.text.replace(f"{type_name}{{", f"{type_name}{{name: {variable}.name, ", 1) \
                 if "name" not in item else built.text
