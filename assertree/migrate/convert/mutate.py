@@ -211,8 +211,8 @@ class _Builder:
             conditions = [self.condition(variable, str(key).strip(), item[key], (*at, i, key)) for key in anchored]
             if any(parse_anchor(str(key).strip()).kind is AnchorKind.GLOBAL for key in anchored):
                 # a global condition in a list item: some item must meet it, or the whole patch is left out
-                self.global_conditions.append(cel.and_([present, f"{current}.exists({variable}, "
-                                                                 f"{cel.and_(conditions)})"]))
+                self.global_conditions.append(cel.and_([present, (f"{current}.exists({variable}, "
+                                                                 f"{cel.and_(conditions)})")]))
                 continue
             rest = {key: value for key, value in item.items() if key not in anchored}
             rest.setdefault("name", None)
