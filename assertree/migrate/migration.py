@@ -317,9 +317,9 @@ def _probes(rule: dict, source: _Source, bases: list[tuple[dict, str, ScanContex
         yield base
         for operation in operations:
             if operation != context.operation:  # unless the values file fixes the resource's operation
-                changed = probe(value, origin, with_operation(context, operation))
-                if changed.context.operation == operation:
-                    yield changed
+                other = probe(value, origin, with_operation(context, operation))
+                if other.context.operation == operation:
+                    yield other
         first = runner(value, context)
         applies = (first[0] if isinstance(first, tuple) else first) is not None or value.get("kind") in _match_kinds(
             rule)
