@@ -232,14 +232,14 @@ def truthy(expr: Expr) -> str:
     if expr.kind == "bool":
         return value
     if expr.kind == "string":
-        return f"{value} != ''"
+        return f"{cel.paren(value)} != ''"
     if expr.kind in ("list", "map"):
         return f"size({value}) > 0"
     if expr.kind == "number":
-        return f"{value} != null"
+        return f"{cel.paren(value)} != null"
     if expr.kind == "null":
         return cel.FALSE
-    return f"!({value} in [dyn(null), dyn(false), dyn(''), dyn([]), dyn({{}})])"
+    return f"!({cel.paren(value)} in [dyn(null), dyn(false), dyn(''), dyn([]), dyn({{}})])"
 
 
 class _Translator:
@@ -435,10 +435,7 @@ class _Translator:
     def _comparator(self, node: Node, current: Expr | None, strict: bool) -> Expr:
         left = self.node(node.children[0], current, strict=False)
         right = self.node(node.children[1], current, strict=False)
-        operator = str(node.value)
-        if operator in ("==", "!="):
-            return Expr(f"{left.value()} {operator} {right.value()}", "bool")
-        return Expr(f"{left.value()} {operator} {right.value()}", "bool")
+        return Expr(f"{cel.paren(left.value())} {node.value} {cel.paren(right.value())}", "bool")
 
     def _pipe(self, node: Node, current: Expr | None, strict: bool) -> Expr:
         left = self.node(node.children[0], current, strict=False)

@@ -68,7 +68,6 @@ def mutate_spec(rule: dict, path: tuple, names: Names, context: Any) -> MutateSp
         raise NotConvertible("not a mutate rule", path)
     where = (*path, "mutate")
     for key, why in (("targets", "mutating existing resources has no MutatingPolicy form converted here"),
-                     ("foreach", "mutate.foreach is not converted yet"),
                      ("patches", "RFC 6902 patches in `patches` are not converted")):
         if mutate.get(key):
             raise NotConvertible(why, (*where, key))
@@ -90,6 +89,9 @@ def mutate_spec(rule: dict, path: tuple, names: Names, context: Any) -> MutateSp
         spec.match_conditions.append({"name": "changes-something", "expression": built.changes})
         spec.mutations.append({"patchType": "ApplyConfiguration",
                                "applyConfiguration": {"expression": built.text}})
+        return spec
+    if mutate.get("foreach"):
+        _foreach(mutate["foreach"], names, (*where, "foreach"), spec)
         return spec
     if mutate.get("patchesJson6902") is not None:
         spec.mutations.append({"patchType": "JSONPatch",
@@ -171,7 +173,7 @@ class _Builder:
                 changes.append(cel.not_(present))
             else:
                 fields.append(f"{label}: {text}")
-                changes.append(cel.or_([cel.not_(present), f"{child} != {text}"]))
+                changes.append(cel.or_([cel.not_(present), f"{child} != {cel.paren(text)}"]))
         body = ", ".join(fields)
         text = "{" + body + "}" if literal else f"{type_name}{{{body}}}"
         return _Built(text, cel.or_(changes) if changes else cel.FALSE, conditions)
@@ -186,7 +188,7 @@ class _Builder:
     def list(self, patch: list, current: str, present: str, type_name: str, at: tuple) -> _Built:
         if not all(isinstance(item, dict) for item in patch):
             text = "[" + ", ".join(self.value(item, (*at, i)) for i, item in enumerate(patch)) + "]"
-            return _Built(text, cel.or_([cel.not_(present), f"{current} != {text}"]))
+            return _Built(text, cel.or_([cel.not_(present), f"{current} != {cel.paren(text)}"]))
         parts: list[str] = []
         changes: list[str] = []
         literal_items: list[str] = []
@@ -281,3 +283,109 @@ def _value_literal(builder: _Builder, value: Any, at: tuple) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(_value_literal(builder, item, (*at, i)) for i, item in enumerate(value)) + "]"
     return builder.value(value, at)
+
+
+# -- foreach ------------------------------------------------------------------------------------------------
+
+
+def _foreach(entries: list, names: Names, path: tuple, spec: MutateSpec) -> None:
+    """``mutate.foreach``: every entry a JSON patch per element (elements in order, or reversed with
+    ``order: Descending``, nested loops flattened), or every entry a strategic merge patch of the item of the
+    walked list that the element is (``(name): '{{ element.name }}'``)."""
+    if all(isinstance(entry, dict) and entry.get("patchesJson6902") is not None or entry.get("foreach")
+           for entry in entries):
+        operations = _foreach_operations(entries, names, path, 0, [])
+        spec.variables.append({"name": "patches", "expression": operations})
+        spec.match_conditions.append({"name": "changes-something", "expression": "size(variables.patches) > 0"})
+        spec.mutations.append({"patchType": "JSONPatch", "jsonPatch": {"expression": "variables.patches"}})
+        spec.json_patch = True
+        return
+    if len(entries) != 1 or not isinstance(entries[0], dict) or entries[0].get("patchStrategicMerge") is None:
+        raise NotConvertible("a foreach mixing patch kinds, or of several strategic merge patches", path)
+    spec.mutations.append({"patchType": "ApplyConfiguration",
+                           "applyConfiguration": {"expression": _element_merge(entries[0], names, (*path, 0),
+                                                                               spec)}})
+
+
+def _foreach_operations(entries: list, names: Names, path: tuple, depth: int, outer: list[str]) -> str:
+    from assertree.migrate.convert.jmespath import Expr, translate
+
+    lists = []
+    for i, entry in enumerate(entries):
+        where = (*path, i)
+        if not isinstance(entry, dict) or not isinstance(entry.get("list"), str):
+            raise NotConvertible("a foreach entry needs a list expression", where)
+        source = translate(f"({entry['list'].strip()}) || `[]`", names).value("[]")
+        index = f"index{depth}" if depth else "index"
+        element = f"{cel.paren(source)}[{index}]"
+        inner = names.bind("element", Expr(element, "any")).bind(f"element{depth}", Expr(element, "any")) \
+            .bind("elementIndex", Expr(index, "number")).bind(f"elementIndex{depth}", Expr(index, "number"))
+        if entry.get("context"):
+            raise NotConvertible("context entries inside a mutate foreach", (*where, "context"))
+        condition = cel.TRUE
+        if entry.get("preconditions") is not None:
+            condition = block_test(entry["preconditions"], inner.lenient(), (*where, "preconditions"))
+        if entry.get("foreach"):
+            body = _foreach_operations(entry["foreach"], inner, (*where, "foreach"), depth + 1, [*outer, index])
+        else:
+            body = _json_patch(entry["patchesJson6902"], inner, (*where, "patchesJson6902"))
+        indexes = f"lists.range(size({cel.paren(source)}))"
+        if entry.get("order") == "Descending":
+            indexes += ".reverse()"
+        selected = f"{indexes}.filter({index}, {cel.and_([f'{element} != null', condition])})" \
+            if condition != cel.TRUE else f"{indexes}.filter({index}, {element} != null)"
+        lists.append(f"{selected}.map({index}, {body}).flatten()")
+    return " + ".join(lists)
+
+
+def _element_merge(entry: dict, names: Names, path: tuple, spec: MutateSpec) -> str:
+    """A strategic merge patch per element of the walked list, aimed at that very item by its name."""
+    from assertree.migrate.convert.jmespath import Expr
+
+    walked = str(entry.get("list") or "").strip()
+    patch = entry["patchStrategicMerge"]
+    steps = walked.removeprefix("request.object.").split(".") if walked.startswith("request.object.") else []
+    target: Any = patch
+    for step in steps:
+        target = target.get(step) if isinstance(target, dict) else None
+    if not steps or not isinstance(target, list) or len(target) != 1 or not isinstance(target[0], dict) or \
+            _only_keys(patch, steps) is False:
+        raise NotConvertible("a foreach strategic merge patch that does not patch the walked list's own item",
+                             (*path, "patchStrategicMerge"))
+    item = dict(target[0])
+    selector = item.pop("(name)", item.get("name"))
+    if selector not in ("{{element.name}}", "{{ element.name }}"):
+        raise NotConvertible("a foreach strategic merge patch whose item is not the element (name: "
+                             "'{{ element.name }}')", (*path, "patchStrategicMerge"))
+    item.pop("name", None)
+    if entry.get("context"):
+        raise NotConvertible("context entries inside a mutate foreach", (*path, "context"))
+    variable = "element"
+    inner = names.bind("element", Expr(variable, "map"))
+    builder = _Builder(inner, (*path, "patchStrategicMerge"))
+    list_type = "Object." + ".".join(steps)
+    built = builder.map(item, variable, list_type, ())
+    if built.conditions or builder.global_conditions:
+        raise NotConvertible("anchored conditions inside a foreach strategic merge patch", path)
+    condition = cel.TRUE
+    if entry.get("preconditions") is not None:
+        condition = block_test(entry["preconditions"], inner.lenient(), (*path, "preconditions"))
+    current = "object." + ".".join(steps)
+    selected = f"{current}.filter({variable}, {cel.and_([condition, built.changes])})"
+    entry_text = built.text.replace(f"{list_type}{{", f"{list_type}{{name: {variable}.name, ", 1)
+    spec.match_conditions.append({"name": "changes-something",
+                                  "expression": f"{current}.exists({variable}, {cel.and_([condition, built.changes])})"})
+    body = f"{selected}.map({variable}, {entry_text})"
+    for depth in range(len(steps) - 1, -1, -1):
+        prefix = "Object" + "".join("." + step for step in steps[:depth])
+        body = f"{prefix}{{{steps[depth]}: {body}}}"
+    return body
+
+
+def _only_keys(patch: Any, steps: list[str]) -> bool:
+    """Whether `patch` holds nothing but the path `steps` (one key per level)."""
+    for step in steps:
+        if not isinstance(patch, dict) or list(patch) != [step]:
+            return False
+        patch = patch[step]
+    return True

@@ -152,8 +152,13 @@ def bind_context(entries: list, names: Names, path: tuple, spec: Any, *, rule_le
 
 
 def _variable(variable: dict, names: Names) -> Expr:
-    if variable.get("default") is not None:
-        raise NotConvertible("a variable with a default", ("default",))
+    if variable.get("default") is not None:  # the default stands for a null result
+        found = _variable({key: value for key, value in variable.items() if key != "default"}, names)
+        default = cel.literal(variable["default"])
+        if found.optional:
+            return Expr(found.value(default), found.kind)
+        text = cel.ternary(f"{cel.paren(found.value())} == null", f"dyn({default})", f"dyn({found.value()})")
+        return Expr(text, "any")
     if variable.get("value") is not None and variable.get("jmesPath"):
         raise NotConvertible("a variable with both a value and a jmesPath", ("jmesPath",))
     if variable.get("jmesPath"):
