@@ -92,7 +92,12 @@ def _pattern_reads(pattern: Any, at: Path, reads: Reads) -> None:
             _pattern_reads(item, (*at, _ANY), reads)
         reads.add(at)
         return
-    reads.add(at, [pattern, *(value for value in probe_values(pattern) if not isinstance(value, list | dict))])
+    values = [value for value in probe_values(pattern) if not isinstance(value, list | dict)]
+    if isinstance(pattern, str):  # a text like the pattern's first (its own text only when it has no operators)
+        values.sort(key=lambda value: not isinstance(value, str))
+    else:
+        values.insert(0, pattern)
+    reads.add(at, values)
 
 
 def _conditions_reads(block: Any, names: dict[str, Path], reads: Reads) -> None:

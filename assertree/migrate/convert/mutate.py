@@ -292,7 +292,7 @@ def _foreach(entries: list, names: Names, path: tuple, spec: MutateSpec) -> None
     """``mutate.foreach``: every entry a JSON patch per element (elements in order, or reversed with
     ``order: Descending``, nested loops flattened), or every entry a strategic merge patch of the item of the
     walked list that the element is (``(name): '{{ element.name }}'``)."""
-    if all(isinstance(entry, dict) and entry.get("patchesJson6902") is not None or entry.get("foreach")
+    if all((isinstance(entry, dict) and entry.get("patchesJson6902") is not None) or entry.get("foreach")
            for entry in entries):
         operations = _foreach_operations(entries, names, path, 0, [])
         spec.variables.append({"name": "patches", "expression": operations})
@@ -373,8 +373,8 @@ def _element_merge(entry: dict, names: Names, path: tuple, spec: MutateSpec) -> 
     current = "object." + ".".join(steps)
     selected = f"{current}.filter({variable}, {cel.and_([condition, built.changes])})"
     entry_text = built.text.replace(f"{list_type}{{", f"{list_type}{{name: {variable}.name, ", 1)
-    spec.match_conditions.append({"name": "changes-something",
-                                  "expression": f"{current}.exists({variable}, {cel.and_([condition, built.changes])})"})
+    changes = f"{current}.exists({variable}, {cel.and_([condition, built.changes])})"
+    spec.match_conditions.append({"name": "changes-something", "expression": changes})
     body = f"{selected}.map({variable}, {entry_text})"
     for depth in range(len(steps) - 1, -1, -1):
         prefix = "Object" + "".join("." + step for step in steps[:depth])
