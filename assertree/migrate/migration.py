@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from assertree.errors import AssertreeError
 from assertree.languages.base import ScanContext
 from assertree.migrate import probes as probing
@@ -33,7 +35,7 @@ from assertree.migrate.proof import (
 )
 from assertree.migrate.report import DIFFERS, NOT_CONVERTED, VERIFIED, ConvertedRef, PolicyEntry, Report, RuleEntry
 from assertree.migrate.sources import Layout, layout
-from assertree.migrate.testfiles import PolicyNames, relocator, rewrite_test
+from assertree.migrate.testfiles import PolicyNames, relocator, rewrite_test, split_operations
 
 __all__ = ["migrate"]
 
@@ -393,7 +395,7 @@ def _write(plan: Layout, files: list[_File], tests: list[_Test], report: Report)
         if target is not None:
             copy_file(path, target)
     for test in tests:
-        _write_test(test, plan, files)
+        _write_test(test, plan, files, report)
     report.documents = sum(len(rule.converted) for policy in report.policies for rule in policy.rules)
 
 
@@ -447,7 +449,7 @@ def _names(sources: Iterable[_Source]) -> dict[str, PolicyNames]:
     return out
 
 
-def _write_test(test: _Test, plan: Layout, files: list[_File]) -> None:
+def _write_test(test: _Test, plan: Layout, files: list[_File], report: Report) -> None:
     from assertree.migrate.writing import write_documents
 
     target = plan.target(test.file)
@@ -457,8 +459,25 @@ def _write_test(test: _Test, plan: Layout, files: list[_File]) -> None:
                for document in file.documents if isinstance(document, _Source)]
     names = _names(sources)
     relocate = relocator(test.file.parent, target.parent, plan.target)
-    documents = [rewrite_test(document, names, relocate) for document in test.documents]
-    write_documents(target, documents)
+    notes: list[str] = []
+    documents = [rewrite_test(document, names, relocate, notes) for document in test.documents]
+    converted = {name for policy in names.values() for documents_ in policy.rules.values()
+                 for _, name in documents_}
+    extra: list[dict] = []
+    for original, document in zip(test.documents, documents):
+        values_path = original.get("variables")
+        if not isinstance(values_path, str) or not converted:
+            continue
+        values = _read_yaml(test.file.parent / values_path)
+        for operation, split, changed in split_operations(document, values, converted):
+            values_target = target.parent / f"{Path(values_path).stem}-{operation.lower()}.yaml"
+            write_documents(values_target, [changed])
+            split["variables"] = values_target.name
+            extra.append(split)
+            notes.append(f"rows of resources whose values give request.operation {operation} moved to Test "
+                         f"{split['metadata']['name']} (the CEL kinds read the operation of globalValues only)")
+    report.notes.extend(f"{_relative_to_cwd(test.file)}: {note}" for note in notes)
+    write_documents(target, [*documents, *extra])
 
 
 def _run_rewritten(plan: Layout, tests: list[_Test], report: Report) -> None:
@@ -482,3 +501,10 @@ def _relative_to(path: Path, root: Path) -> str:
         return Path(os.path.relpath(os.path.abspath(path), os.path.abspath(root))).as_posix()
     except ValueError:
         return path.as_posix()
+
+
+def _read_yaml(path: Path) -> Any:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None

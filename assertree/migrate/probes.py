@@ -93,8 +93,11 @@ def _pattern_reads(pattern: Any, at: Path, reads: Reads) -> None:
         reads.add(at)
         return
     values = [value for value in probe_values(pattern) if not isinstance(value, list | dict)]
-    if isinstance(pattern, str):  # a text like the pattern's first (its own text only when it has no operators)
-        values.sort(key=lambda value: not isinstance(value, str))
+    if isinstance(pattern, str):
+        # texts drawn from the pattern first (its own text only when it has no operators), then other texts
+        generic = probe_values(None)
+        values.sort(key=lambda value: (any(type(value) is type(item) and value == item for item in generic),
+                                       not isinstance(value, str)))
     else:
         values.insert(0, pattern)
     reads.add(at, values)
@@ -246,7 +249,9 @@ _REQUIRED = (("metadata",), ("metadata", "name"), ("metadata", "namespace"), ("k
              ("jobTemplate",), ("containers",), ("containers", _ANY, "name"), ("containers", _ANY, "image"),
              ("initContainers", _ANY, "name"), ("initContainers", _ANY, "image"),
              ("ephemeralContainers", _ANY, "name"), ("ephemeralContainers", _ANY, "image"),
-             ("volumes", _ANY, "name"), ("env", _ANY, "name"))
+             ("volumes", _ANY, "name"), ("env", _ANY, "name"), ("imagePullSecrets", _ANY, "name"),
+             ("topologySpreadConstraints", _ANY, "whenUnsatisfiable"),
+             ("topologySpreadConstraints", _ANY, "topologyKey"), ("topologySpreadConstraints", _ANY, "maxSkew"))
 
 
 def _required(path: Path) -> bool:
@@ -284,7 +289,7 @@ def _path_variants(resource: dict, path: Path, values: list[Any],
     if not where:
         # the field is absent: create it with each value the rule mentions
         for value in values[:12]:
-            if admissible and (value is None or not _same_kind(value, values[0])):
+            if admissible and (value is None or not _same_kind(value, values[0]) or (required and value == "")):
                 continue  # a new field of an admitted object holds what the rule puts or expects there
             changed = copy.deepcopy(resource)
             if _create(changed, path, value):
@@ -298,7 +303,8 @@ def _path_variants(resource: dict, path: Path, values: list[Any],
         if not isinstance(current, dict | list) and not admissible:
             yield _set(resource, position, None), f"{here} = null"
         for value in values[:16]:
-            if isinstance(value, dict | list) or (admissible and not _same_kind(value, current)):
+            if isinstance(value, dict | list) or (admissible and not _same_kind(value, current)) or \
+                    (required and value == ""):
                 continue
             yield _set(resource, position, value), f"{here} = {_text(value)}"
         for value in _WRONG if not admissible and not isinstance(current, dict | list) else ():

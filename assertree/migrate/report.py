@@ -68,6 +68,7 @@ class Report:
     out: str = ""
     documents: int = 0  # converted documents written
     tests: str = ""  # the rewritten tests' summary line, when they ran
+    notes: list[str] = field(default_factory=list)  # what rewriting the tests left out, and why
 
     def counts(self) -> dict[str, int]:
         counts = {VERIFIED: 0, DIFFERS: 0, NOT_CONVERTED: 0}
@@ -110,6 +111,7 @@ class Report:
                      f"({rules} rule{'' if rules == 1 else 's'}): {counts[VERIFIED]} verified, "
                      f"{counts[DIFFERS]} differ, {counts[NOT_CONVERTED]} not converted; wrote {self.documents} "
                      f"document{'' if self.documents == 1 else 's'} to {self.out}")
+        lines.extend(f"Note: {note}" for note in self.notes)
         if self.tests:
             lines.append(f"Rewritten tests: {self.tests}")
         return "\n".join(lines) + "\n"

@@ -12,8 +12,16 @@ resources); only what names a policy changes:
   converted rule, plus itself when some rules stayed in the source policy;
 - a row of a rule that stayed (not converted) is unchanged: the remainder of
   its policy, under the same name, is written beside the converted ones;
-- a row naming a rule the policy does not have (a typo ``kyverno test``
-  passes as Excluded) follows the policy when it became one document.
+- a row naming a rule the policy does not have checks nothing (``kyverno
+  test`` passes it as Excluded whatever the policy does); the new kinds have
+  no rule to miss, so the row is left out, with a note, rather than made to
+  check something the test's author did not write.
+
+A values file giving one resource its own ``request.operation`` speaks to a
+ClusterPolicy only: the CEL kinds take the operation of ``globalValues``.
+The converted rows naming such resources move to a Test of their own (in
+the same file, after the first) whose values file sets that operation in
+``globalValues`` (`split_operations`).
 
 Paths in the test (policies, resources, values, user info, patched
 resources ...) are rewritten relative to the new test's folder: to the copy
@@ -27,8 +35,9 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-__all__ = ["PolicyNames", "rewrite_test"]
+__all__ = ["PolicyNames", "rewrite_test", "split_operations"]
 
 _PATH_LISTS = ("policies", "resources", "exceptions", "jsonPayloads", "httpPayloads", "envoyPayloads",
                "targetResources", "paramResources", "clusterResources")
@@ -57,9 +66,10 @@ _FLAGS = {"ValidatingPolicy": "isValidatingPolicy", "NamespacedValidatingPolicy"
           "ValidatingAdmissionPolicy": "isValidatingAdmissionPolicy"}
 
 
-def rewrite_test(document: dict, policies: Mapping[str, PolicyNames], relocate: Callable[[str], str]) -> dict:
+def rewrite_test(document: dict, policies: Mapping[str, PolicyNames], relocate: Callable[[str], str],
+                 notes: list[str] | None = None) -> dict:
     """`document` (one Test) for the converted policies: `policies` by source policy name, `relocate` maps a
-    path as written in the test to the path to write."""
+    path as written in the test to the path to write; rows left out are said in `notes`."""
     out = copy.deepcopy(document)
     for key in _PATH_LISTS:
         if isinstance(out.get(key), list):
@@ -70,7 +80,7 @@ def rewrite_test(document: dict, policies: Mapping[str, PolicyNames], relocate: 
     results = out.get("results")
     if isinstance(results, list):
         rows = []
-        for row in results:
+        for index, row in enumerate(results):
             if not isinstance(row, dict):
                 rows.append(row)
                 continue
@@ -80,7 +90,11 @@ def rewrite_test(document: dict, policies: Mapping[str, PolicyNames], relocate: 
             for key in _RESULT_PATH_LISTS:
                 if isinstance(row.get(key), list):
                     row[key] = [relocate(item) if isinstance(item, str) else item for item in row[key]]
-            rows.extend(_rows(row, policies))
+            rewritten = _rows(row, policies)
+            if not rewritten and notes is not None:
+                notes.append(f"row {index + 1} (policy {row.get('policy')}, rule {row.get('rule')}) left out: the "
+                             "policy has no such rule, so kyverno test passes the row whatever the policy does")
+            rows.extend(rewritten)
         out["results"] = rows
     return out
 
@@ -103,8 +117,8 @@ def _rows(row: dict, policies: Mapping[str, PolicyNames]) -> list[dict]:
             break
     if name in found.rules:
         return [_converted(row, found, found.rules[name])]
-    if name not in found.all_rules and not found.remainder and len(found.rules) == 1:
-        return [_converted(row, found, next(iter(found.rules.values())))]
+    if name not in found.all_rules and not found.remainder:
+        return []
     return [row]
 
 
@@ -139,3 +153,54 @@ def relocator(source_folder: Path, target_folder: Path, target_of: Callable[[Pat
 
     return relocate
 
+
+
+def split_operations(document: dict, values: Any, converted: set[str]) -> list[tuple[str, dict, dict]]:
+    """For a rewritten Test `document` whose values file `values` gives some resources their own
+    ``request.operation`` under source policies that were converted: (operation, Test, values) for each such
+    operation, with the rows of the `converted` policy names naming those resources moved out of `document`
+    (changed in place) into the Test. The caller writes the values and points the Test's ``variables`` at
+    them."""
+    if not isinstance(values, dict) or not isinstance(document.get("results"), list):
+        return []
+    operations: dict[str, str] = {}  # resource name -> operation
+    for policy in values.get("policies") or []:
+        if not isinstance(policy, dict):
+            continue
+        for resource in policy.get("resources") or []:
+            given = resource.get("values") if isinstance(resource, dict) else None
+            if isinstance(given, dict) and isinstance(given.get("request.operation"), str):
+                operations[str(resource.get("name"))] = given["request.operation"]
+    global_values = values.get("globalValues") if isinstance(values.get("globalValues"), dict) else {}
+    default = str(global_values.get("request.operation") or "CREATE")
+    operations = {name: operation for name, operation in operations.items() if operation != default}
+    if not operations:
+        return []
+    moved: dict[str, list[dict]] = {}
+    kept: list[Any] = []
+    for row in document["results"]:
+        named = row.get("resources") if isinstance(row, dict) else None
+        if not isinstance(named, list) or str(row.get("policy", "")).rsplit("/", 1)[-1] not in converted:
+            kept.append(row)
+            continue
+        groups: dict[str, list[Any]] = {}
+        for name in named:
+            groups.setdefault(operations.get(str(name).rsplit("/", 1)[-1], default), []).append(name)
+        for operation, names in groups.items():
+            part = {**row, "resources": names}
+            if operation == default:
+                kept.append(part)
+            else:
+                moved.setdefault(operation, []).append(part)
+    document["results"] = kept
+    out = []
+    for operation, rows in moved.items():
+        test = copy.deepcopy(document)
+        metadata = dict(test.get("metadata") or {})
+        metadata["name"] = f"{metadata.get('name', 'test')}-{operation.lower()}"
+        test["metadata"] = metadata
+        test["results"] = rows
+        changed = copy.deepcopy(values)
+        changed["globalValues"] = {**global_values, "request.operation": operation}
+        out.append((operation, test, changed))
+    return out

@@ -60,9 +60,10 @@ class MutateSpec:
     notes: list[str] = field(default_factory=list)
 
 
-def mutate_spec(rule: dict, path: tuple, names: Names, context: Any) -> MutateSpec:
+def mutate_spec(rule: dict, path: tuple, names: Names, context: Any, *, pods: bool = False) -> MutateSpec:
     """The mutation parts of the MutatingPolicy for `rule`; `context` binds the rule's context entries
-    (``validate.bind_context``)."""
+    (``validate.bind_context``); `pods`: the rule selects Pods only (its patch also reaches the Pod template
+    of the controllers autogen covers)."""
     mutate = rule.get("mutate")
     if not isinstance(mutate, dict):
         raise NotConvertible("not a mutate rule", path)
@@ -89,6 +90,9 @@ def mutate_spec(rule: dict, path: tuple, names: Names, context: Any) -> MutateSp
         spec.match_conditions.append({"name": "changes-something", "expression": built.changes})
         spec.mutations.append({"patchType": "ApplyConfiguration",
                                "applyConfiguration": {"expression": built.text}})
+        reorder = _reorder(patch, pods)
+        if reorder:
+            spec.mutations.append({"patchType": "JSONPatch", "jsonPatch": {"expression": reorder}})
         return spec
     if mutate.get("foreach"):
         _foreach(mutate["foreach"], names, (*where, "foreach"), spec)
@@ -168,7 +172,17 @@ class _Builder:
                     changes.append(items.changes)
                 continue
             text = self.value(value, (*at, key))
-            if anchor.kind is AnchorKind.ADD_IF_NOT_PRESENT:
+            if _whole_template(value):
+                # a variable's value may be null: Kyverno's merge leaves a null field out, as does `?field`
+                some = f"dyn({text}) != null"
+                option = f"({some} ? optional.of({text}) : optional.none())"
+                if anchor.kind is AnchorKind.ADD_IF_NOT_PRESENT:
+                    fields.append(f"?{label}: {_optional(reach, name, literal)}.or{option}")
+                    changes.append(cel.and_([cel.not_(present), some]))
+                else:
+                    fields.append(f"?{label}: {option}")
+                    changes.append(cel.and_([some, cel.or_([cel.not_(present), f"{child} != {cel.paren(text)}"])]))
+            elif anchor.kind is AnchorKind.ADD_IF_NOT_PRESENT:
                 fields.append(f"{label}: {_optional(reach, name, literal)}.orValue({text})")
                 changes.append(cel.not_(present))
             else:
@@ -230,6 +244,55 @@ class _Builder:
         if literal_items:
             parts.insert(0, "[" + ", ".join(literal_items) + "]")
         return _Built(" + ".join(parts) if parts else "[]", cel.or_(changes) if changes else cel.FALSE)
+
+
+# Where a Pod's spec is in the controllers autogen covers (autogen does not rewrite JSON patches).
+_POD_SPECS = (("spec",), ("spec", "template", "spec"), ("spec", "jobTemplate", "spec", "template", "spec"))
+
+
+def _reorder(patch: dict, pods: bool) -> str | None:
+    """A JSON patch laying out each named list the patch merges as Kyverno's strategic merge does (the patch's
+    items first, in its order, then the resource's others); an apply configuration keeps the resource's order
+    and appends. Lists reached through plain map keys only, their items named by plain texts."""
+    found: list[tuple[tuple[str, ...], list[str]]] = []
+
+    def walk(node: dict, at: tuple[str, ...]) -> None:
+        for key, value in node.items():
+            if parse_anchor(str(key).strip()).kind is not None:
+                continue
+            if isinstance(value, dict):
+                walk(value, (*at, str(key)))
+            elif isinstance(value, list) and value and all(
+                    isinstance(item, dict) and all(parse_anchor(str(k).strip()).kind is None for k in item)
+                    and isinstance(item.get("name"), str) and "{{" not in item["name"] for item in value):
+                found.append(((*at, str(key)), [item["name"] for item in value]))
+
+    walk(patch, ())
+    terms: list[str] = []
+    for steps, names in found:
+        prefixes: tuple[tuple[str, ...], ...] = ((),)
+        if pods and steps[0] == "spec":
+            prefixes = tuple(prefix[:-1] for prefix in _POD_SPECS)
+        for prefix in prefixes:
+            full = (*prefix, *steps)
+            current = "object." + ".".join(full)
+            guard = cel.and_([f"has(object.{'.'.join(full[:depth])})" for depth in range(1, len(full) + 1)])
+            ordered = [f"{current}.filter(item, has(item.name) && item.name == {cel.string(name)})"
+                       for name in names]
+            others = ", ".join(cel.string(name) for name in names)
+            ordered.append(f"{current}.filter(item, !has(item.name) || !(item.name in [{others}]))")
+            pointer = "/" + "/".join(step.replace("~", "~0").replace("/", "~1") for step in full)
+            terms.append(f"({guard} ? [JSONPatch{{op: 'replace', path: {cel.string(pointer)}, "
+                         f"value: {' + '.join(ordered)}}}] : [])")
+    return " + ".join(terms) if terms else None
+
+
+def _whole_template(raw: Any) -> bool:
+    """Whether `raw` is one ``{{ }}`` and nothing else (its value is the variable's, null included)."""
+    if not isinstance(raw, str):
+        return False
+    text = raw.strip()
+    return text.startswith("{{") and text.endswith("}}") and text.count("{{") == 1
 
 
 def _key_name(key: Any) -> str:

@@ -128,7 +128,7 @@ def _convert_rule(document: dict, rule: dict, index: int, compiled: Any, taken: 
         from assertree.migrate.convert.mutate import mutate_spec
         from assertree.migrate.convert.validate import bind_context
 
-        parts = mutate_spec(rule, path, Names.request(), bind_context)
+        parts = mutate_spec(rule, path, Names.request(), bind_context, pods=chosen.pods_only)
         body: dict[str, Any] = {}
     else:
         parts = validate_spec(rule, path)
