@@ -171,7 +171,7 @@ def split_operations(document: dict, values: Any, converted: set[str]) -> list[t
             given = resource.get("values") if isinstance(resource, dict) else None
             if isinstance(given, dict) and isinstance(given.get("request.operation"), str):
                 operations[str(resource.get("name"))] = given["request.operation"]
-    global_values = values.get("globalValues") if isinstance(values.get("globalValues"), dict) else {}
+    global_values: dict = values["globalValues"] if isinstance(values.get("globalValues"), dict) else {}
     default = str(global_values.get("request.operation") or "CREATE")
     operations = {name: operation for name, operation in operations.items() if operation != default}
     if not operations:
