@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,7 @@ from assertree.migrate.proof import (
 )
 from assertree.migrate.report import DIFFERS, NOT_CONVERTED, VERIFIED, ConvertedRef, PolicyEntry, Report, RuleEntry
 from assertree.migrate.sources import Layout, layout
-from assertree.migrate.testfiles import PolicyNames, relocator, rewrite_test, split_operations
+from assertree.migrate.testfiles import PolicyNames, relocator, rewrite_test, service_account_user, split_requests
 
 __all__ = ["migrate"]
 
@@ -91,7 +91,7 @@ def migrate(sources: Sequence[str | Path], out: str | Path, *, to: str = "valida
     for source in policies:
         _convert(source, taken, to)
     for source in policies:
-        _prove(source, plan, tests, extra, report)
+        _prove(source, plan, tests, extra, report, taken)
     _write(plan, files, tests, report)
     if run_tests and tests:
         _run_rewritten(plan, tests, report)
@@ -213,7 +213,8 @@ def _compile_converted_rules(document: dict, conversion: PolicyConversion) -> tu
 # -- proving --------------------------------------------------------------------------------------------------
 
 
-def _prove(source: _Source, plan: Layout, tests: list[_Test], extra: list[dict], report: Report) -> None:
+def _prove(source: _Source, plan: Layout, tests: list[_Test], extra: list[dict], report: Report,
+           taken: set[str]) -> None:
     from assertree.errors import PolicyError
     from assertree.languages.kyverno.cel_policies.language import compile_document as compile_cel
 
@@ -258,6 +259,61 @@ def _prove(source: _Source, plan: Layout, tests: list[_Test], extra: list[dict],
                       + "; ".join(examples)) if proof.probes else "no resource to prove it on"
             entry.rules.append(RuleEntry(rule.name, DIFFERS, reason, refs, proof.probes,
                                          [d.text() for d in proof.disagreements[:5]]))
+    _merge_mutate_rules(source, bases, report, taken)
+
+
+def _merge_mutate_rules(source: _Source, bases: list[tuple[dict, str, ScanContext]], report: Report,
+                        taken: set[str]) -> None:
+    """A policy's converted mutate rules as one MutatingPolicy (`convert.merge`), when it does what the source
+    policy does (proven on the rules' probes together); else they stay one policy each, with a note."""
+    from assertree.errors import PolicyError
+    from assertree.languages.kyverno.cel_policies.language import compile_document as compile_cel
+    from assertree.migrate.convert.merge import merge_mutating
+    from assertree.migrate.convert.policy import unique_name
+
+    assert source.conversion is not None and source.entry is not None and source.compiled is not None
+    raw_rules = source.document["spec"]["rules"]
+    chosen = [(rule, entry) for rule, entry in zip(source.conversion.rules, source.entry.rules)
+              if entry.status != NOT_CONVERTED and raw_rules[rule.index].get("mutate") is not None and rule.documents]
+    if len(chosen) < 2:
+        return
+    policy = str((source.document.get("metadata") or {}).get("name") or "policy")
+    merged = merge_mutating(unique_name(policy, taken), [rule.documents[0] for rule, _ in chosen])
+    names = ", ".join(rule.name for rule, _ in chosen)
+    if merged is None:
+        return
+    documents = [merged]
+    if any(len(rule.documents) > 1 for rule, _ in chosen):
+        from assertree.migrate.convert.policy import companion
+
+        documents.append(companion(merged, taken))
+    try:
+        compiled = [compile_cel(document) for document in documents]
+    except PolicyError as error:
+        report.notes.append(f"{_relative_to_cwd(source.file)}: rules {names} stay one MutatingPolicy each: as one "
+                            f"policy they do not compile: {error.problem.text()}")
+        return
+    source_side = MutationRunner([source_mutator(source.compiled, *(rule.name for rule, _ in chosen))])
+    probes = (probe for rule, _ in chosen for probe in _probes(raw_rules[rule.index], source, bases, source_side))
+    proof = prove(source_side, MutationRunner(compiled), probes)
+    if not proof.verified:
+        example = proof.disagreements[0].text() if proof.disagreements else "no resource to prove it on"
+        report.notes.append(f"{_relative_to_cwd(source.file)}: rules {names} stay one MutatingPolicy each (Kyverno "
+                            f"applies them in turn, so a test row expecting the whole policy's result can fail): "
+                            f"as one policy {proof.differing} of {proof.probes} resources differ, e.g. {example}")
+        return
+    refs = [ConvertedRef("", document["kind"], document["metadata"]["name"]) for document in documents]
+    for rule, entry in chosen:
+        rule.documents = documents
+        entry.converted = [ConvertedRef("", ref.kind, ref.name) for ref in refs]
+        rule.notes = [note for note in rule.notes if not note.startswith("ReplicationController:")]
+        if len(documents) > 1:
+            rule.notes.append("ReplicationController: Kyverno's CEL autogen does not cover it, so a companion "
+                              f"policy {documents[1]['metadata']['name']} does")
+        rule.notes.append(f"one MutatingPolicy with rules {names}, applied in turn as Kyverno applies them "
+                          f"(verified together on {proof.probes:,} resources)")
+        if entry.status == VERIFIED:
+            entry.reason = "; ".join(rule.notes)
 
 
 def _bases(source: _Source, tests: list[_Test], extra: list[dict]) -> list[tuple[dict, str, ScanContext]]:
@@ -291,13 +347,17 @@ def _resource_context(context: ScanContext, source: _Source, value: dict) -> Sca
         return context
     name = str((value.get("metadata") or {}).get("name") or "")
     policy = str((source.document.get("metadata") or {}).get("name") or "")
-    operation = values.resource_values(policy, name).get("request.operation")
+    given = values.resource_values(policy, name)
+    user = service_account_user(given) if context.user_info is None else None
+    if user is not None:  # the CEL side reads the service account from the requester's name
+        context = replace(context, user_info={"userInfo": {"username": user}}, memo={})
+    operation = given.get("request.operation")
     if operation in ("CREATE", "UPDATE", "DELETE") and operation != context.operation:
         return with_operation(context, operation)
     return context
 
 
-def _probes(rule: dict, source: _Source, bases: list[tuple[dict, str, ScanContext]], runner: Runner):
+def _probes(rule: dict, source: _Source, bases: list[tuple[dict, str, ScanContext]], runner: Any):
     """Every probe of a rule: each base resource (with UPDATE and DELETE too), its variants, and its Pods
     wrapped in the controllers the rule's autogen covers."""
     from assertree.migrate.convert.matching import BUILT_IN_KINDS
@@ -409,7 +469,8 @@ def _written(source: _Source, plan: Layout, target: Path) -> list[dict]:
             continue
         for document, ref in zip(rule.documents, entry.converted):
             ref.file = relative
-            out.append(document)
+            if not any(document is written for written in out):  # merged rules share their documents
+                out.append(document)
     if any(entry.status == NOT_CONVERTED for entry in source.entry.rules):
         out.append(_remainder(source))
     return out
@@ -469,13 +530,22 @@ def _write_test(test: _Test, plan: Layout, files: list[_File], report: Report) -
         if not isinstance(values_path, str) or not converted:
             continue
         values = _read_yaml(test.file.parent / values_path)
-        for operation, split, changed in split_operations(document, values, converted):
-            values_target = target.parent / f"{Path(values_path).stem}-{operation.lower()}.yaml"
+        whole, splits = split_requests(document, values, converted, bool(original.get("userinfo")))
+        if whole is not None and whole.user:
+            document["userinfo"] = _write_user(target.parent, whole)
+            notes.append(f"the values give every resource the service account of {whole.user}: the CEL kinds read "
+                         f"it from the user info file {document['userinfo']}")
+        for request, split, changed in splits:
+            values_target = target.parent / f"{Path(values_path).stem}-{request.suffix()}.yaml"
             write_documents(values_target, [changed])
             split["variables"] = values_target.name
+            if request.user:
+                split["userinfo"] = _write_user(target.parent, request)
             extra.append(split)
-            notes.append(f"rows of resources whose values give request.operation {operation} moved to Test "
-                         f"{split['metadata']['name']} (the CEL kinds read the operation of globalValues only)")
+            notes.append(f"rows of resources whose values give request.operation {request.operation}"
+                         + (f" and the service account of {request.user}" if request.user else "")
+                         + f" moved to Test {split['metadata']['name']} (the CEL kinds read the operation of "
+                         "globalValues and the requester of a user info file)")
     report.notes.extend(f"{_relative_to_cwd(test.file)}: {note}" for note in notes)
     write_documents(target, [*documents, *extra])
 
@@ -508,3 +578,13 @@ def _read_yaml(path: Path) -> Any:
         return yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return None
+
+
+def _write_user(folder: Path, request: Any) -> str:
+    """A user info file naming `request`'s requester, in `folder`; its name."""
+    from assertree.migrate.writing import write_documents
+
+    name = f"userinfo-{request.suffix()}.yaml"
+    write_documents(folder / name, [{"apiVersion": "cli.kyverno.io/v1alpha1", "kind": "UserInfo",
+                                     "userInfo": {"username": request.user}}])
+    return name

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assertree.languages.kyverno.anchors import parse_anchor
+from assertree.languages.kyverno.operators import parse_quantity
 
 __all__ = ["LIMIT", "Reads", "reads_of", "variants", "wrapped_in_controllers"]
 
@@ -289,7 +290,8 @@ def _path_variants(resource: dict, path: Path, values: list[Any],
     if not where:
         # the field is absent: create it with each value the rule mentions
         for value in values[:12]:
-            if admissible and (value is None or not _same_kind(value, values[0]) or (required and value == "")):
+            if admissible and (value is None or not _same_kind(value, values[0]) or (required and value == "")
+                               or not _fits(path, value)):
                 continue  # a new field of an admitted object holds what the rule puts or expects there
             changed = copy.deepcopy(resource)
             if _create(changed, path, value):
@@ -303,8 +305,8 @@ def _path_variants(resource: dict, path: Path, values: list[Any],
         if not isinstance(current, dict | list) and not admissible:
             yield _set(resource, position, None), f"{here} = null"
         for value in values[:16]:
-            if isinstance(value, dict | list) or (admissible and not _same_kind(value, current)) or \
-                    (required and value == ""):
+            fits = _same_kind(value, current) and _fits(path, value)
+            if isinstance(value, dict | list) or (admissible and not fits) or (required and value == ""):
                 continue
             yield _set(resource, position, value), f"{here} = {_text(value)}"
         for value in _WRONG if not admissible and not isinstance(current, dict | list) else ():
@@ -320,6 +322,14 @@ def _path_variants(resource: dict, path: Path, values: list[Any],
 
 
 _DELETE = object()
+
+
+def _fits(path: Path, value: Any) -> bool:
+    """Whether an admitted object may hold `value` at `path` (resource amounts are quantities)."""
+    if len(path) >= 3 and path[-3] == "resources" and path[-2] in ("limits", "requests"):
+        return (isinstance(value, int | float) and not isinstance(value, bool)) or (
+            isinstance(value, str) and parse_quantity(value) is not None)
+    return True
 
 
 def _same_kind(value: Any, current: Any) -> bool:
@@ -441,7 +451,7 @@ def wrapped_in_controllers(pod: dict, kinds: Iterable[str]) -> Iterator[tuple[di
         for step in reversed(where[1:]):
             body = {step: body}
         out = {"apiVersion": api_version, "kind": kind,
-               "metadata": {"name": f"{metadata.get('name', 'pod')}-{kind.lower()}",
+               "metadata": {"name": metadata.get("name", "pod"),  # the Pod's values (by name) apply to it
                             **({"namespace": metadata["namespace"]} if metadata.get("namespace") else {})},
                where[0]: body}
         yield out, f"as the template of a {kind}"

@@ -152,12 +152,13 @@ def _worst(first: str | None, second: str) -> str:
     return second if order.index(second) > order.index(first) else first  # type: ignore[return-value]
 
 
-def source_mutator(compiled: Any, rule_name: str) -> Any:
-    """A compiled ClusterPolicy that runs only `rule_name`'s mutate rule and its autogen rules."""
+def source_mutator(compiled: Any, *rule_names: str) -> Any:
+    """A compiled ClusterPolicy that runs only the mutate rules `rule_names` and their autogen rules (in the
+    policy's order, each on the resource the one before made)."""
     from assertree.languages.kyverno.compile import CompiledKyvernoPolicy
 
-    rules = [rule for rule in compiled.mutate_rules if rule.rule.name == rule_name
-             or rule.rule.autogen_of == rule_name]
+    rules = [rule for rule in compiled.mutate_rules if rule.rule.name in rule_names
+             or rule.rule.autogen_of in rule_names]
     return CompiledKyvernoPolicy(compiled.policy, [], rules)
 
 
@@ -171,8 +172,9 @@ def converted_rules(policies: Iterable[Any]) -> list[Any]:
     return [rule for policy in policies for rule in policy.rules]
 
 
-def prove(source: Runner, converted: Runner, probes: Iterable[Probe], *, keep: int = 20) -> RuleProof:
-    """Run both sides on every probe; keep the first `keep` disagreements (all are counted in `probes`)."""
+def prove(source: Any, converted: Any, probes: Iterable[Probe], *, keep: int = 20) -> RuleProof:
+    """Run both sides (two `Runner`s or two `MutationRunner`s) on every probe; keep the first `keep`
+    disagreements (all are counted in `probes`)."""
     proof = RuleProof()
     from assertree.languages.kyverno.mutate.compare import json_equal
 

@@ -17,11 +17,13 @@ resources); only what names a policy changes:
   no rule to miss, so the row is left out, with a note, rather than made to
   check something the test's author did not write.
 
-A values file giving one resource its own ``request.operation`` speaks to a
-ClusterPolicy only: the CEL kinds take the operation of ``globalValues``.
+A values file giving one resource its own ``request.operation`` or
+``serviceAccountName`` speaks to a ClusterPolicy only: the CEL kinds take
+the operation of ``globalValues`` and the requester of a user info file.
 The converted rows naming such resources move to a Test of their own (in
 the same file, after the first) whose values file sets that operation in
-``globalValues`` (`split_operations`).
+``globalValues`` and whose user info names that service account
+(`split_requests`).
 
 Paths in the test (policies, resources, values, user info, patched
 resources ...) are rewritten relative to the new test's folder: to the copy
@@ -37,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PolicyNames", "rewrite_test", "split_operations"]
+__all__ = ["PolicyNames", "Request", "rewrite_test", "service_account_user", "split_requests"]
 
 _PATH_LISTS = ("policies", "resources", "exceptions", "jsonPayloads", "httpPayloads", "envoyPayloads",
                "targetResources", "paramResources", "clusterResources")
@@ -155,52 +157,87 @@ def relocator(source_folder: Path, target_folder: Path, target_of: Callable[[Pat
 
 
 
-def split_operations(document: dict, values: Any, converted: set[str]) -> list[tuple[str, dict, dict]]:
-    """For a rewritten Test `document` whose values file `values` gives some resources their own
-    ``request.operation`` under source policies that were converted: (operation, Test, values) for each such
-    operation, with the rows of the `converted` policy names naming those resources moved out of `document`
-    (changed in place) into the Test. The caller writes the values and points the Test's ``variables`` at
-    them."""
+def service_account_user(given: Mapping[str, Any]) -> str | None:
+    """The user name Kyverno's ``serviceAccountName``/``serviceAccountNamespace`` variables come from, when
+    values give them (the CEL kinds read the requester's name: ``system:serviceaccount:<namespace>:<name>``)."""
+    name, namespace = given.get("serviceAccountName"), given.get("serviceAccountNamespace")
+    if name is None and namespace is None:
+        return None
+    return f"system:serviceaccount:{namespace or ''}:{name or ''}"
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the CEL kinds take from a Test as a whole and a ClusterPolicy from a values file per resource: the
+    operation (``globalValues``) and the requester (a user info file)."""
+
+    operation: str
+    user: str | None
+
+    def suffix(self) -> str:
+        parts = [self.operation.lower()] + ([self.user.rsplit(":", 1)[-1] or "user"] if self.user else [])
+        return "-".join(parts)
+
+
+def split_requests(document: dict, values: Any, converted: set[str], has_user_info: bool
+                   ) -> tuple[Request | None, list[tuple[Request, dict, dict]]]:
+    """For a rewritten Test `document` whose values file `values` gives resources of the `converted` policy
+    names their own ``request.operation`` or service account: (the requester the whole Test needs, when the
+    values give one to all and the Test has no user info file; None otherwise), and (request, Test, values) for
+    each other request, with the rows naming those resources moved out of `document` (changed in place). The
+    caller writes the values and user info files and points the Tests at them."""
     if not isinstance(values, dict) or not isinstance(document.get("results"), list):
-        return []
-    operations: dict[str, str] = {}  # resource name -> operation
+        return None, []
+    global_values: dict = values["globalValues"] if isinstance(values.get("globalValues"), dict) else {}
+    default = Request(str(global_values.get("request.operation") or "CREATE"),
+                      None if has_user_info else service_account_user(global_values))
+    requests: dict[str, Request] = {}  # resource name -> request
     for policy in values.get("policies") or []:
         if not isinstance(policy, dict):
             continue
         for resource in policy.get("resources") or []:
             given = resource.get("values") if isinstance(resource, dict) else None
-            if isinstance(given, dict) and isinstance(given.get("request.operation"), str):
-                operations[str(resource.get("name"))] = given["request.operation"]
-    global_values: dict = values["globalValues"] if isinstance(values.get("globalValues"), dict) else {}
-    default = str(global_values.get("request.operation") or "CREATE")
-    operations = {name: operation for name, operation in operations.items() if operation != default}
-    if not operations:
-        return []
-    moved: dict[str, list[dict]] = {}
+            if not isinstance(given, dict):
+                continue
+            operation = given.get("request.operation")
+            user = None if has_user_info else service_account_user({**global_values, **given})
+            request = Request(operation if isinstance(operation, str) else default.operation, user)
+            if request != default:
+                requests[str(resource.get("name"))] = request
+    mentioned = {str(name).rsplit("/", 1)[-1] for row in document["results"] if isinstance(row, dict)
+                 and str(row.get("policy", "")).rsplit("/", 1)[-1] in converted for name in row.get("resources") or []}
+    distinct = {requests.get(name, default) for name in mentioned}
+    if len(distinct) == 1 and (only := next(iter(distinct))).operation == default.operation:
+        default, requests = only, {}  # one requester for every converted row: the whole Test takes it
+    if not requests:
+        return default if default.user else None, []
+    moved: dict[tuple[str, str | None], list[dict]] = {}
     kept: list[Any] = []
     for row in document["results"]:
         named = row.get("resources") if isinstance(row, dict) else None
         if not isinstance(named, list) or str(row.get("policy", "")).rsplit("/", 1)[-1] not in converted:
             kept.append(row)
             continue
-        groups: dict[str, list[Any]] = {}
+        groups: dict[tuple[str, str | None], list[Any]] = {}
         for name in named:
-            groups.setdefault(operations.get(str(name).rsplit("/", 1)[-1], default), []).append(name)
-        for operation, names in groups.items():
+            request = requests.get(str(name).rsplit("/", 1)[-1], default)
+            groups.setdefault((request.operation, request.user), []).append(name)
+        for key, names in groups.items():
             part = {**row, "resources": names}
-            if operation == default:
+            if key == (default.operation, default.user):
                 kept.append(part)
             else:
-                moved.setdefault(operation, []).append(part)
+                moved.setdefault(key, []).append(part)
     document["results"] = kept
     out = []
-    for operation, rows in moved.items():
+    for (operation, user), rows in moved.items():
+        request = Request(operation, user)
         test = copy.deepcopy(document)
         metadata = dict(test.get("metadata") or {})
-        metadata["name"] = f"{metadata.get('name', 'test')}-{operation.lower()}"
+        metadata["name"] = f"{metadata.get('name', 'test')}-{request.suffix()}"
         test["metadata"] = metadata
         test["results"] = rows
         changed = copy.deepcopy(values)
         changed["globalValues"] = {**global_values, "request.operation": operation}
-        out.append((operation, test, changed))
-    return out
+        out.append((request, test, changed))
+    return default if default.user else None, out

@@ -32,6 +32,7 @@ from typing import Any
 
 from assertree.jp.ast import Node
 from assertree.migrate.convert import cel
+from assertree.migrate.convert.images import PARTS, containers, image_part
 from assertree.migrate.convert.refusal import NotConvertible
 
 __all__ = ["NO_DEFAULT", "Expr", "Names", "translate", "translate_template", "translate_with_default", "truthy"]
@@ -48,6 +49,7 @@ class Expr:
     kind: str = "any"
     optional: bool = False
     suffix: str = ""  # list steps (``.map(...)``) still to apply to an optional list, when it is there
+    items: str = "any"  # for a list: what its items hold, when known
 
     def value(self, default: str = "null") -> str:
         """The CEL value (an optional unwrapped to `default` when empty). A projection over a list that may
@@ -56,6 +58,8 @@ class Expr:
         if not self.optional:
             return self.text
         if not self.suffix:
+            if default == "null" and self.text.endswith("]"):
+                default = "dyn(null)"  # a typed item's optional (``split(...)[?1]``) takes a null default so
             return f"{self.text}.orValue({default})"
         if default == "[]":
             return f"{self.text}.orValue([]){self.suffix}"
@@ -77,6 +81,8 @@ class Names:
     roots: dict[str, Expr] = field(default_factory=dict)
     refused: dict[str, str] = field(default_factory=dict)
     lenient_chains: bool = False  # read every chain as optional (a missing field is null, not an error)
+    pod_spec: str | None = None  # where Kyverno's ``images`` finds the Pod spec (None: not for these kinds)
+    walked: dict[str, str] = field(default_factory=dict)  # a foreach element's CEL -> the containers it walks
 
     @classmethod
     def request(cls) -> Names:
@@ -95,29 +101,47 @@ class Names:
         names.refused.update({
             "request.roles": "an admission request carries no roles for CEL to read",
             "request.clusterRoles": "an admission request carries no cluster roles for CEL to read",
-            "images": "Kyverno's `images` variable (image references parsed per container) has no CEL "
-                      "variable; write image(container.image) in CEL by hand",
         })
         # Kyverno's service account of the requester: the user name cut after "system:serviceaccount:"
-        rest = "request.userInfo.username.substring(22).split(':')"
-        known = f"size(request.userInfo.username) > 22 && size({rest}) >= 2"
+        user = "request.userInfo.?username.orValue('')"
+        rest = f"{user}.substring(22).split(':')"
+        known = f"size({user}) > 22 && size({rest}) >= 2"
         names.roots["serviceAccountName"] = Expr(f"({known} ? {rest}[1] : '')", "string")
         names.roots["serviceAccountNamespace"] = Expr(f"({known} ? {rest}[0] : '')", "string")
         return names
 
     def bind(self, name: str, expr: Expr) -> Names:
         """These names, with `name` standing for `expr` (a foreach element, a context entry)."""
-        return Names({**self.roots, name: expr}, dict(self.refused), self.lenient_chains)
+        return Names({**self.roots, name: expr}, dict(self.refused), self.lenient_chains, self.pod_spec,
+                     dict(self.walked))
 
     def lenient(self) -> Names:
         """These names, with chains read as optionals."""
-        return Names(dict(self.roots), dict(self.refused), True)
+        return Names(dict(self.roots), dict(self.refused), True, self.pod_spec, dict(self.walked))
+
+    def for_images(self, pod_spec: str | None) -> Names:
+        """These names, with Kyverno's ``images`` read from the Pod spec at `pod_spec`."""
+        return Names(dict(self.roots), dict(self.refused), self.lenient_chains, pod_spec, dict(self.walked))
+
+    def walking(self, element: str, list_text: str) -> Names:
+        """These names, knowing that the foreach element `element` (CEL) is an item of the list the JMESPath
+        `list_text` reads, when that is a list of containers of the Pod spec (``images`` by the element's
+        name is then the element's own image)."""
+        if self.pod_spec is None:
+            return self
+        spec = "request." + self.pod_spec  # object.spec... as Kyverno writes it
+        found = re.fullmatch(rf"\s*{re.escape(spec)}\.(containers|initContainers|ephemeralContainers)(\[\])?\s*",
+                             list_text)
+        if found is None:
+            return self
+        return Names(dict(self.roots), dict(self.refused), self.lenient_chains, self.pod_spec,
+                     {**self.walked, element: found.group(1)})
 
 
 def translate(expression: str, names: Names) -> Expr:
     """The CEL of one Kyverno JMESPath `expression` (the text inside ``{{ }}``)."""
     tree, translator = _parsed(expression, names)
-    return translator.node(tree, None, strict=tree.type in _SPINE and not names.lenient_chains)
+    return translator.whole(translator.node(tree, None, strict=tree.type in _SPINE and not names.lenient_chains))
 
 
 def translate_with_default(expression: str, names: Names) -> tuple[Expr, Any]:
@@ -125,8 +149,9 @@ def translate_with_default(expression: str, names: Names) -> tuple[Expr, Any]:
     (the CEL of the whole, `NO_DEFAULT`): conditions decide what the default means for their operator."""
     tree, translator = _parsed(expression, names)
     if tree.type == "or_expression" and tree.children[1].type == "literal":
-        return translator.node(tree.children[0], None, strict=False), tree.children[1].value
-    return translator.node(tree, None, strict=tree.type in _SPINE and not names.lenient_chains), NO_DEFAULT
+        return translator.whole(translator.node(tree.children[0], None, strict=False)), tree.children[1].value
+    return translator.whole(translator.node(tree, None, strict=tree.type in _SPINE and not names.lenient_chains)), \
+        NO_DEFAULT
 
 
 NO_DEFAULT = object()
@@ -149,7 +174,14 @@ def _parsed(expression: str, names: Names) -> tuple[Node, _Translator]:
         inner[key] = value if value.kind == "string" else Expr(f"string({value.value()})", "string")
         return f"'{key}'"
 
+    def identifier(found: re.Match) -> str:
+        key = f"__assertree_nested_{len(inner)}__"
+        value = translate(found.group(1), names)
+        inner[key] = value if value.kind == "string" else Expr(f"string({value.value()})", "string")
+        return f'"{key}"'
+
     text = re.sub(r"'\{\{-?\s*((?:(?!\}\}).)*?)\s*\}\}'", placeholder, text)
+    text = re.sub(r'"\{\{-?\s*((?:(?!\}\}).)*?)\s*\}\}"', identifier, text)  # a field named by a variable
     if "{{" in text:
         raise NotConvertible(f"{{{{ {text} }}}}: a variable nested inside another's name")
     try:
@@ -252,6 +284,13 @@ class _Translator:
     def refuse(self, why: str) -> NotConvertible:
         return NotConvertible(f"{{{{ {self.text} }}}}: {why}")
 
+    def whole(self, expr: Expr) -> Expr:
+        """`expr` as a value of its own (a part of ``images`` that is only a step on the way is refused)."""
+        if expr.kind in _IMAGE_STEPS:
+            raise self.refuse("a whole map of Kyverno's `images` variable has no CEL value here (read one field "
+                              f"of an image: {', '.join(PARTS)})")
+        return expr
+
     def variable(self) -> str:
         self.depth += 1
         return "item" if self.depth == 1 else f"item{self.depth}"
@@ -274,6 +313,8 @@ class _Translator:
         return None
 
     def _resolve(self, chain: list[str], strict: bool) -> Expr:
+        if chain[0] == "images" and "images" not in self.names.roots:
+            return self._images(chain, strict)
         for length in range(len(chain), 0, -1):
             name = ".".join(chain[:length])
             if name in self.names.refused:
@@ -293,7 +334,42 @@ class _Translator:
         raise self.refuse(f"the variable {chain[0]!r} is not known here (a context entry that was not "
                           "converted, or a name Kyverno does not define)")
 
+    def _images(self, chain: list[str], strict: bool) -> Expr:
+        """Kyverno's ``images.<kind>...`` (see `images`)."""
+        if self.names.pod_spec is None:
+            raise self.refuse("Kyverno's `images` variable reads the Pod spec of Pods and Pod controllers; this "
+                              "rule matches kinds whose Pod spec is not in one place")
+        if len(chain) < 2:
+            raise self.refuse("the whole of Kyverno's `images` variable has no CEL value here")
+        try:
+            found = Expr(containers(self.names.pod_spec, chain[1]), "images", items=chain[1])
+        except NotConvertible as refusal:
+            raise self.refuse(refusal.why) from None
+        for step in chain[2:]:
+            found = self.select(found, step, strict)
+        return found
+
     def select(self, base: Expr, name: str, strict: bool) -> Expr:
+        if base.kind == "images":  # one container's image, by the container's name
+            key = self.nested[name].value() if name in self.nested else cel.string(name)
+            for element, kind in self.names.walked.items():
+                own_name = rf"(string\()?{re.escape(element)}\.(\?name\.orValue\(null\)|name)\)?"
+                if base.items == kind and re.fullmatch(own_name, key):
+                    return Expr(f"{element}.image", "imageref")  # the walked container itself
+            return Expr(f"{base.text}.filter(container, container.name == {key})", "image")
+        if base.kind == "imageref":
+            if name not in PARTS:
+                raise self.refuse(f"the image field {name!r} of Kyverno's `images` variable has no CEL form here")
+            return Expr(image_part(base.text, name))
+        if base.kind == "image":
+            if name not in PARTS:
+                raise self.refuse(f"the image field {name!r} of Kyverno's `images` variable has no CEL form here")
+            return Expr(f"{base.text}.map(container, {image_part('container.image', name)})[?0]", optional=True)
+        if name in self.nested:  # a field named by a variable
+            key = self.nested[name].value()
+            if base.suffix:
+                return Expr("null", "null")
+            return Expr(f"{base.text}[?{key}]", optional=True)
         if base.suffix:  # a field of a list is null in JMESPath
             return Expr("null", "null")
         if base.text in ("object", "oldObject") and name in ("spec", "metadata") and not base.optional:
@@ -396,6 +472,16 @@ class _Translator:
 
     def _value_projection(self, node: Node, current: Expr | None, strict: bool) -> Expr:
         left = self.node(node.children[0], current, strict=False)
+        if left.kind == "images":  # images.containers.*.<field>: that field of every container's image
+            right = node.children[1]
+            if right.type != "field" or str(right.value) not in PARTS:
+                raise self.refuse("Kyverno's `images` projected to something other than one image field "
+                                  f"({', '.join(PARTS)})")
+            part = str(right.value)
+            values = f"{left.text}.map(container, {image_part('container.image', part)})"
+            if part in ("tag", "digest"):
+                values += ".filter(value, value != null)"
+            return Expr(values, "list", items="string")
         source = left.value("{}")
         name = self.variable()
         try:
@@ -449,15 +535,15 @@ class _Translator:
         texts = [item.value() for item in items]
         if len(kinds) > 1 or "any" in kinds:
             texts = [f"dyn({text})" for text in texts]
-        return Expr("[" + ", ".join(texts) + "]", "list")
+        return Expr("[" + ", ".join(texts) + "]", "list", items=kinds.pop() if len(kinds) == 1 else "any")
 
     def _function_expression(self, node: Node, current: Expr | None, strict: bool) -> Expr:
         name = str(node.value)
         translate_function = FUNCTIONS.get(name)
         if translate_function is None:
             raise self.refuse(f"the JMESPath function {name}() has no CEL equivalent here")
-        args = [self.node(child, current, strict=False) for child in node.children]
-        return translate_function(self, [Expr(arg.value(), arg.kind) for arg in args])
+        args = [self.whole(self.node(child, current, strict=False)) for child in node.children]
+        return translate_function(self, [Expr(arg.value(), arg.kind, items=arg.items) for arg in args])
 
 
 def _optional_of(expr: Expr) -> str:
@@ -484,6 +570,7 @@ def _optional_select(base: str, name: str) -> str:
 
 
 _FALSY = {"string": "''", "list": "[]", "map": "{}", "bool": "false"}
+_IMAGE_STEPS = ("images", "image", "imageref")
 
 
 def _kind_of(value: Any) -> str:
@@ -568,9 +655,37 @@ def _to_string(t: _Translator, args: list[Expr]) -> Expr:
     _arity(t, "to_string", args, 1)
     if args[0].kind == "string":
         return args[0]
-    if args[0].kind in ("list", "map", "any"):
+    if args[0].kind in ("list", "map"):
         raise t.refuse("to_string() of a list or map gives JSON text, which CEL's string() does not write")
+    if args[0].kind == "any":  # a list or map makes string() fail, where Kyverno writes JSON text
+        value = cel.paren(args[0].text)
+        return Expr(f"type({value}) == string ? {value} : ({value} == null ? 'null' : string({value}))", "string")
     return Expr(f"string({args[0].text})", "string")
+
+
+_QUOTED = re.compile(r"^'((?:[^'\\]|\\.)*)'$")
+_REGEX_SPECIAL = re.compile(r"[\\.^$|?*+()\[\]{}]")
+
+
+def _regex_replace_all(t: _Translator, args: list[Expr]) -> Expr:
+    """``regex_replace_all(regex, subject, replacement)`` for the regular expressions a string method says: a
+    plain text (``replace``), or a plain text then ``.*`` replaced by nothing (the subject cut before it)."""
+    _arity(t, "regex_replace_all", args, 3)
+    regex, subject, replacement = args
+    found, wanted = _QUOTED.match(regex.text), _QUOTED.match(replacement.text)
+    if found is None or wanted is None or "\\" in regex.text or "$" in replacement.text:
+        raise t.refuse("regex_replace_all() with a computed or escaped pattern or replacement has no CEL equivalent")
+    pattern = found.group(1)
+    text = cel.paren(subject.text if subject.kind == "string" else f"string({subject.text})")
+    if not _REGEX_SPECIAL.search(pattern) and pattern:
+        return Expr(f"{text}.replace({regex.text}, {replacement.text})", "string")
+    head = pattern.removesuffix(".*")
+    if pattern.endswith(".*") and head and not _REGEX_SPECIAL.search(head) and not wanted.group(1):
+        literal = cel.string(head)
+        return Expr(f"{text}.indexOf({literal}) >= 0 ? {text}.substring(0, {text}.indexOf({literal})) : {text}",
+                    "string")
+    raise t.refuse(f"regex_replace_all() with the regular expression {pattern!r} has no CEL equivalent "
+                   "(CEL replaces plain text only)")
 
 
 def _regex_match(t: _Translator, args: list[Expr]) -> Expr:
@@ -622,10 +737,11 @@ FUNCTIONS: Mapping[str, _FunctionTranslation] = {
     "starts_with": _two("starts_with", lambda s, p: f"{cel.paren(s.text)}.startsWith({p.text})", "bool"),
     "ends_with": _two("ends_with", lambda s, p: f"{cel.paren(s.text)}.endsWith({p.text})", "bool"),
     "sort": _method("sort", "sort", "list"),
-    "max": _method("max", "max", "any"),
-    "min": _method("min", "min", "any"),
+    "max": lambda t, args: copy_with(_method("max", "max", "any")(t, args), kind=args[0].items if args else "any"),
+    "min": lambda t, args: copy_with(_method("min", "min", "any")(t, args), kind=args[0].items if args else "any"),
     "sum": _method("sum", "sum", "number"),
     "replace_all": _replace_all,
+    "regex_replace_all": _regex_replace_all,
     "lookup": _lookup,
     "parse_yaml": lambda t, args: Expr(f"yaml.parse({args[0].text})", "any"),
     "parse_json": lambda t, args: Expr(f"json.unmarshal({args[0].text})", "any"),

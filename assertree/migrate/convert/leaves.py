@@ -47,7 +47,7 @@ from assertree.languages.kyverno.operators import (
 from assertree.migrate.convert import cel
 from assertree.migrate.convert.refusal import NotConvertible
 
-__all__ = ["leaf_test"]
+__all__ = ["dynamic_leaf_test", "leaf_test"]
 
 _CEL_ORDER = {Operator.EQUAL: "==", Operator.NOT_EQUAL: "!=", Operator.MORE: ">", Operator.LESS: "<",
               Operator.MORE_EQUAL: ">=", Operator.LESS_EQUAL: "<="}
@@ -67,6 +67,26 @@ def leaf_test(value: str, pattern: Any, *, exact: bool = False) -> str:
         raise NotConvertible(f"the pattern value {pattern!r} compares values as Go prints them (3E+00 for a number), "
                              "which CEL cannot reproduce")
     return _FORMS[form](value, pattern)
+
+
+def dynamic_leaf_test(value: str, pattern: str) -> str:
+    """CEL: whether `value` satisfies a leaf whose pattern is the CEL value `pattern`, known only at run time (a
+    ``{{ }}`` variable in a pattern). Kyverno substitutes the variable, then reads the result as a leaf; here a
+    text is read as one plain operand (a Go duration, else a quantity, else the text itself; operators and
+    wildcards in the variable's value are not interpreted, which the proof checks), a number as Kyverno's
+    JSON numbers (floats) compare, a bool as itself, null as any zero value."""
+    leaf = "patternValue"  # bound once, below
+    text = f"string({value})"
+    scalar = f"type({value}) in [string, int, uint, double, bool]"
+    as_text = (f"({leaf}.matches({cel.string(GO_DURATION)}) && {text}.matches({cel.string(GO_DURATION)})) ? "
+               f"duration({text}) == duration({leaf}) : ((isQuantity({leaf}) && isQuantity({text})) ? "
+               f"quantity({text}).compareTo(quantity({leaf})) == 0 : {text} == {leaf})")
+    number = (f"{value} == {leaf} || type({value}) == string && "
+              f"({value}.matches({cel.string(_DECIMAL_FLOAT)}) && double({value}) == double({leaf}))")
+    test = (f"{leaf} == null ? ({value} == null || {value} == false || {value} == 0 || {value} == '') : "
+            f"(type({leaf}) == string ? ({scalar} && ({as_text})) : "
+            f"(type({leaf}) == bool ? {value} == {leaf} : ({number})))")
+    return f"[dyn({pattern})].all({leaf}, {test})"
 
 
 @lru_cache(maxsize=4096)

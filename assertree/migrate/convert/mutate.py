@@ -37,6 +37,7 @@ import yaml
 from assertree.languages.kyverno.anchors import AnchorKind, parse_anchor
 from assertree.migrate.convert import cel
 from assertree.migrate.convert.conditions import block_test
+from assertree.migrate.convert.images import pod_spec_of
 from assertree.migrate.convert.jmespath import Names, translate_template
 from assertree.migrate.convert.patterns import Scope, condition_test
 from assertree.migrate.convert.refusal import NotConvertible
@@ -73,6 +74,7 @@ def mutate_spec(rule: dict, path: tuple, names: Names, context: Any, *, pods: bo
         if mutate.get(key):
             raise NotConvertible(why, (*where, key))
     spec = MutateSpec()
+    names = names.for_images(pod_spec_of(rule))
     # inlined, not CEL variables: Kyverno's autogen does not move a MutatingPolicy's variables under the template
     names = context(rule.get("context") or [], names, (*path, "context"), spec, rule_level=False)
     if rule.get("preconditions") is not None:
@@ -424,7 +426,7 @@ def _element_merge(entry: dict, names: Names, path: tuple, spec: MutateSpec) -> 
     if entry.get("context"):
         raise NotConvertible("context entries inside a mutate foreach", (*path, "context"))
     variable = "element"
-    inner = names.bind("element", Expr(variable, "map"))
+    inner = names.bind("element", Expr(variable, "map")).walking(variable, str(entry.get("list") or ""))
     builder = _Builder(inner, (*path, "patchStrategicMerge"))
     list_type = "Object." + ".".join(steps)
     built = builder.map(item, variable, list_type, ())

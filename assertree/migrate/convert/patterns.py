@@ -30,9 +30,10 @@ Below a conditional or global anchor, where any failure turns into a skip,
 kinds are tested too (*exact* mode).
 Wildcard keys under ``metadata.labels``/``annotations`` stand for the keys
 they match (Kyverno expands them to one matching key, picked at random when
-several match; the CEL test passes when one of them passes). Refused:
-``{{ }}`` variables inside a pattern (the leaf's operator language would have
-to be read at run time).
+several match; the CEL test passes when one of them passes). A leaf
+with ``{{ }}`` variables compares with the variable's value at run time
+(`leaves.dynamic_leaf_test`: a plain operand; the operators and wildcards a
+substituted text could hold are not read). Refused: variables in keys.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from assertree.languages.kyverno.anchors import AnchorKind, parse_anchor
 from assertree.languages.kyverno.operators import validate_value
 from assertree.languages.kyverno.wildcard import contains_wildcard
 from assertree.migrate.convert import cel
-from assertree.migrate.convert.leaves import leaf_test
+from assertree.migrate.convert.leaves import dynamic_leaf_test, leaf_test
 from assertree.migrate.convert.refusal import NotConvertible
 
 __all__ = ["Outcome", "Scope", "any_pattern_outcome", "condition_test", "pattern_outcome"]
@@ -166,24 +167,28 @@ def _present(value: str, key: str) -> str:
     return f"has({field_text})"
 
 
-def _refuse_variables(pattern: Any, path: tuple) -> None:
-    if isinstance(pattern, str) and "{{" in pattern:
+def _refuse_variables(pattern: Any, path: tuple, names: Any = None) -> None:
+    if isinstance(pattern, str) and "{{" in pattern and names is None:
         raise NotConvertible("a pattern value with {{ }} variables: Kyverno reads the substituted text as a "
                              "pattern (operators, wildcards) only at run time", path)
     if isinstance(pattern, dict):
         for key, value in pattern.items():
             if "{{" in str(key):
                 raise NotConvertible("a pattern key with {{ }} variables", (*path, key))
-            _refuse_variables(value, (*path, key))
+            _refuse_variables(value, (*path, key), names)
     if isinstance(pattern, list):
         for position, value in enumerate(pattern):
-            _refuse_variables(value, (*path, position))
+            _refuse_variables(value, (*path, position), names)
 
 
 class _Compiler:
     """Compiles pattern nodes. In *exact* mode (below a conditional or global anchor, where any failure,
     an error included, turns into a skip) every step is guarded so that no test can fail with an error;
-    elsewhere tests read fields directly and an error denies (see the module docstring)."""
+    elsewhere tests read fields directly and an error denies (see the module docstring). `names` translate
+    the ``{{ }}`` variables of leaves."""
+
+    def __init__(self, names: Any = None) -> None:
+        self.names = names
 
     def element(self, value: str, pattern: Any, path: tuple, scope: Scope, exact: bool) -> Outcome:
         if isinstance(pattern, dict):
@@ -198,9 +203,18 @@ class _Compiler:
         if isinstance(pattern, list):
             return self.array(value, pattern, path, scope, exact)
         try:
+            if isinstance(pattern, str) and "{{" in pattern:
+                return Outcome(self.dynamic(value, pattern))
             return Outcome(leaf_test(value, pattern, exact=exact))
         except NotConvertible as refusal:
-            raise refusal.at(path) from None
+            raise refusal if refusal.path else refusal.at(path) from None
+
+    def dynamic(self, value: str, pattern: str) -> str:
+        from assertree.migrate.convert.jmespath import translate_template
+
+        text = pattern.strip()
+        whole = text.startswith("{{") and text.endswith("}}") and text.count("{{") == 1
+        return dynamic_leaf_test(value, translate_template(pattern, self.names, as_text=not whole).value())
 
     def map(self, value: str, pattern: dict, path: tuple, scope: Scope, exact: bool) -> Outcome:
         names = [_anchor(str(step)).key if _anchor(str(step)) else str(step) for step in path[-2:]]
@@ -356,20 +370,23 @@ class _Compiler:
                        passes_or_skips=cel.and_([present, inner.nonfail]))
 
 
-def pattern_outcome(pattern: Any, path: tuple, root: str = "object", scope: Scope | None = None) -> Outcome:
+def pattern_outcome(pattern: Any, path: tuple, root: str = "object", scope: Scope | None = None,
+                    names: Any = None) -> Outcome:
     """The `Outcome` of a whole ``pattern`` on the value `root` (the resource, or a foreach element).
-    NotConvertible names the field of the first part CEL cannot say."""
-    _refuse_variables(pattern, path)
-    return _Compiler().element(root, pattern, path, scope or Scope(), exact=False)
+    NotConvertible names the field of the first part CEL cannot say; `names` translate ``{{ }}`` variables
+    (without them a variable is refused)."""
+    _refuse_variables(pattern, path, names)
+    return _Compiler(names).element(root, pattern, path, scope or Scope(), exact=False)
 
 
-def any_pattern_outcome(patterns: Any, path: tuple, root: str = "object", scope: Scope | None = None) -> Outcome:
+def any_pattern_outcome(patterns: Any, path: tuple, root: str = "object", scope: Scope | None = None,
+                        names: Any = None) -> Outcome:
     """``anyPattern``: passes when one pattern passes, skips when every one skipped, fails otherwise."""
     if not isinstance(patterns, list) or not patterns:
         raise NotConvertible("anyPattern must be a non-empty list", path)
     from assertree.languages.kyverno.manifests import to_float64
 
-    outcomes = [pattern_outcome(to_float64(item), (*path, i), root, scope) for i, item in enumerate(patterns)]
+    outcomes = [pattern_outcome(to_float64(item), (*path, i), root, scope, names) for i, item in enumerate(patterns)]
     ok = cel.or_(outcome.ok for outcome in outcomes)
     if all(outcome.skip == cel.FALSE for outcome in outcomes):
         return Outcome(ok)

@@ -141,14 +141,17 @@ def _convert_rule(document: dict, rule: dict, index: int, compiled: Any, taken: 
         body["failurePolicy"] = spec["failurePolicy"]
     if spec.get("webhookTimeoutSeconds") is not None:
         body["webhookConfiguration"] = {"timeoutSeconds": spec["webhookTimeoutSeconds"]}
-    controllers, companion = _autogen(document, rule, compiled, chosen.pods_only)
+    controllers, needs_companion = _autogen(document, rule, compiled, chosen.pods_only)
     if mutating and parts.json_patch and chosen.pods_only:
-        controllers, companion = [], False  # Kyverno derives no controller rules from JSON patches
+        controllers, needs_companion = [], False  # Kyverno derives no controller rules from JSON patches
     if controllers is not None:
         body["autogen"] = {"podControllers": {"controllers": controllers}}
     body["matchConstraints"] = chosen.constraints()
     conditions = [{"name": name, "expression": expression} for name, expression in chosen.conditions]
     conditions.extend(parts.match_conditions)
+    if not mutating:  # a MutatingPolicy binds its variables before matching, a ValidatingPolicy after
+        conditions = _inline_variables(conditions, parts.variables)
+    conditions = _after_preconditions(conditions)
     if conditions:
         body["matchConditions"] = _unique_names(conditions)
     if parts.variables:
@@ -163,8 +166,8 @@ def _convert_rule(document: dict, rule: dict, index: int, compiled: Any, taken: 
     kind = ("NamespacedMutatingPolicy" if namespace else "MutatingPolicy") if mutating else (
         "NamespacedValidatingPolicy" if namespace else "ValidatingPolicy")
     documents = [_document(document, kind, name, namespace, body)]
-    if companion:
-        documents.append(_companion(documents[0], taken))
+    if needs_companion:
+        documents.append(companion(documents[0], taken))
         notes.append("ReplicationController: Kyverno's CEL autogen does not cover it, so a companion policy "
                      f"{documents[1]['metadata']['name']} does")
     return documents
@@ -260,7 +263,7 @@ def autogen_kinds(rule: dict, compiled: Any) -> set[str]:
     return kinds
 
 
-def _companion(policy: dict, taken: set[str]) -> dict:
+def companion(policy: dict, taken: set[str]) -> dict:
     """A policy for ReplicationControllers: the spec moved under ``spec.template`` as CEL autogen moves it."""
     from assertree.languages.kyverno.cel_policies.autogen import variants
 
@@ -313,6 +316,11 @@ def _name(document: dict, rule: dict, taken: set[str]) -> str:
     return _unique(base, taken)
 
 
+def unique_name(base: str, taken: set[str]) -> str:
+    """`base` as a document name (DNS characters), made unique among `taken` (which it joins)."""
+    return _unique(_DNS.sub("-", base.lower()).strip("-.")[:253] or "policy", taken)
+
+
 def _unique(base: str, taken: set[str]) -> str:
     name = base
     number = 2
@@ -322,6 +330,37 @@ def _unique(base: str, taken: set[str]) -> str:
         number += 1
     taken.add(name)
     return name
+
+
+_VARIABLE = re.compile(r"\bvariables\.([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _inline_variables(conditions: list[dict], variables: list[dict]) -> list[dict]:
+    """A ValidatingPolicy's match conditions run before its variables exist (Kyverno's vpol compiler binds
+    ``variables`` after matching): each ``variables.x`` a condition reads is written out."""
+    defined = {variable["name"]: variable["expression"] for variable in variables}
+
+    def inline(text: str, depth: int = 0) -> str:
+        if depth > 8:
+            raise NotConvertible("variables defined in terms of each other too deeply to read in a match "
+                                 "condition", ("spec", "rules"))
+        return _VARIABLE.sub(lambda found: f"({inline(defined[found.group(1)], depth + 1)})"
+                             if found.group(1) in defined else found.group(0), text)
+
+    return [{**condition, "expression": inline(condition["expression"])} for condition in conditions]
+
+
+def _after_preconditions(conditions: list[dict]) -> list[dict]:
+    """The conditions after ``preconditions`` folded into it (``pre ? rest : false``): Kyverno checks a rule's
+    preconditions first, and an error there is the rule's error, where separate match conditions would let a
+    later false one skip the rule."""
+    names = [condition["name"] for condition in conditions]
+    if "preconditions" not in names or names[-1] == "preconditions":
+        return conditions
+    index = names.index("preconditions")
+    rest = cel.and_([condition["expression"] for condition in conditions[index + 1:]])
+    folded = f"{cel.paren(conditions[index]['expression'])} ? {cel.paren(rest)} : false"
+    return [*conditions[:index], {"name": "preconditions", "expression": folded}]
 
 
 def _unique_names(conditions: list[dict]) -> list[dict]:

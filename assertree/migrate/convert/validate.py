@@ -34,6 +34,7 @@ from typing import Any
 
 from assertree.migrate.convert import cel
 from assertree.migrate.convert.conditions import block_test
+from assertree.migrate.convert.images import pod_spec_of
 from assertree.migrate.convert.jmespath import Expr, Names, translate, translate_template
 from assertree.migrate.convert.patterns import Scope, any_pattern_outcome, pattern_outcome
 from assertree.migrate.convert.refusal import NotConvertible
@@ -77,7 +78,7 @@ def validate_spec(rule: dict, path: tuple, names: Names | None = None) -> RuleSp
         if validate.get(key) is not None:
             raise NotConvertible(why, (*where, key))
     spec = RuleSpec()
-    names = names or Names.request()
+    names = (names or Names.request()).for_images(pod_spec_of(rule))
     names = bind_context(rule.get("context") or [], names, (*path, "context"), spec, rule_level=True)
     if rule.get("preconditions") is not None:
         test = block_test(rule["preconditions"], names, (*path, "preconditions"))
@@ -95,9 +96,9 @@ def validate_spec(rule: dict, path: tuple, names: Names | None = None) -> RuleSp
         return spec
     if validate.get("pattern") is not None or validate.get("anyPattern") is not None:
         if validate.get("pattern") is not None:
-            outcome = pattern_outcome(validate["pattern"], (*where, "pattern"))
+            outcome = pattern_outcome(validate["pattern"], (*where, "pattern"), names=names)
         else:
-            outcome = any_pattern_outcome(validate["anyPattern"], (*where, "anyPattern"))
+            outcome = any_pattern_outcome(validate["anyPattern"], (*where, "anyPattern"), names=names)
         if outcome.skip != cel.FALSE:
             spec.match_conditions.append({"name": "anchors-met", "expression": cel.not_(outcome.skip)})
         spec.validations.append({"expression": outcome.nonfail, **message})
@@ -234,7 +235,8 @@ def _loop(entry: Any, names: Names, path: tuple, depth: int, scope: Scope,
     index = scope.name(index)
     scope = scope.enter(element).enter(index)
     inner = names.bind("element", Expr(element, "any")).bind(f"element{depth}", Expr(element, "any")) \
-        .bind("elementIndex", Expr(index, "number")).bind(f"elementIndex{depth}", Expr(index, "number"))
+        .bind("elementIndex", Expr(index, "number")).bind(f"elementIndex{depth}", Expr(index, "number")) \
+        .walking(element, entry["list"])
     inner = bind_context(entry.get("context") or [], inner, (*path, "context"), RuleSpec(), rule_level=False)
     present = f"{element} != null"
     precondition = cel.TRUE
@@ -296,9 +298,9 @@ def _element_check(entry: dict, element: str, names: Names, path: tuple, depth: 
             raise NotConvertible("elementScope: false (the pattern checks the whole resource per element)",
                                  (*path, "elementScope"))
         if entry.get("pattern") is not None:
-            outcome = pattern_outcome(entry["pattern"], (*path, "pattern"), element, scope)
+            outcome = pattern_outcome(entry["pattern"], (*path, "pattern"), element, scope, names)
         else:
-            outcome = any_pattern_outcome(entry["anyPattern"], (*path, "anyPattern"), element, scope)
+            outcome = any_pattern_outcome(entry["anyPattern"], (*path, "anyPattern"), element, scope, names)
         return cel.not_(outcome.skip), outcome.nonfail
     if entry.get("foreach"):
         loops = [_loop(inner, names, (*path, "foreach", i), depth + 1, scope)
