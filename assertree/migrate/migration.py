@@ -557,6 +557,17 @@ def _run_rewritten(plan: Layout, tests: list[_Test], report: Report) -> None:
     if targets:
         run = run_tests(targets)
         report.tests = run.summary_line()
+        report.tests_failed = run.failed
+        for outcome in run.outcomes:
+            where = (plan.out / _relative_to(outcome.file, plan.out)).as_posix()
+            if outcome.error is not None:
+                report.test_failures.append(f"{where}: {outcome.error}")
+            for row in outcome.rows:
+                if not row.ok:
+                    _api_version, kind, namespace, name = row.resource
+                    resource = f"{kind}/{namespace + '/' if namespace else ''}{name}"
+                    report.test_failures.append(f"{where}: row {row.expected.index + 1}, {row.policy} on "
+                                                f"{resource}: {row.reason}")
 
 
 def _relative_to_cwd(path: Path) -> str:

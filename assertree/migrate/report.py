@@ -69,6 +69,8 @@ class Report:
     documents: int = 0  # converted documents written
     tests: str = ""  # the rewritten tests' summary line, when they ran
     notes: list[str] = field(default_factory=list)  # what rewriting the tests left out, and why
+    tests_failed: int = 0  # rows of the rewritten tests that failed
+    test_failures: list[str] = field(default_factory=list)  # each failed row, for the text summary
 
     def counts(self) -> dict[str, int]:
         counts = {VERIFIED: 0, DIFFERS: 0, NOT_CONVERTED: 0}
@@ -114,4 +116,5 @@ class Report:
         lines.extend(f"Note: {note}" for note in self.notes)
         if self.tests:
             lines.append(f"Rewritten tests: {self.tests}")
+            lines.extend(f"  failed: {failure}" for failure in self.test_failures)
         return "\n".join(lines) + "\n"

@@ -66,6 +66,10 @@ def layout(sources: list[str | Path], out: str | Path) -> Layout:
         if not path.exists():
             raise SourceError("source file or folder not found", source=str(raw))
         if path.is_dir():
+            target = found.out.resolve()
+            if target == path.resolve() or target.is_relative_to(path.resolve()):
+                raise SourceError(f"--out {out} is the source folder or inside it: choose a folder outside "
+                                  "every SRC folder", source=str(raw))
             found.roots.append((path.resolve(), found.out))
             test_roots.append(path)
             for file in _all_files(path):
