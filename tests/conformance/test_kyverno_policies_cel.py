@@ -29,23 +29,7 @@ import pytest
 DATA = Path(__file__).parent / "data" / "kyverno-policies"
 CEL_KINDS = {"ValidatingPolicy", "MutatingPolicy"}
 
-XFAIL = {
-    "other-vpol/block-stale-images:block-stale-images:-:default/redis-bad:fail":
-        "a variable holding a timestamp (time.now() - duration) comes back as text: the CEL library cannot take "
-        "a timestamp inside the `variables` map of an activation",
-    "other-vpol/block-stale-images:block-stale-images:-:default/redis-good:pass":
-        "a variable holding a timestamp (time.now() - duration) comes back as text: the CEL library cannot take "
-        "a timestamp inside the `variables` map of an activation",
-    "other-vpol/ensure-readonly-hostpath:ensure-readonly-hostpath:-:default/bad-pod-01:fail":
-        "`container.volumeMounts.orValue([])` on a non-optional list: cel-go accepts it, the CEL library has no "
-        "such overload (error instead of fail)",
-    "other-vpol/ensure-readonly-hostpath:ensure-readonly-hostpath:-:default/good-pod-01:pass":
-        "`container.volumeMounts.orValue([])` on a non-optional list: cel-go accepts it, the CEL library has no "
-        "such overload (error instead of pass)",
-    "other-vpol/require-annotations:require-annotations:-:default/badcronjob01:fail":
-        "`metadata:` left empty in the CronJob template is null here; `null.?annotations` has no overload in the "
-        "CEL library (the CLI's typed decoding gives an empty object)",
-}
+XFAIL: dict[str, str] = {}
 
 
 def _manifest() -> dict:

@@ -19,10 +19,12 @@ Missing, and why (`MISSING`): the ``JSONPatch{...}``/``Object{...}``
 constructors of mutating policies (62 of the 240 distinct expressions of the
 kyverno-policies CEL tier); what needs a cluster or a registry
 (``resource.*``, ``image.GetMetadata``/image data, ``http.*``,
-``globalContext``, the authorizer), Kubernetes' ``format`` library, list
-``indexOf``/``lastIndexOf`` and ``string(ip)``/``string(cidr)`` (the CEL
-library accepts one declaration per function name and the strings extension
-and standard library already own those names). Opaque values are tagged maps
+``globalContext``, the authorizer) and Kubernetes' ``format`` library. List
+``indexOf``/``lastIndexOf`` and ``string(ip)``/``string(cidr)`` cannot be
+declared (the CEL library accepts one declaration per function name, and the
+strings extension and the standard library own those names): Kyverno's
+language renames list ``indexOf`` calls, and `conversions` rewrites
+``string(...)`` calls to reach `network`'s ``__string_of_opaque__``. Opaque values are tagged maps
 (`declare`): ``type(quantity('1'))`` is map and ``==`` compares their text.
 """
 
@@ -43,6 +45,6 @@ MISSING = {
     "resource.*, image.GetMetadata, imagedata, http, globalContext, authorizer": "need a cluster or network",
     "format.*": "Kubernetes' named-format validators are not written yet",
     "JSONPatch{...}, Object{...}": "mutating policies build typed objects: the CEL library needs protobuf types",
-    "list.indexOf, list.lastIndexOf": "the strings extension owns these names; one declaration per name",
-    "string(ip), string(cidr)": "the standard library owns `string`; one declaration per name",
+    "list.indexOf, list.lastIndexOf": "the strings extension owns these names: an environment must rename the "
+                                      "calls (Kyverno's does, `kyverno.cel_policies.rewrite`)",
 }

@@ -11,19 +11,26 @@ mutator. Selection is `matching` on the resource's admission request
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from assertree.errors import PolicyError
 from assertree.languages.base import Mutator, RuleRunner, ScanContext, reduce_compiled
+from assertree.languages.cel.conversions import opaque_string_conversions
 from assertree.languages.cel.engine import CelCompileError, CelUnavailableError, Program
-from assertree.languages.kyverno.cel_policies.environment import environment, uses_authorizer
+from assertree.languages.cel.functions.kyverno import GZIP_BASE64, ROUND_DIGITS
+from assertree.languages.cel.lexer import rename_calls
+from assertree.languages.cel.or_value import or_value_compat
+from assertree.languages.cel.presence import null_safe_presence
+from assertree.languages.cel.variables import VariableReferenceError, inline_variables
+from assertree.languages.kyverno.cel_policies.environment import Lookups, environment, uses_authorizer
 from assertree.languages.kyverno.cel_policies.evaluate import (
     CompiledSpec,
     Outcome,
     evaluate_mutations,
     evaluate_validations,
 )
+from assertree.languages.kyverno.cel_policies.exceptions import CompiledException, compile_exceptions
 from assertree.languages.kyverno.cel_policies.matching import matches
 from assertree.languages.kyverno.cel_policies.model import CelPolicy, CelRule, PolicySpec
 from assertree.languages.kyverno.cel_policies.reading import ReadError, read_policy, read_spec
@@ -31,38 +38,72 @@ from assertree.languages.kyverno.cel_policies.request import admission_request
 from assertree.languages.kyverno.cel_policies.rewrite import rewrite
 from assertree.results import ERROR, FAIL, WARN, Resource, RuleError, RuleResult, Violation
 
-__all__ = ["CompiledCelPolicy", "CompiledCelRule", "compile_expression", "compile_policy", "compile_spec"]
+__all__ = ["CompiledCelPolicy", "CompiledCelRule", "compile_expression", "compile_policy",
+           "compile_reading_variables", "compile_spec", "source_text"]
 
 
-def compile_expression(text: str, path: tuple) -> Program:
-    """One CEL text compiled in Kyverno's environment; PolicyError naming `path` when it does not compile."""
+def source_text(text: str) -> str:
+    """What the CEL library compiles for Kyverno's `text`: its constructors, ``indexOf``, ``orValue``,
+    presence tests on null, ``string(ip)``, ``math.round(x, digits)`` and ``gzip.compress`` rewritten (`rewrite`,
+    `assertree.languages.cel.or_value`, `.presence`, `.conversions`, `.lexer.rename_calls`)."""
+    text = null_safe_presence(or_value_compat(rewrite(text)))
+    text = rename_calls(text, "math.round", f"{ROUND_DIGITS}({{args}})", 2)
+    text = rename_calls(text, "gzip.compress", f"base64.decode({GZIP_BASE64}({{args}}))", 1)
+    return opaque_string_conversions(text)
+
+
+def compile_expression(text: str, path: tuple, *, namespaced: bool = False) -> Program:
+    """One CEL text compiled in Kyverno's environment; PolicyError naming `path` when it does not compile.
+
+    `namespaced`: the environment of a namespaced policy (its resource lookups take no namespace).
+    """
     if uses_authorizer(text):
         raise PolicyError("the Kubernetes authorizer needs a cluster: expressions using `authorizer` cannot run "
                           "offline", path=path)
     try:
-        return environment().compile(rewrite(text))
+        return environment(namespaced).compile(source_text(text))
     except CelUnavailableError as error:
         raise PolicyError(error.message, path=path) from None
     except CelCompileError as error:
         raise PolicyError(f"invalid CEL expression: {error.message}", path=path) from None
 
 
-def compile_spec(spec: PolicySpec) -> CompiledSpec:
-    """Every expression of `spec`, compiled; PolicyError at the first that does not compile."""
-    compiled = CompiledSpec(failure_policy=spec.failure_policy)
-    for item in spec.variables:
-        compiled.variables.append((item.name, compile_expression(item.text, item.path), item.path))
+def compile_reading_variables(text: str, path: tuple, declared: list[tuple[str, str]], *,
+                              namespaced: bool = False) -> tuple[Program, bool]:
+    """`text` compiled with the variables it reads (of `declared`: name, expression) bound in it, and whether
+    it reads ``variables`` as a whole instead (it then needs their values precomputed, `prepare_variables`)."""
+    try:
+        inlined = inline_variables(text, declared)
+    except VariableReferenceError as error:
+        raise PolicyError(f"invalid CEL expression: {error}", path=path) from None
+    return compile_expression(text if inlined is None else inlined, path, namespaced=namespaced), inlined is None
+
+
+def compile_spec(spec: PolicySpec, *, namespaced: bool = False, mutating: bool = False) -> CompiledSpec:
+    """Every expression of `spec`, compiled, the variables each reads bound in it; PolicyError at the first
+    that does not compile. A variable may read only the variables declared before it, as in Kyverno."""
+    compiled = CompiledSpec(failure_policy=spec.failure_policy, variables_in_match=mutating)
+    declared = [(item.name, item.text) for item in spec.variables]
+
+    def bound(text: str, path: tuple, visible: list[tuple[str, str]]) -> Program:
+        program, whole = compile_reading_variables(text, path, visible, namespaced=namespaced)
+        compiled.needs_values |= whole
+        return program
+
+    for position, item in enumerate(spec.variables):
+        compiled.variables.append((item.name, bound(item.text, item.path, declared[:position]), item.path))
     for item in spec.match_conditions:
-        compiled.match_conditions.append((item.name, compile_expression(item.text, item.path), item.path))
+        program = (bound(item.text, item.path, declared) if mutating
+                   else compile_expression(item.text, item.path, namespaced=namespaced))
+        compiled.match_conditions.append((item.name, program, item.path))
     for validation in spec.validations:
         message = None
         if validation.message_expression:
             message_path = (*validation.path[:-1], "messageExpression")
-            message = compile_expression(validation.message_expression, message_path)
-        compiled.validations.append((validation, compile_expression(validation.expression, validation.path),
-                                     message))
+            message = bound(validation.message_expression, message_path, declared)
+        compiled.validations.append((validation, bound(validation.expression, validation.path, declared), message))
     for mutation in spec.mutations:
-        compiled.mutations.append((mutation, compile_expression(mutation.expression, mutation.path)))
+        compiled.mutations.append((mutation, bound(mutation.expression, mutation.path, declared)))
     return compiled
 
 
@@ -83,8 +124,32 @@ def _data(policy: CelPolicy, rule: CelRule, resource: Any, context: ScanContext)
     return request.variables()
 
 
-def _lookups(context: ScanContext) -> Any:
-    return getattr(context, "lookups", None)
+def _namespaced(policy: CelPolicy) -> bool:
+    """Whether `policy` compiles in the namespaced environment (a Namespaced* kind with its namespace)."""
+    return policy.kind.startswith("Namespaced") and bool(policy.namespace)
+
+
+def _lookups(policy: CelPolicy, context: ScanContext) -> Lookups:
+    """The scan's lookups (an empty set without a context file), in the policy's namespace."""
+    found = getattr(context, "lookups", None)
+    lookups = found if isinstance(found, Lookups) else Lookups()
+    namespace = policy.namespace or "" if _namespaced(policy) else ""
+    return lookups if lookups.namespace == namespace else replace(lookups, namespace=namespace)
+
+
+def _exceptions(policy: CelPolicy, rule: CelRule, context: ScanContext) -> list[CompiledException]:
+    """The scan's ``policies.kyverno.io`` exceptions that name `policy`, compiled in its environment (once per
+    scan and rule: the scan's memo keeps them)."""
+    if not context.exceptions:
+        return []
+    key = ("cel-exceptions", id(policy), rule.index)
+    memo = context.memo
+    if key not in memo:
+        namespaced = _namespaced(policy)
+        memo[key] = compile_exceptions(
+            context.exceptions, policy.kind, policy.name,
+            lambda text, path: compile_expression(text, path, namespaced=namespaced))
+    return memo[key]
 
 
 @dataclass(eq=False)
@@ -101,19 +166,22 @@ class CompiledCelRule:
         actions = self.rule.spec.validation_actions
         if status == FAIL and "Warn" in actions and not {"Deny", "Audit"} & set(actions):
             status = WARN
+        message = f"{outcome.message} ({outcome.note})" if outcome.note else outcome.message
         violations = []
         if status in (FAIL, WARN):
             from assertree.errors import field_path_text
 
-            violations.append(Violation(field_path_text(outcome.check), outcome.message, []))
+            violations.append(Violation(field_path_text(outcome.check), message, []))
         from assertree.languages.kyverno.manifests import resource_key
 
         return RuleResult(resource=resource, policy=self.policy, rule=self.rule, status=status,
-                          identifier=resource_key(resource.value), message=outcome.message, violations=violations,
-                          error=outcome.error if status == ERROR else None, patched=outcome.patched)
+                          identifier=resource_key(resource.value), message=message, violations=violations,
+                          error=outcome.error if status == ERROR else None, patched=outcome.patched,
+                          exception=outcome.exception)
 
     def runner(self, context: ScanContext) -> RuleRunner:
-        lookups = _lookups(context)
+        lookups = _lookups(self.policy, context)
+        exceptions = _exceptions(self.policy, self.rule, context)
 
         def run(resource: Resource) -> RuleResult | None:
             try:
@@ -123,7 +191,7 @@ class CompiledCelRule:
                                   error=RuleError(f"failed to execute matching: {error}", kind="match"))
             if data is None:
                 return None
-            return self.result(resource, evaluate_validations(self.compiled, data, lookups))
+            return self.result(resource, evaluate_validations(self.compiled, data, lookups, exceptions))
 
         return run
 
@@ -142,8 +210,9 @@ class CompiledCelPolicy:
     def mutator(self, context: ScanContext) -> Mutator | None:
         if not self.policy.mutating:
             return None
-        lookups = _lookups(context)
+        lookups = _lookups(self.policy, context)
         rules = self.compiled_rules
+        exceptions = {id(rule): _exceptions(self.policy, rule.rule, context) for rule in rules}
 
         def mutate(resource: Resource) -> tuple[Resource, list[RuleResult]]:
             results = []
@@ -157,7 +226,7 @@ class CompiledCelPolicy:
                     continue
                 if data is None:
                     continue
-                outcome = evaluate_mutations(rule.compiled, data, lookups)
+                outcome = evaluate_mutations(rule.compiled, data, lookups, exceptions[id(rule)])
                 result = rule.result(current, outcome)
                 if outcome.patched is not None:
                     current = Resource(outcome.patched, source=current.source, document=current.document,
@@ -185,8 +254,9 @@ def compile_policy(policy: CelPolicy) -> CompiledCelPolicy:
     from assertree.languages.kyverno.cel_policies.autogen import variants
 
     spec_document = policy.document.get("spec") or {}
+    options = {"namespaced": _namespaced(policy), "mutating": policy.mutating}
     base = CelRule(name=policy.name, index=0, document=spec_document, spec=policy.spec)
-    compiled = CompiledCelPolicy(policy, [CompiledCelRule(policy, base, compile_spec(policy.spec))])
+    compiled = CompiledCelPolicy(policy, [CompiledCelRule(policy, base, compile_spec(policy.spec, **options))])
     rules = [base]
     if policy.spec.mode != "JSON":
         for group, kinds, rewritten in variants(spec_document, mutating=policy.mutating):
@@ -197,6 +267,6 @@ def compile_policy(policy: CelPolicy) -> CompiledCelPolicy:
                 raise PolicyError(f"autogen ({', '.join(kinds)}): {error}", path=error.path) from None
             rule = CelRule(name=name, index=len(rules), document=rewritten, spec=spec, targets=tuple(kinds))
             rules.append(rule)
-            compiled.compiled_rules.append(CompiledCelRule(policy, rule, compile_spec(spec)))
+            compiled.compiled_rules.append(CompiledCelRule(policy, rule, compile_spec(spec, **options)))
     policy.rules = rules
     return compiled

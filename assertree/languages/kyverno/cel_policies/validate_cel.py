@@ -29,8 +29,8 @@ from typing import Any
 
 from assertree.errors import PolicyError
 from assertree.languages.cel.engine import CelError, Program
-from assertree.languages.kyverno.cel_policies.compile import compile_expression
-from assertree.languages.kyverno.cel_policies.evaluate import CompiledSpec, prepare_variables
+from assertree.languages.kyverno.cel_policies.compile import compile_reading_variables
+from assertree.languages.kyverno.cel_policies.evaluate import NO_EXCEPTIONS, CompiledSpec, prepare_variables
 from assertree.languages.kyverno.cel_policies.request import admission_request
 from assertree.results import ERROR, FAIL, PASS, SKIP, Status
 
@@ -59,7 +59,8 @@ class CompiledValidateCel:
         data["namespaceObject"] = ({"metadata": {"name": namespace}, "spec": {}, "status": {}}
                                    if namespace and kind != "Namespace" else None)
         lookups = getattr(context, "lookups", None)
-        scope = prepare_variables(self.spec, data, lookups)
+        scope = (prepare_variables(self.spec, data, lookups) if self.spec.needs_values
+                 else {**data, "exceptions": NO_EXCEPTIONS})
         for name, program, _path in self.preconditions:
             try:
                 result = program.evaluate(scope, lookups)
@@ -99,14 +100,18 @@ def compile_validate_cel(rule: dict, path: tuple = ()) -> CompiledValidateCel:
         raise PolicyError("expected a mapping", path=at)
     compiled = CompiledValidateCel(name=str(rule.get("name") or ""))
     compiled.has_params = bool(cel.get("paramKind") or cel.get("paramRef"))
-    for index, item in enumerate(rule.get("celPreconditions") or []):
-        where = (*path, "celPreconditions", index, "expression")
-        compiled.preconditions.append((str(item.get("name", index)), compile_expression(_text(item, where), where),
-                                       where))
+    declared: list[tuple[str, str]] = []
     for index, item in enumerate(cel.get("variables") or []):
         where = (*at, "variables", index, "expression")
-        compiled.spec.variables.append((str(item.get("name", "")), compile_expression(_text(item, where), where),
-                                        where))
+        program, whole = compile_reading_variables(_text(item, where), where, list(declared))
+        compiled.spec.needs_values |= whole
+        compiled.spec.variables.append((str(item.get("name", "")), program, where))
+        declared.append((str(item.get("name", "")), _text(item, where)))
+    for index, item in enumerate(rule.get("celPreconditions") or []):
+        where = (*path, "celPreconditions", index, "expression")
+        program, whole = compile_reading_variables(_text(item, where), where, declared)
+        compiled.spec.needs_values |= whole
+        compiled.preconditions.append((str(item.get("name", index)), program, where))
     raw_default = validate.get("message")
     default_message = raw_default if isinstance(raw_default, str) else ""
     expressions = cel.get("expressions") or []
@@ -117,11 +122,14 @@ def compile_validate_cel(rule: dict, path: tuple = ()) -> CompiledValidateCel:
         text = _text(item, where)
         message_program = None
         if isinstance(item.get("messageExpression"), str) and item["messageExpression"].strip():
-            message_program = compile_expression(item["messageExpression"], (*at, "expressions", index,
-                                                                             "messageExpression"))
+            message_program, whole = compile_reading_variables(
+                item["messageExpression"], (*at, "expressions", index, "messageExpression"), declared)
+            compiled.spec.needs_values |= whole
         raw_message = item.get("message")
         message = raw_message if isinstance(raw_message, str) and raw_message else default_message
-        compiled.expressions.append((text, compile_expression(text, where), message_program, message))
+        program, whole = compile_reading_variables(text, where, declared)
+        compiled.spec.needs_values |= whole
+        compiled.expressions.append((text, program, message_program, message))
     return compiled
 
 

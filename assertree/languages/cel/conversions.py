@@ -1,0 +1,60 @@
+"""``string(ip)`` and ``string(cidr)``: Kubernetes' overloads of the standard ``string`` conversion.
+
+Kubernetes' IP and CIDR libraries add overloads to ``string`` (the address or
+prefix in canonical form). The CEL library takes one declaration per function
+name and the standard library owns ``string``, so the overloads cannot be
+declared. `opaque_string_conversions` rewrites each ``string(x)`` call
+instead into standard CEL that chooses at run time, as overload resolution
+would (``x`` bound by a one-element ``map``, as `or_value` binds, for the
+same reason)::
+
+    [dyn(x)].map(__string_0__, type(__string_0__) == map
+                 ? __string_of_opaque__(__string_0__) : string(__string_0__))[0]
+
+``__string_of_opaque__`` (`functions.declare`) gives the text of an opaque
+stand-in (``ip``, ``cidr``: the canonical text they were built with) and fails
+with "no such overload" for any other map, as ``string`` does. The result
+type stays ``string``. Only expressions that can make such values (they call
+``ip``, ``cidr``, ``.ip()`` or ``.masked()``) are rewritten.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assertree.languages.cel.lexer import IDENT, PUNCT, Piece, Token, arguments, join, matching, pieces, synthetic
+
+__all__ = ["OPAQUE_STRING", "opaque_string_conversions"]
+
+OPAQUE_STRING = "__string_of_opaque__"
+_MAKES_OPAQUE = re.compile(r"\b(?:ip|cidr)\s*\(|\.\s*(?:ip|masked)\s*\(")  # only these make ip/cidr values
+
+
+def opaque_string_conversions(text: str) -> str:
+    """`text` with every one-argument ``string(...)`` call able to convert opaque values."""
+    if "string" not in text or not _MAKES_OPAQUE.search(text):
+        return text
+    head, items = pieces(text)
+    counter = 0
+    index = 0
+    while True:
+        found = [piece[0] for piece in items]
+        call = next((i for i in range(index, len(found) - 1)
+                     if found[i].kind == IDENT and found[i].text == "string" and found[i].start >= 0
+                     and found[i + 1].text == "(" and not (i > 0 and found[i - 1].text == ".")), None)
+        if call is None:
+            break
+        closing = matching(found, call + 1)
+        if closing is None or arguments(found, call + 1, closing) != 1:
+            index = call + 1
+            continue
+        name = f"__string_{counter}__"
+        counter += 1
+        replacement: list[Piece] = [*synthetic("[dyn(")]
+        argument_at = call + len(replacement)
+        replacement += [*items[call + 2:closing],
+                        *synthetic(f")].map({name}, type({name}) == map ? {OPAQUE_STRING}({name}) : string({name}))[0")]
+        replacement.append((Token(PUNCT, "]", -1, -1), items[closing][1]))
+        items[call:closing + 1] = replacement
+        index = argument_at
+    return join(head, items)

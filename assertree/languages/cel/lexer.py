@@ -1,0 +1,213 @@
+"""CEL source text as tokens, for the source rewrites that stand in for cel-go options the CEL library lacks.
+
+Kyverno configures cel-go with things the CEL library assertree runs cannot
+take: a parse-time macro (``x.orValue(y)``, `compat`), lazily evaluated
+``variables``. Both are done by rewriting the expression text before it is
+compiled, and both need to know where identifiers, strings and brackets are.
+This lexer gives that and nothing more: it does not check the grammar (the
+library's parser does, on the rewritten text, and reports errors against it).
+
+Written by hand because no Python CEL library exposes its lexer; it follows
+the cel-spec lexical grammar (langdef.md): identifiers, numbers with
+``u``/hex/exponent forms, string and bytes literals with ``r``/``b`` prefixes
+and triple quotes, ``//`` comments, and the punctuation.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["CLOSING", "OPENING", "Piece", "Token", "arguments", "ends_operand", "join", "matching", "pieces",
+           "receiver_start", "rename_calls", "synthetic", "tokens"]
+
+IDENT, NUMBER, STRING, PUNCT = "ident", "number", "string", "punct"
+OPENING = {"(": ")", "[": "]", "{": "}"}
+CLOSING = {value: key for key, value in OPENING.items()}
+
+_SPACE = re.compile(r"(?:\s+|//[^\n]*)+")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NUMBER = re.compile(r"0[xX][0-9a-fA-F]+[uU]?|(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)(?:[eE][-+]?[0-9]+)?[uU]?")
+_STRING_START = re.compile(r"""(?:[rR][bB]?|[bB][rR]?)?('''|\"\"\"|'|")""")
+_PUNCT = re.compile(r"==|!=|<=|>=|&&|\|\||[-+*/%!<>?:.,()\[\]{}]")
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One token: its kind (ident, number, string, punct), text and place in the source."""
+
+    kind: str
+    text: str
+    start: int
+    end: int
+
+
+def _string_end(text: str, start: int, quote: str, raw: bool) -> int:
+    position = start
+    while position < len(text):
+        if not raw and text[position] == "\\":
+            position += 2
+            continue
+        if text.startswith(quote, position):
+            return position + len(quote)
+        position += 1
+    return len(text)  # unterminated: the parser reports it
+
+
+def tokens(text: str) -> list[Token]:
+    """The tokens of `text`; a character no rule accepts becomes a one-character punct token."""
+    out: list[Token] = []
+    position = 0
+    while position < len(text):
+        space = _SPACE.match(text, position)
+        if space is not None:
+            position = space.end()
+            continue
+        string = _STRING_START.match(text, position)
+        if string is not None:
+            raw = "r" in string.group(0)[: string.start(1) - position].lower()
+            end = _string_end(text, string.end(), string.group(1), raw)
+            out.append(Token(STRING, text[position:end], position, end))
+            position = end
+            continue
+        for kind, pattern in ((IDENT, _IDENT), (NUMBER, _NUMBER), (PUNCT, _PUNCT)):
+            found = pattern.match(text, position)
+            if found is not None:
+                out.append(Token(kind, found.group(0), position, found.end()))
+                position = found.end()
+                break
+        else:
+            out.append(Token(PUNCT, text[position], position, position + 1))
+            position += 1
+    return out
+
+
+def matching(items: list[Token], index: int) -> int | None:
+    """The index of the bracket closing (or opening) the one at `index`; None when unbalanced."""
+    text = items[index].text
+    if text in OPENING:
+        step, same, other = 1, text, OPENING[text]
+    elif text in CLOSING:
+        step, same, other = -1, text, CLOSING[text]
+    else:
+        return None
+    depth = 0
+    position = index
+    while 0 <= position < len(items):
+        current = items[position]
+        if current.kind == PUNCT and current.text == same:
+            depth += 1
+        elif current.kind == PUNCT and current.text == other:
+            depth -= 1
+            if depth == 0:
+                return position
+        position += step
+    return None
+
+
+Piece = tuple[Token, str]
+"""A token and the text that follows it (spaces, comments), so that a rewrite keeps the rest as written."""
+
+
+def pieces(text: str) -> tuple[str, list[Piece]]:
+    """The text before the first token, and every token with what follows it."""
+    found = tokens(text)
+    if not found:
+        return text, []
+    ends = [token.start for token in found[1:]] + [len(text)]
+    return text[:found[0].start], [(token, text[token.end:end]) for token, end in zip(found, ends, strict=True)]
+
+
+def synthetic(text: str) -> list[Piece]:
+    """The pieces of text a rewrite inserts; their tokens have no place in the source (start -1)."""
+    return [(Token(token.kind, token.text, -1, -1), "") for token in tokens(text)]
+
+
+def join(head: str, items: list[Piece]) -> str:
+    """The text of `pieces` (after `head`)."""
+    return head + "".join(token.text + after for token, after in items)
+
+
+def arguments(items: list[Token], opening: int, closing: int) -> int:
+    """How many arguments the call whose parentheses are at `opening` and `closing` has."""
+    if closing == opening + 1:
+        return 0
+    depth = 0
+    count = 1
+    for token in items[opening + 1:closing]:
+        if token.kind != PUNCT:
+            continue
+        if token.text in OPENING:
+            depth += 1
+        elif token.text in CLOSING:
+            depth -= 1
+        elif token.text == "," and depth == 0:
+            count += 1
+    return count
+
+
+def rename_calls(text: str, name: str, template: str, arity: int) -> str:
+    """`text` with calls of the (dotted) function `name` that have `arity` arguments written as `template`, in
+    which ``{args}`` stands for the arguments as written (``"other({args})"`` renames the call)."""
+    if name.rsplit(".", 1)[-1] not in text:
+        return text
+    wanted = [token.text for token in tokens(name)]  # ["math", ".", "round"]
+    width = len(wanted)
+    before, _, after = template.partition("{args}")
+    head, items = pieces(text)
+    index = 0
+    while index + width < len(items):
+        found = [piece[0] for piece in items]
+        if ([token.text for token in found[index:index + width]] == wanted and found[index + width].text == "("
+                and found[index].start >= 0 and not (index > 0 and found[index - 1].text == ".")):
+            closing = matching(found, index + width)
+            if closing is not None and arguments(found, index + width, closing) == arity:
+                replacement = [*synthetic(before), *items[index + width + 1:closing], *synthetic(after)]
+                replacement[-1] = (replacement[-1][0], items[closing][1])
+                items[index:closing + 1] = replacement
+        index += 1
+    return join(head, items)
+
+
+_KEYWORDS = frozenset({"in", "true", "false", "null"})  # identifiers that never name a callee
+
+
+def ends_operand(token: Token) -> bool:
+    if token.kind in (NUMBER, STRING):
+        return True
+    if token.kind == IDENT:
+        return token.text != "in"
+    return token.kind == PUNCT and token.text in CLOSING
+
+
+def receiver_start(items: list[Token], dot: int) -> int | None:
+    """The index of the first token of the member chain that ends just before `dot`, or None."""
+    index = dot - 1
+    while index >= 0:
+        token = items[index]
+        if token.kind == PUNCT and token.text in CLOSING:
+            opening = matching(items, index)
+            if opening is None:
+                return None
+            before = items[opening - 1] if opening > 0 else None
+            if token.text == ")" and before is not None and before.kind == IDENT and before.text not in _KEYWORDS:
+                index = opening - 1  # a call: continue from its function name
+            elif token.text == "]" and before is not None and ends_operand(before):
+                index = opening - 1  # an index into what precedes it
+            elif token.text == "}" and before is not None and before.kind == IDENT and before.text not in _KEYWORDS:
+                index = opening - 1  # a message construction: Name{...}
+            else:
+                return opening  # a parenthesised expression, a list or a map literal
+            continue
+        if token.kind not in (IDENT, NUMBER, STRING):
+            return None
+        previous = index - 1
+        if previous >= 0 and items[previous].text == "?" and previous > 0 and items[previous - 1].text == ".":
+            previous -= 1  # an optional selection: a.?b
+        if previous >= 0 and items[previous].kind == PUNCT and items[previous].text == ".":
+            if previous > 0 and ends_operand(items[previous - 1]):
+                index = previous - 1
+                continue
+            return previous  # a leading dot: .name (the root namespace)
+        return index
+    return None
