@@ -33,7 +33,7 @@ def load_mutate_policies(paths: Iterable[str | Path], *, values: str | Path | No
                          user_info: str | Path | None = None) -> MutatePolicies:
     """The policies with mutate rules in the files and directories at `paths`; PolicyError (located)
     at the first problem, and when none of them mutates anything."""
-    from assertree.languages.kyverno.exceptions import parse_exception
+    from assertree.languages.kyverno.exceptions import parse_policy_exception
     from assertree.languages.kyverno.language import load_kyverno_documents
     from assertree.languages.kyverno.values import load_user_info, load_values
     from assertree.languages.load import compile_document, locate, policy_files
@@ -47,7 +47,7 @@ def load_mutate_policies(paths: Iterable[str | Path], *, values: str | Path | No
                                              line=document.line))
         except PolicyError as error:
             raise PolicyError.of(locate(error.problem, document)) from None
-    exceptions = tuple(parse_exception(document) for document in documents.exceptions)
+    exceptions = tuple(parse_policy_exception(document) for document in documents.exceptions)
     values_read = load_values(values) if values is not None else None
     context = ScanContext(values=values_read,
                           user_info=load_user_info(user_info) if user_info is not None else None,

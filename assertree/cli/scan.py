@@ -47,8 +47,9 @@ def scan(
         "clusterRoles for kyverno.io policies.")] = None,
     exceptions: Annotated[list[Path] | None, typer.Option(
         "--exceptions", metavar="PATH", show_default=False,
-        help="PolicyException files or directories (kyverno.io/v2): matching resources are exempt from the "
-        "named rules (the result is skip, naming the exception). Repeatable.")] = None,
+        help="PolicyException files or directories: kyverno.io/v2 ones exempt matching resources from the named "
+        "rules; policies.kyverno.io ones from the CEL policies their policyRefs name (skip, or pass with "
+        "reportResult: pass; an expired one is not applied). Repeatable.")] = None,
     pre_process: Annotated[list[str] | None, typer.Option(
         "--pre-process", metavar="EXPR", show_default=False,
         help="JMESPath expression applied to each payload before the scan. Repeatable.")] = None,

@@ -37,8 +37,9 @@ def load_scan_context(*, values: str | Path | None = None, user_info: str | Path
 
 
 def load_exceptions(paths: Iterable[str | Path]) -> list[Any]:
-    """Every PolicyException in the files and directories named (other documents are an error)."""
-    from assertree.languages.kyverno.exceptions import parse_exception
+    """Every PolicyException (``kyverno.io`` or ``policies.kyverno.io``) in the files and directories named
+    (other documents are an error)."""
+    from assertree.languages.kyverno.exceptions import parse_policy_exception
     from assertree.languages.kyverno.language import load_kyverno_documents
     from assertree.languages.load import policy_files
 
@@ -47,5 +48,5 @@ def load_exceptions(paths: Iterable[str | Path]) -> list[Any]:
         documents = load_kyverno_documents([path])
         if documents.policies or documents.others:
             raise PolicyError("--exceptions takes PolicyException documents only", source=str(path))
-        found.extend(parse_exception(document, str(path)) for document in documents.exceptions)
+        found.extend(parse_policy_exception(document, str(path)) for document in documents.exceptions)
     return found

@@ -105,15 +105,18 @@ class TestRun:
 
 def run_test(test: KyvernoTest, *, strict: bool = False) -> TestOutcome:
     """Load, run and check one Test; a loading problem becomes the outcome's error."""
-    from assertree.testing.execute import load_test, run_loaded
+    from assertree.testing.execute import load_test, run_loaded, with_operation
     from assertree.testing.patched import patched_lookup
 
     try:
         loaded = load_test(test)
         responses = run_loaded(loaded)
+        operations = sorted({result.operation for result in test.results if result.operation})
+        by_operation = {operation: run_loaded(with_operation(loaded, operation)) for operation in operations}
     except AssertreeError as error:
         return TestOutcome(test, test.file, error=error)
-    rows = check_test(test, responses, patched_lookup(), strict=strict)
+    rows = check_test(test, responses, patched_lookup(), strict=strict, by_operation=by_operation,
+                      invalid=loaded.invalid)
     return TestOutcome(test, test.file, rows, warnings=list(loaded.warnings))
 
 

@@ -8,16 +8,21 @@ mutated resource. Each phase of each policy is one `PolicyResponse`.
 This is a small run loop over `CompiledPolicy` objects (`languages.base`), so
 kyverno-json ValidatingPolicy documents named by a Test run too; the
 engine may replace it later. Resources are read as the Kyverno CLI reads them
-(`languages.kyverno.manifests`), numbers as float64.
+(`languages.kyverno.manifests`), numbers as float64. After the resources, each
+payload runs (`payloads`): JSON payloads through the JSON-mode
+ValidatingPolicies, HTTP and Envoy check requests through the authorization
+ones. A result's ``operation`` is a run of its own (`with_operation`). The
+lookups a test mocks (context file, cluster resources, global context
+entries, API call responses) are `lookups`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from assertree.errors import AssertreeError
+from assertree.errors import AssertreeError, PolicyError
 from assertree.languages.base import ScanContext
 from assertree.results import Resource
 from assertree.testing.responses import MUTATE, VALIDATE, PolicyResponse, ResourceResponses
@@ -32,20 +37,25 @@ class LoadedTest:
     policies: list  # CompiledPolicy objects (Kyverno) and kyverno-json policies
     resources: list  # manifests.Manifest, unique, in file order
     context: ScanContext
-    exceptions: list = field(default_factory=list)  # parsed PolicyExceptions
+    exceptions: list = field(default_factory=list)  # parsed PolicyExceptions (both groups)
     warnings: list[str] = field(default_factory=list)  # problems the CLI reports without stopping
+    invalid: dict[str, str] = field(default_factory=dict)  # policy name -> why it could not be used
+    payloads: list = field(default_factory=list)  # payloads.Payload: jsonPayloads, httpPayloads, envoyPayloads
 
 
 def load_test(test: KyvernoTest) -> LoadedTest:
-    """Read every file `test` names; raises an AssertreeError naming the file at fault."""
+    """Read every file `test` names; raises an AssertreeError naming the file at fault.
+
+    A policy document that cannot be used (it does not compile, a field is
+    refused) does not stop the test: it is kept in `LoadedTest.invalid` under
+    its name, so that its rows are errors while the other policies run.
+    """
     from assertree.languages.kyverno import bridge
     from assertree.languages.kyverno.language import load_kyverno_documents
     from assertree.languages.kyverno.manifests import read_manifests, unique
+    from assertree.testing.payloads import load_payloads
 
-    documents = load_kyverno_documents([file for name in test.policies for file in _files(test, name, "policies")])
-    policies: list[Any] = list(documents.policies)
-    for document in documents.others:
-        policies.append(_other_policy(document))
+    policies, invalid = _load_policies([file for name in test.policies for file in _files(test, name, "policies")])
     exceptions = []  # as in the CLI, only the files under `exceptions:` give PolicyExceptions
     for name in test.exceptions:
         path = _existing(test, name, "exceptions")
@@ -58,12 +68,58 @@ def load_test(test: KyvernoTest) -> LoadedTest:
             continue
         for file in _files(test, name, "resources"):
             manifests.extend(read_manifests(file))
-    context = _scan_context(test, exceptions)
-    return LoadedTest(test, policies, unique(manifests), context, exceptions, warnings)
+    manifests = unique(manifests)
+    context = _scan_context(test, exceptions, [manifest.value for manifest in manifests])
+    warnings.extend(f"policy {name}: {why}" for name, why in invalid.items())
+    return LoadedTest(test, policies, manifests, context, exceptions, warnings, invalid, load_payloads(test))
+
+
+def _load_policies(paths: list[Path]) -> tuple[list, dict[str, str]]:
+    """The compiled policies of `paths`, document by document, and the ones that could not be (name -> error).
+
+    A document whose name cannot be read fails the whole test (no row could name it)."""
+    from assertree.documents.reader import load_documents
+    from assertree.languages.kyverno.language import compile_document, is_kyverno_policy, is_policy_exception
+    from assertree.languages.load import compile_document as compile_other
+
+    policies: list[Any] = []
+    invalid: dict[str, str] = {}
+    for path in paths:
+        try:
+            documents = load_documents(path)
+        except AssertreeError as error:  # the file is not YAML/JSON
+            raise PolicyError(error.message, source=error.source or str(path), line=error.line,
+                              column=error.column) from None
+        for document in documents:
+            value = document.value
+            if is_policy_exception(value):
+                continue
+            compile_one = compile_document if is_kyverno_policy(value) else compile_other
+            try:
+                policies.append(compile_one(value, source=document.path, index=document.index, line=document.line))
+            except AssertreeError as error:
+                line, column = document.locate(error.path) if error.path else (document.line, None)
+                located = error.located(source=document.path, line=line, column=column)
+                metadata = value.get("metadata") if isinstance(value, dict) else None
+                name = metadata.get("name") if isinstance(metadata, dict) else None
+                if not isinstance(name, str) or not name:
+                    raise located from None
+                invalid[name] = str(located)
+    return policies, invalid
+
+
+def with_operation(loaded: LoadedTest, operation: str) -> LoadedTest:
+    """`loaded` run as a result's ``operation`` asks: it wins over the values file's, and no payload runs
+    (the CLI's extra evaluation run per distinct result operation)."""
+    from assertree.languages.kyverno.values import Values
+
+    values = loaded.context.values if loaded.context.values is not None else Values({}, ())
+    context = replace(loaded.context, operation=operation, values=values.with_operation(operation), memo={})
+    return replace(loaded, context=context, payloads=[])
 
 
 def run_loaded(loaded: LoadedTest) -> list[ResourceResponses]:
-    """Every policy on every resource of `loaded`, in kyverno test's order."""
+    """Every policy on every resource of `loaded`, in kyverno test's order, then on every payload."""
     from assertree.languages.kyverno.manifests import to_float64
 
     mutators = []
@@ -89,6 +145,29 @@ def run_loaded(loaded: LoadedTest) -> list[ResourceResponses]:
         resource = Resource(value, source=manifest.source, document=manifest.document)
         for policy, validate in validators:
             item.responses.append(PolicyResponse(_info(policy), VALIDATE, value, value, validate(resource)))
+        out.append(item)
+    out.extend(_payload_responses(loaded, validators))
+    return out
+
+
+def _payload_responses(loaded: LoadedTest, validators: list) -> list[ResourceResponses]:
+    """JSON payloads through the JSON-mode ValidatingPolicies, check requests through the authorization ones."""
+    from assertree.testing.payloads import JSON
+
+    out = []
+    for payload in loaded.payloads:
+        item = ResourceResponses(("", "", "", payload.name), payload.value)
+        resource = Resource(payload.value, source=str(loaded.test.path(payload.name)))
+        for policy, validate in validators:
+            spec = getattr(getattr(policy, "policy", None), "spec", None)
+            if getattr(spec, "mode", None) != payload.mode or getattr(policy.policy, "mutating", False):
+                continue
+            if payload.mode == JSON:
+                results = validate(resource)
+            else:
+                found = policy.check_request(payload.mode, resource, loaded.context)
+                results = [found] if found is not None else []
+            item.responses.append(PolicyResponse(_info(policy), VALIDATE, payload.value, payload.value, results))
         out.append(item)
     return out
 
@@ -144,9 +223,10 @@ def _kyverno_json_validator(policy: Any):
     return validate
 
 
-def _scan_context(test: KyvernoTest, exceptions: list[dict]) -> ScanContext:
-    """The values file, user info and exceptions of `test`, as the Kyverno language reads them."""
+def _scan_context(test: KyvernoTest, exceptions: list, objects: list[Any]) -> ScanContext:
+    """The values file, user info, exceptions and lookups of `test`, as the Kyverno language reads them."""
     from assertree.languages.kyverno import bridge
+    from assertree.testing.lookups import test_lookups
 
     values = None
     if test.variables:
@@ -161,10 +241,5 @@ def _scan_context(test: KyvernoTest, exceptions: list[dict]) -> ScanContext:
         raise KyvernoTestError(f"userInfo file {test.userinfo} uses the deprecated untyped schema: add "
                                "'apiVersion: cli.kyverno.io/v1alpha1' and 'kind: UserInfo'", source=str(test.file))
     operation = bridge.global_operation(values) or "CREATE"
-    context = ScanContext(values=values, user_info=user_info, operation=operation, exceptions=tuple(exceptions))
-    if test.context:  # the CEL context file: resources and image data the CEL lookups read offline
-        from assertree.languages.kyverno.cel_policies.environment import read_context_file
-
-        # ScanContext has no field for it yet; the CEL language reads it as `lookups` (see the report)
-        context.lookups = read_context_file(_existing(test, test.context, "context"))
-    return context
+    return ScanContext(values=values, user_info=user_info, operation=operation, exceptions=tuple(exceptions),
+                       lookups=test_lookups(test, objects))

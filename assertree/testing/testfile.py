@@ -38,10 +38,9 @@ RESULTS = ("pass", "fail", "skip", "error", "warn")
 
 # Fields read above that ``assertree test`` does not run yet: refused by name rather than ignored, so a test
 # never passes for checking less than it says. Each feature that lands removes its fields from these sets.
-NOT_YET = {"targetResources", "paramResources", "jsonPayload", "jsonPayloads", "httpPayloads", "envoyPayloads",
-           "clusterResources", "apiCallResponses", "globalContextEntries"}
-NOT_YET_IN_RESULTS = {"generatedResource", "generatedResources", "cloneSourceResource", "operation",
-                      "resourceSpecs"}
+NOT_YET = {"targetResources", "paramResources"}
+NOT_YET_IN_RESULTS = {"generatedResource", "generatedResources", "cloneSourceResource"}
+OPERATIONS = ("CREATE", "UPDATE", "DELETE")  # a result's operation (the CLI's NormalizeOperation)
 
 
 class KyvernoTestError(AssertreeError):
@@ -222,6 +221,13 @@ def _expected(item: Any, index: int) -> ExpectedResult:
     for key in ("generatedResource", "cloneSourceResource", "operation", "patchedResources"):
         if item.get(key) is not None and not isinstance(item[key], str):
             raise KyvernoTestError("must be a string", path=(*at, key))
+    if item.get("operation") and item["operation"] not in OPERATIONS:
+        raise KyvernoTestError(f"invalid test result for policy {item['policy']}: invalid operation "
+                               f"{item['operation']!r}, must be one of {', '.join(OPERATIONS)}",
+                               path=(*at, "operation"))
+    if item.get("operation") and any(key.lower() == "isdeletingpolicy" and item[key] for key in item):
+        raise KyvernoTestError(f"invalid test result for policy {item['policy']}: operation is not supported for "
+                               "deleting policies", path=(*at, "operation"))
     specs = item.get("resourceSpecs") or []
     if not isinstance(specs, list) or not all(isinstance(spec, dict) for spec in specs):
         raise KyvernoTestError("must be a list of mappings (group, version, kind, namespace, name)",

@@ -177,7 +177,7 @@ def load_context(current: Session, entries: list) -> None:
     values = current.scan.values
     rule_values = values.rule(current.policy.name, current.rule.name) if values is not None else None
     try:
-        register(entries, current.context, values=rule_values)
+        register(entries, current.context, values=rule_values, lookups=getattr(current.scan, "lookups", None))
     except VariableError as error:
         raise _problem(error) from None
 
@@ -310,10 +310,11 @@ def exception_for(policy: Any, rule: Any, current: Session, scan: ScanContext) -
     conditions are evaluated in the rule's context."""
     if not scan.exceptions:
         return None
-    from assertree.languages.kyverno.exceptions import matching_exceptions, parse_exception
+    from assertree.languages.kyverno.exceptions import PolicyException, matching_exceptions, parse_exception
 
     values = current.scan.values
-    exceptions = [parse_exception(item) if isinstance(item, dict) else item for item in scan.exceptions]
+    exceptions = [parse_exception(item) if isinstance(item, dict) else item for item in scan.exceptions
+                  if isinstance(item, (dict, PolicyException)) and not _is_cel_exception(item)]
     found = matching_exceptions(
         exceptions, policy=policy.document, rule=rule.name, resource=current.resource or None,
         old_resource=current.old_resource, namespace_labels=current.namespace_labels,
@@ -324,11 +325,18 @@ def exception_for(policy: Any, rule: Any, current: Session, scan: ScanContext) -
     return ", ".join(f"{e.namespace}/{e.name}" if e.namespace else e.name for e in found.exceptions)
 
 
-def parse_exceptions(documents: list, source: str | None = None) -> list:
-    """PolicyException documents, checked and parsed once (a malformed one is a PolicyError)."""
-    from assertree.languages.kyverno.exceptions import parse_exception
+def _is_cel_exception(item: Any) -> bool:
+    """A ``policies.kyverno.io`` exception (they exempt from CEL policies only)."""
+    from assertree.languages.kyverno.cel_policies.exceptions import is_cel_exception
 
-    return [parse_exception(document, source) for document in documents]
+    return is_cel_exception(item)
+
+
+def parse_exceptions(documents: list, source: str | None = None) -> list:
+    """PolicyException documents of either group, checked and parsed once (a malformed one is a PolicyError)."""
+    from assertree.languages.kyverno.exceptions import parse_policy_exception
+
+    return [parse_policy_exception(document, source) for document in documents]
 
 
 def autogen_rules(document: dict) -> list[dict]:

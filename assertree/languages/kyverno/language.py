@@ -34,9 +34,11 @@ def is_kyverno_policy(document: Any) -> bool:
 
 
 def is_policy_exception(document: Any) -> bool:
-    """Whether `document` is a Kyverno PolicyException (``kyverno.io/v2``, ``v2beta1``, ``v2alpha1``)."""
+    """Whether `document` is a Kyverno PolicyException: ``kyverno.io`` (v2, v2beta1, v2alpha1) for
+    ClusterPolicy/Policy, or ``policies.kyverno.io`` (v1alpha1, v1beta1, v1) for the CEL kinds."""
     return (isinstance(document, dict) and document.get("kind") == EXCEPTION_KIND
-            and str(document.get("apiVersion", "")).split("/", 1)[0] == GROUP)
+            and str(document.get("apiVersion", "")).split("/", 1)[0] in (GROUP, f"policies.{GROUP}"))
+
 
 
 def compile_document(document: dict, *, source: str | None = None, index: int | None = None,

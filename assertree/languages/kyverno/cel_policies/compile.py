@@ -23,6 +23,8 @@ from assertree.languages.cel.lexer import rename_calls
 from assertree.languages.cel.or_value import or_value_compat
 from assertree.languages.cel.presence import null_safe_presence
 from assertree.languages.cel.variables import VariableReferenceError, inline_variables
+from assertree.languages.kyverno.cel_policies.authz import MODES as AUTHZ_MODES
+from assertree.languages.kyverno.cel_policies.authz import authz_environment, check_request, evaluate_request
 from assertree.languages.kyverno.cel_policies.environment import Lookups, environment, uses_authorizer
 from assertree.languages.kyverno.cel_policies.evaluate import (
     CompiledSpec,
@@ -52,16 +54,18 @@ def source_text(text: str) -> str:
     return opaque_string_conversions(text)
 
 
-def compile_expression(text: str, path: tuple, *, namespaced: bool = False) -> Program:
+def compile_expression(text: str, path: tuple, *, namespaced: bool = False, mode: str = "Kubernetes") -> Program:
     """One CEL text compiled in Kyverno's environment; PolicyError naming `path` when it does not compile.
 
-    `namespaced`: the environment of a namespaced policy (its resource lookups take no namespace).
+    `namespaced`: the environment of a namespaced policy (its resource lookups take no namespace); `mode`
+    HTTP or Envoy: an authorization policy's (`authz`).
     """
     if uses_authorizer(text):
         raise PolicyError("the Kubernetes authorizer needs a cluster: expressions using `authorizer` cannot run "
                           "offline", path=path)
     try:
-        return environment(namespaced).compile(source_text(text))
+        chosen = authz_environment(mode) if mode in AUTHZ_MODES else environment(namespaced)
+        return chosen.compile(source_text(text))
     except CelUnavailableError as error:
         raise PolicyError(error.message, path=path) from None
     except CelCompileError as error:
@@ -69,14 +73,15 @@ def compile_expression(text: str, path: tuple, *, namespaced: bool = False) -> P
 
 
 def compile_reading_variables(text: str, path: tuple, declared: list[tuple[str, str]], *,
-                              namespaced: bool = False) -> tuple[Program, bool]:
+                              namespaced: bool = False, mode: str = "Kubernetes") -> tuple[Program, bool]:
     """`text` compiled with the variables it reads (of `declared`: name, expression) bound in it, and whether
     it reads ``variables`` as a whole instead (it then needs their values precomputed, `prepare_variables`)."""
     try:
         inlined = inline_variables(text, declared)
     except VariableReferenceError as error:
         raise PolicyError(f"invalid CEL expression: {error}", path=path) from None
-    return compile_expression(text if inlined is None else inlined, path, namespaced=namespaced), inlined is None
+    program = compile_expression(text if inlined is None else inlined, path, namespaced=namespaced, mode=mode)
+    return program, inlined is None
 
 
 def compile_spec(spec: PolicySpec, *, namespaced: bool = False, mutating: bool = False) -> CompiledSpec:
@@ -84,9 +89,10 @@ def compile_spec(spec: PolicySpec, *, namespaced: bool = False, mutating: bool =
     that does not compile. A variable may read only the variables declared before it, as in Kyverno."""
     compiled = CompiledSpec(failure_policy=spec.failure_policy, variables_in_match=mutating)
     declared = [(item.name, item.text) for item in spec.variables]
+    mode = spec.mode
 
     def bound(text: str, path: tuple, visible: list[tuple[str, str]]) -> Program:
-        program, whole = compile_reading_variables(text, path, visible, namespaced=namespaced)
+        program, whole = compile_reading_variables(text, path, visible, namespaced=namespaced, mode=mode)
         compiled.needs_values |= whole
         return program
 
@@ -94,11 +100,11 @@ def compile_spec(spec: PolicySpec, *, namespaced: bool = False, mutating: bool =
         compiled.variables.append((item.name, bound(item.text, item.path, declared[:position]), item.path))
     for item in spec.match_conditions:
         program = (bound(item.text, item.path, declared) if mutating
-                   else compile_expression(item.text, item.path, namespaced=namespaced))
+                   else compile_expression(item.text, item.path, namespaced=namespaced, mode=mode))
         compiled.match_conditions.append((item.name, program, item.path))
     for validation in spec.validations:
         message = None
-        if validation.message_expression:
+        if validation.message_expression and mode not in AUTHZ_MODES:  # a response says it all
             message_path = (*validation.path[:-1], "messageExpression")
             message = bound(validation.message_expression, message_path, declared)
         compiled.validations.append((validation, bound(validation.expression, validation.path, declared), message))
@@ -111,14 +117,17 @@ def _data(policy: CelPolicy, rule: CelRule, resource: Any, context: ScanContext)
     """The CEL variables for `resource`, or None when the rule's match constraints do not select it."""
     if rule.spec.mode == "JSON":
         return {"object": resource, "oldObject": None, "request": None, "params": None, "namespaceObject": None}
+    if rule.spec.mode in AUTHZ_MODES:
+        return None  # checks requests, not resources (`CompiledCelPolicy.check_request`)
     if rule.spec.match is None:
         return None
     if policy.kind.startswith("Namespaced") and policy.namespace is not None:
         metadata = resource.get("metadata") if isinstance(resource, dict) else None
         if not isinstance(metadata, dict) or metadata.get("namespace") != policy.namespace:
             return None  # a namespaced policy sees only its own namespace
+    lookups = getattr(context, "lookups", None)
     request = admission_request(resource, operation=context.operation, values=context.values,
-                                user_info=context.user_info)
+                                user_info=context.user_info, types=getattr(lookups, "cluster", None))
     if not matches(rule.spec.match, request.attributes):
         return None
     return request.variables()
@@ -238,6 +247,20 @@ class CompiledCelPolicy:
 
         return mutate
 
+    def check_request(self, mode: str, request: Resource, context: ScanContext) -> RuleResult | None:
+        """An authorization policy in `mode` (HTTP, Envoy) on one check request (a payload file's JSON);
+        None for a policy of another mode. An unusable request is an ERROR result."""
+        if self.policy.spec.mode != mode or not self.compiled_rules:
+            return None
+        rule = self.compiled_rules[0]
+        try:
+            status, message = evaluate_request(rule.compiled, check_request(mode, request.value),
+                                               _lookups(self.policy, context))
+        except ValueError as error:
+            status, message = ERROR, str(error)
+        return RuleResult(request, self.policy, rule.rule, status, message=message,
+                          error=RuleError(message) if status == ERROR else None)
+
     def __reduce__(self) -> tuple[Any, tuple]:
         """Pickles as its document, compiled again where it is unpickled (`base.reduce_compiled`)."""
         return reduce_compiled(compile_document_again, self.policy)
@@ -258,7 +281,7 @@ def compile_policy(policy: CelPolicy) -> CompiledCelPolicy:
     base = CelRule(name=policy.name, index=0, document=spec_document, spec=policy.spec)
     compiled = CompiledCelPolicy(policy, [CompiledCelRule(policy, base, compile_spec(policy.spec, **options))])
     rules = [base]
-    if policy.spec.mode != "JSON":
+    if policy.spec.mode == "Kubernetes":
         for group, kinds, rewritten in variants(spec_document, mutating=policy.mutating):
             name = f"autogen-cronjob-{policy.name}" if group == "cronjobs" else f"autogen-{policy.name}"
             try:

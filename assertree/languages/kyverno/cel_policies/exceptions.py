@@ -161,6 +161,8 @@ def read_exception(document: Mapping[str, Any], source: str | None = None) -> Ce
         raise _fail(f"must be one of: {', '.join(REPORT_RESULTS)}", source, ("spec", "reportResult"))
     expires_text = spec.get("expiresAt")
     expires_at = None
+    if isinstance(expires_text, datetime.datetime):  # a YAML reader that resolves timestamps
+        expires_text = expires_text.isoformat().replace("+00:00", "Z")
     if expires_text is not None:
         try:
             expires_at = parse_time(str(expires_text))

@@ -98,7 +98,7 @@ class PolicySpec:
     mutations: tuple[Mutation, ...] = ()
     validation_actions: tuple[str, ...] = ("Deny",)
     failure_policy: str = "Fail"
-    mode: str = "Kubernetes"  # spec.evaluation.mode: Kubernetes or JSON
+    mode: str = "Kubernetes"  # spec.evaluation.mode: Kubernetes, JSON, or HTTP/Envoy (authorization)
     audit_annotations: tuple[str, ...] = ()  # keys only: the values are not evaluated offline
 
 

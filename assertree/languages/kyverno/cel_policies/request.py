@@ -47,8 +47,9 @@ def _user(user_info: Any) -> dict[str, Any]:
 
 
 def admission_request(resource: Any, *, operation: str = "CREATE", values: Any = None,
-                      user_info: Any = None) -> AdmissionRequest:
-    """The request for `resource` under `operation`; `values` (a Kyverno values file) gives namespaces."""
+                      user_info: Any = None, types: Any = None) -> AdmissionRequest:
+    """The request for `resource` under `operation`; `values` (a Kyverno values file) gives namespaces,
+    `types` (a `kyverno.cluster.Cluster`: a test's CRDs) the resource names of custom kinds."""
     value = resource if isinstance(resource, Mapping) else {}
     api_version = str(value.get("apiVersion") or "")
     group, _, version = api_version.rpartition("/")
@@ -62,7 +63,7 @@ def admission_request(resource: Any, *, operation: str = "CREATE", values: Any =
     namespace_object = None
     if namespace and values is not None and hasattr(values, "namespace"):
         namespace_object = values.namespace(namespace)
-    plural = plural_of(kind)
+    plural = types.type_of(group, version, kind).plural if types is not None else plural_of(kind)
     gvk = {"group": group, "version": version, "kind": kind}
     gvr = {"group": group, "version": version, "resource": plural}
     request = {
