@@ -32,7 +32,7 @@ class ScanContext:
     user_info: Any = None  # Kyverno CLI user-info file: request.userInfo, roles, clusterRoles
     operation: str = "CREATE"  # the admission operation Kyverno evaluates
     exceptions: Sequence[Any] = ()  # PolicyException documents that may exempt resources
-    lookups: Any = None  # Kyverno CEL: resource/image/globalContext lookups from a test's context file
+    lookups: Any = None  # Kyverno: a test's context file, cluster resources (a fake cluster), lookup mocks
     memo: dict = field(default_factory=dict, compare=False, repr=False)  # one scan's caches (a Scanner's own)
 
 
