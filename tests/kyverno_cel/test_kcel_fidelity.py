@@ -128,3 +128,27 @@ def test_variables_keep_their_cel_types() -> None:
     assert text is not None and run(text) is True
     assert run(inline_variables("variables.when", declared) or "") == datetime.datetime(
         2020, 1, 1, tzinfo=datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def test_many_variables_past_the_librarys_nesting_limit_still_evaluate():
+    """Each bound variable nests the expression one level; past the CEL library's 32 levels the expression
+    reads precomputed values instead, with the same result."""
+    from cel_helpers import POD_RULES, pod, policy_document
+    from cel_helpers import run as run_policy
+
+    variables = [{"name": f"v{i}", "expression": f"variables.v{i - 1} + 1" if i else "1"} for i in range(40)]
+    spec = {"matchConstraints": {"resourceRules": POD_RULES}, "variables": variables,
+            "validations": [{"expression": "variables.v39 == 40"}]}
+    [result] = run_policy(policy_document(spec), pod())
+    assert result.status == "pass"
+
+
+def test_the_written_form_runs_first_and_the_rewritten_one_where_it_fails():
+    from assertree.languages.cel.fallback import Fallback
+    from assertree.languages.kyverno.cel_policies.compile import compile_expression
+
+    program = compile_expression("object.spec.?list.orValue([]).size() + object.spec.list.orValue([]).size()", ())
+    assert isinstance(program, Fallback) and program.written is not None
+    assert program.evaluate({"object": OBJECT}) == 4
+    with pytest.raises(CelError):  # as written, orValue on a list has no overload: the rewritten form answers
+        program.written.evaluate({"object": OBJECT})

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from assertree.languages.cel.lexer import IDENT, PUNCT, Piece, Token, arguments, join, matching, pieces, synthetic
+from assertree.languages.cel.lexer import IDENT, PUNCT, Piece, Splice, Token, arguments, matching, synthetic
 
 __all__ = ["OPAQUE_STRING", "opaque_string_conversions"]
 
@@ -34,11 +34,11 @@ def opaque_string_conversions(text: str) -> str:
     """`text` with every one-argument ``string(...)`` call able to convert opaque values."""
     if "string" not in text or not _MAKES_OPAQUE.search(text):
         return text
-    head, items = pieces(text)
+    source = Splice(text)
+    found, items = source.tokens, source.items
     counter = 0
     index = 0
     while True:
-        found = [piece[0] for piece in items]
         call = next((i for i in range(index, len(found) - 1)
                      if found[i].kind == IDENT and found[i].text == "string" and found[i].start >= 0
                      and found[i + 1].text == "(" and not (i > 0 and found[i - 1].text == ".")), None)
@@ -55,6 +55,6 @@ def opaque_string_conversions(text: str) -> str:
         replacement += [*items[call + 2:closing],
                         *synthetic(f")].map({name}, type({name}) == map ? {OPAQUE_STRING}({name}) : string({name}))[0")]
         replacement.append((Token(PUNCT, "]", -1, -1), items[closing][1]))
-        items[call:closing + 1] = replacement
+        source.replace(call, closing + 1, replacement)
         index = argument_at
-    return join(head, items)
+    return source.text()

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["CLOSING", "OPENING", "Piece", "Token", "arguments", "ends_operand", "join", "matching", "pieces",
+__all__ = ["CLOSING", "OPENING", "Piece", "Splice", "Token", "arguments", "ends_operand", "join", "matching", "pieces",
            "receiver_start", "rename_calls", "synthetic", "tokens"]
 
 IDENT, NUMBER, STRING, PUNCT = "ident", "number", "string", "punct"
@@ -128,6 +128,22 @@ def join(head: str, items: list[Piece]) -> str:
     return head + "".join(token.text + after for token, after in items)
 
 
+class Splice:
+    """A text's pieces, changed in place by the rewrites; `tokens` stays in step with `items`."""
+
+    def __init__(self, text: str) -> None:
+        self.head, self.items = pieces(text)
+        self.tokens = [token for token, _ in self.items]
+
+    def replace(self, start: int, end: int, replacement: list[Piece]) -> None:
+        """Put `replacement` in place of the pieces ``start:end``."""
+        self.items[start:end] = replacement
+        self.tokens[start:end] = [token for token, _ in replacement]
+
+    def text(self) -> str:
+        return join(self.head, self.items)
+
+
 def arguments(items: list[Token], opening: int, closing: int) -> int:
     """How many arguments the call whose parentheses are at `opening` and `closing` has."""
     if closing == opening + 1:
@@ -154,19 +170,19 @@ def rename_calls(text: str, name: str, template: str, arity: int) -> str:
     wanted = [token.text for token in tokens(name)]  # ["math", ".", "round"]
     width = len(wanted)
     before, _, after = template.partition("{args}")
-    head, items = pieces(text)
+    source = Splice(text)
+    found = source.tokens
     index = 0
-    while index + width < len(items):
-        found = [piece[0] for piece in items]
+    while index + width < len(found):
         if ([token.text for token in found[index:index + width]] == wanted and found[index + width].text == "("
                 and found[index].start >= 0 and not (index > 0 and found[index - 1].text == ".")):
             closing = matching(found, index + width)
             if closing is not None and arguments(found, index + width, closing) == arity:
-                replacement = [*synthetic(before), *items[index + width + 1:closing], *synthetic(after)]
-                replacement[-1] = (replacement[-1][0], items[closing][1])
-                items[index:closing + 1] = replacement
+                replacement = [*synthetic(before), *source.items[index + width + 1:closing], *synthetic(after)]
+                replacement[-1] = (replacement[-1][0], source.items[closing][1])
+                source.replace(index, closing + 1, replacement)
         index += 1
-    return join(head, items)
+    return source.text()
 
 
 _KEYWORDS = frozenset({"in", "true", "false", "null"})  # identifiers that never name a callee

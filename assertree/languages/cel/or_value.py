@@ -42,11 +42,10 @@ from assertree.languages.cel.lexer import (
     IDENT,
     PUNCT,
     Piece,
+    Splice,
     Token,
     arguments,
-    join,
     matching,
-    pieces,
     receiver_start,
     synthetic,
 )
@@ -57,11 +56,11 @@ def or_value_compat(text: str) -> str:
     """`text` with every one-argument ``.orValue(...)`` call rewritten as Kyverno's macro reads it."""
     if "orValue" not in text:
         return text
-    head, items = pieces(text)
+    source = Splice(text)
+    found, items = source.tokens, source.items
     counter = 0
     index = 0
     while True:
-        found = [piece[0] for piece in items]
         dot = next((i for i in range(index, len(found) - 2)
                     if found[i].text == "." and found[i].kind == PUNCT and found[i + 1].text == "orValue"
                     and found[i + 1].kind == IDENT and found[i + 2].text == "("), None)
@@ -81,6 +80,6 @@ def or_value_compat(text: str) -> str:
         argument_at = start + len(replacement)
         replacement += [*items[dot + 3:closing], *synthetic(f")) : {name})[0"), (Token(PUNCT, "]", -1, -1),
                                                                                items[closing][1])]
-        items[start:closing + 1] = replacement
+        source.replace(start, closing + 1, replacement)
         index = argument_at  # the argument and what follows may hold more calls; the receiver holds none
-    return join(head, items)
+    return source.text()

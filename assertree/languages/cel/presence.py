@@ -26,11 +26,10 @@ from assertree.languages.cel.lexer import (
     IDENT,
     PUNCT,
     Piece,
+    Splice,
     Token,
     ends_operand,
-    join,
     matching,
-    pieces,
     receiver_start,
     synthetic,
 )
@@ -42,11 +41,11 @@ def null_safe_presence(text: str) -> str:
     """`text` with ``.?f``, ``[?k]`` and ``has(x.f)`` giving none/false on a null receiver."""
     if "?" not in text and "has" not in text:
         return text
-    head, items = pieces(text)
+    source = Splice(text)
+    found, items = source.tokens, source.items
     counter = 0
     index = 0
     while True:
-        found = [piece[0] for piece in items]
         step = next((step for i in range(index, len(found) - 2) if (step := _step(found, i)) is not None), None)
         if step is None:
             break
@@ -55,15 +54,15 @@ def null_safe_presence(text: str) -> str:
         counter += 1
         if kind == "has":  # has( R . f ): start is `has`, end the closing parenthesis, the field just before it
             field = found[end - 1].text
-            items[start:end + 1] = [
+            source.replace(start, end + 1, [
                 *synthetic("[dyn("), *items[start + 2:end - 2],
                 *synthetic(f")].map({name}, {name} != null && has({name}.{field}))[0"),
-                (Token(PUNCT, "]", -1, -1), items[end][1])]
+                (Token(PUNCT, "]", -1, -1), items[end][1])])
         else:  # R.?f or R[?k]: R is items[start:at], the step items[at:end + 1]
             at = next(i for i in range(end, start - 1, -1) if found[i].text in ".[" and found[i + 1].text == "?")
-            items[start:end + 1] = _wrapped(name, items[start:at], items[at:end + 1])
+            source.replace(start, end + 1, _wrapped(name, items[start:at], items[at:end + 1]))
         index = start  # the replacement starts with inserted text; what it wraps holds no earlier step
-    return join(head, items)
+    return source.text()
 
 
 def _wrapped(name: str, receiver: list[Piece], step: list[Piece]) -> list[Piece]:

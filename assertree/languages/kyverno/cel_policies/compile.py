@@ -18,6 +18,7 @@ from assertree.errors import PolicyError
 from assertree.languages.base import Mutator, RuleRunner, ScanContext, reduce_compiled
 from assertree.languages.cel.conversions import opaque_string_conversions
 from assertree.languages.cel.engine import CelCompileError, CelUnavailableError, Program
+from assertree.languages.cel.fallback import Fallback, Runnable
 from assertree.languages.cel.functions.kyverno import GZIP_BASE64, ROUND_DIGITS
 from assertree.languages.cel.lexer import rename_calls
 from assertree.languages.cel.or_value import or_value_compat
@@ -41,31 +42,50 @@ from assertree.languages.kyverno.cel_policies.rewrite import rewrite
 from assertree.results import ERROR, FAIL, WARN, Resource, RuleError, RuleResult, Violation
 
 __all__ = ["CompiledCelPolicy", "CompiledCelRule", "compile_expression", "compile_policy",
-           "compile_reading_variables", "compile_spec", "source_text"]
+           "compile_reading_variables", "compile_spec", "source_text", "written_text"]
+
+
+def written_text(text: str) -> str:
+    """What the CEL library compiles for Kyverno's `text` as written: typed constructors, list ``indexOf``,
+    ``math.round(x, digits)`` and ``gzip.compress`` adapted to it (`rewrite`, `.lexer.rename_calls`)."""
+    text = rename_calls(rewrite(text), "math.round", f"{ROUND_DIGITS}({{args}})", 2)
+    return rename_calls(text, "gzip.compress", f"base64.decode({GZIP_BASE64}({{args}}))", 1)
 
 
 def source_text(text: str) -> str:
-    """What the CEL library compiles for Kyverno's `text`: its constructors, ``indexOf``, ``orValue``,
-    presence tests on null, ``string(ip)``, ``math.round(x, digits)`` and ``gzip.compress`` rewritten (`rewrite`,
-    `assertree.languages.cel.or_value`, `.presence`, `.conversions`, `.lexer.rename_calls`)."""
-    text = null_safe_presence(or_value_compat(rewrite(text)))
-    text = rename_calls(text, "math.round", f"{ROUND_DIGITS}({{args}})", 2)
-    text = rename_calls(text, "gzip.compress", f"base64.decode({GZIP_BASE64}({{args}}))", 1)
-    return opaque_string_conversions(text)
+    """`written_text` read as Kyverno's cel-go reads it: ``orValue`` on any value, presence tests on null
+    and ``string(ip)`` rewritten (`assertree.languages.cel.or_value`, `.presence`, `.conversions`)."""
+    return opaque_string_conversions(null_safe_presence(or_value_compat(written_text(text))))
 
 
-def compile_expression(text: str, path: tuple, *, namespaced: bool = False, mode: str = "Kubernetes") -> Program:
+def compile_expression(text: str, path: tuple, *, namespaced: bool = False,
+                       mode: str = "Kubernetes") -> Runnable:
     """One CEL text compiled in Kyverno's environment; PolicyError naming `path` when it does not compile.
 
     `namespaced`: the environment of a namespaced policy (its resource lookups take no namespace); `mode`
-    HTTP or Envoy: an authorization policy's (`authz`).
+    HTTP or Envoy: an authorization policy's (`authz`). The text is compiled as written and as cel-go
+    reads it, the second used where the first fails (`assertree.languages.cel.fallback`).
     """
     if uses_authorizer(text):
         raise PolicyError("the Kubernetes authorizer needs a cluster: expressions using `authorizer` cannot run "
                           "offline", path=path)
+    chosen = authz_environment(mode) if mode in AUTHZ_MODES else environment(namespaced)
+    written, read = written_text(text), source_text(text)
     try:
-        chosen = authz_environment(mode) if mode in AUTHZ_MODES else environment(namespaced)
-        return chosen.compile(source_text(text))
+        try:
+            plain: Program | None = chosen.compile(written)
+            first_error: CelCompileError | None = None
+        except CelCompileError as error:
+            plain, first_error = None, error
+        if read != written:
+            try:
+                return Fallback(text, plain, chosen.compile(read))
+            except CelCompileError:
+                pass
+        if plain is None:
+            assert first_error is not None
+            raise first_error
+        return plain
     except CelUnavailableError as error:
         raise PolicyError(error.message, path=path) from None
     except CelCompileError as error:
@@ -73,15 +93,21 @@ def compile_expression(text: str, path: tuple, *, namespaced: bool = False, mode
 
 
 def compile_reading_variables(text: str, path: tuple, declared: list[tuple[str, str]], *,
-                              namespaced: bool = False, mode: str = "Kubernetes") -> tuple[Program, bool]:
+                              namespaced: bool = False, mode: str = "Kubernetes") -> tuple[Runnable, bool]:
     """`text` compiled with the variables it reads (of `declared`: name, expression) bound in it, and whether
     it reads ``variables`` as a whole instead (it then needs their values precomputed, `prepare_variables`)."""
     try:
         inlined = inline_variables(text, declared)
     except VariableReferenceError as error:
         raise PolicyError(f"invalid CEL expression: {error}", path=path) from None
-    program = compile_expression(text if inlined is None else inlined, path, namespaced=namespaced, mode=mode)
-    return program, inlined is None
+    if inlined is not None:
+        try:
+            return compile_expression(inlined, path, namespaced=namespaced, mode=mode), False
+        except PolicyError as error:
+            if "recursion" not in error.message:
+                raise
+            # nested past the CEL library's 32 levels by the variables bound in it: read precomputed values
+    return compile_expression(text, path, namespaced=namespaced, mode=mode), True
 
 
 def compile_spec(spec: PolicySpec, *, namespaced: bool = False, mutating: bool = False) -> CompiledSpec:
@@ -91,7 +117,7 @@ def compile_spec(spec: PolicySpec, *, namespaced: bool = False, mutating: bool =
     declared = [(item.name, item.text) for item in spec.variables]
     mode = spec.mode
 
-    def bound(text: str, path: tuple, visible: list[tuple[str, str]]) -> Program:
+    def bound(text: str, path: tuple, visible: list[tuple[str, str]]) -> Runnable:
         program, whole = compile_reading_variables(text, path, visible, namespaced=namespaced, mode=mode)
         compiled.needs_values |= whole
         return program

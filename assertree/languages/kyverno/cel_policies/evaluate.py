@@ -33,7 +33,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from assertree.languages.cel.engine import CelError, Program
+from assertree.languages.cel.engine import CelError
+from assertree.languages.cel.fallback import Runnable
 from assertree.languages.kyverno.cel_policies.exceptions import CompiledException, check_exceptions
 from assertree.languages.kyverno.cel_policies.model import Mutation, Validation
 from assertree.results import ERROR, FAIL, PASS, SKIP, RuleError
@@ -47,10 +48,10 @@ NO_EXCEPTIONS: dict[str, list[str]] = {"allowedImages": [], "allowedValues": []}
 class CompiledSpec:
     """A spec's programs, in the order they run."""
 
-    match_conditions: list[tuple[str, Program, tuple]] = field(default_factory=list)  # name, program, field path
-    variables: list[tuple[str, Program, tuple]] = field(default_factory=list)  # each with its own reads bound
-    validations: list[tuple[Validation, Program, Program | None]] = field(default_factory=list)
-    mutations: list[tuple[Mutation, Program]] = field(default_factory=list)
+    match_conditions: list[tuple[str, Runnable, tuple]] = field(default_factory=list)  # name, program, field path
+    variables: list[tuple[str, Runnable, tuple]] = field(default_factory=list)  # each with its own reads bound
+    validations: list[tuple[Validation, Runnable, Runnable | None]] = field(default_factory=list)
+    mutations: list[tuple[Mutation, Runnable]] = field(default_factory=list)
     failure_policy: str = "Fail"
     needs_values: bool = False  # an expression reads `variables` other than by name: precompute their values
     variables_in_match: bool = False  # MutatingPolicy: variables are bound before the match conditions
@@ -112,7 +113,7 @@ def _matches(spec: CompiledSpec, scope: dict[str, Any], lookups: Any) -> Outcome
     return _error("; ".join(message for message, _ in errors), errors[0][1])
 
 
-def _message(validation: Validation, message_program: Program | None, scope: dict, lookups: Any, index: int) -> str:
+def _message(validation: Validation, message_program: Runnable | None, scope: dict, lookups: Any, index: int) -> str:
     message = validation.message
     if message_program is not None:
         try:

@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assertree.errors import PolicyError
-from assertree.languages.cel.engine import CelError, Program
+from assertree.languages.cel.engine import CelError
+from assertree.languages.cel.fallback import Runnable
 
 __all__ = ["GROUP", "PRIORITY_LABEL", "CelException", "CompiledException", "ExceptionCheck", "check_exceptions",
            "compile_exceptions", "is_cel_exception", "read_exception"]
@@ -186,11 +187,11 @@ class CompiledException:
     """An exception with its match conditions compiled in one policy's environment."""
 
     exception: CelException
-    conditions: tuple[tuple[str, Program, FieldPath], ...]
+    conditions: tuple[tuple[str, Runnable, FieldPath], ...]
 
 
 def compile_exceptions(exceptions: Iterable[Any], kind: str, name: str,
-                       compile_expression: Callable[[str, FieldPath], Program]) -> list[CompiledException]:
+                       compile_expression: Callable[[str, FieldPath], Runnable]) -> list[CompiledException]:
     """The exceptions (of any kind; others are ignored) that name the policy `kind`/`name`, compiled.
 
     `compile_expression(text, path)` compiles in the policy's environment; a

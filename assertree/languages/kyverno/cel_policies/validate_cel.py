@@ -28,7 +28,8 @@ from functools import lru_cache
 from typing import Any
 
 from assertree.errors import PolicyError
-from assertree.languages.cel.engine import CelError, Program
+from assertree.languages.cel.engine import CelError
+from assertree.languages.cel.fallback import Runnable
 from assertree.languages.kyverno.cel_policies.compile import compile_reading_variables
 from assertree.languages.kyverno.cel_policies.evaluate import NO_EXCEPTIONS, CompiledSpec, prepare_variables
 from assertree.languages.kyverno.cel_policies.request import admission_request
@@ -42,9 +43,9 @@ class CompiledValidateCel:
     """A ``validate.cel`` rule's programs."""
 
     name: str
-    preconditions: list[tuple[str, Program, tuple]] = field(default_factory=list)
+    preconditions: list[tuple[str, Runnable, tuple]] = field(default_factory=list)
     spec: CompiledSpec = field(default_factory=CompiledSpec)  # variables only
-    expressions: list[tuple[str, Program, Program | None, str]] = field(default_factory=list)  # text, check, msg
+    expressions: list[tuple[str, Runnable, Runnable | None, str]] = field(default_factory=list)  # text, check, msg
     has_params: bool = False
 
     def evaluate(self, resource: Any, context: Any = None) -> tuple[Status, str]:
