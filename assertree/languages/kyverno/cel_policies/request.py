@@ -4,8 +4,9 @@ The CLI (cmd/cli/kubectl-kyverno/processor: ``AdmissionRequestShape``,
 pkg/cel/engine/request.go) sends each resource as an admission request:
 CREATE (the default) has the resource as ``object`` and no ``oldObject``,
 UPDATE has it as both, DELETE only as ``oldObject``. ``request`` is the
-AdmissionRequest as JSON (kind, resource, names, operation, userInfo, the
-objects, dryRun); ``namespaceObject`` is the Namespace from the values file,
+AdmissionRequest as its JSON has it (uid, kind, resource, names, operation,
+userInfo, the objects, dryRun, options; an empty name or namespace is left
+out, as the ``omitempty`` fields are); ``namespaceObject`` is the Namespace from the values file,
 or null. The same data serves `matching` (as `Attributes`) and the CEL
 variables (`variables`).
 """
@@ -66,11 +67,15 @@ def admission_request(resource: Any, *, operation: str = "CREATE", values: Any =
     plural = types.type_of(group, version, kind).plural if types is not None else plural_of(kind)
     gvk = {"group": group, "version": version, "kind": kind}
     gvr = {"group": group, "version": version, "resource": plural}
-    request = {
-        "kind": gvk, "resource": gvr, "requestKind": gvk, "requestResource": gvr, "name": name,
-        "namespace": namespace, "operation": operation, "userInfo": _user(user_info), "object": new,
-        "oldObject": old, "dryRun": False, "options": None,
+    request: dict[str, Any] = {
+        "uid": "", "kind": gvk, "resource": gvr, "requestKind": gvk, "requestResource": gvr,
+        "operation": operation, "userInfo": _user(user_info), "object": new, "oldObject": old, "dryRun": False,
+        "options": None,
     }
+    if name:  # the AdmissionRequest's JSON leaves an empty name, namespace (and subresource) out
+        request["name"] = name
+    if namespace:
+        request["namespace"] = namespace
     attributes = Attributes(group=group, version=version, resource=plural, subresource="", operation=operation,
                             namespace=namespace, name=name, object=new, old_object=old,
                             namespace_object=namespace_object)
