@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from assertree.errors import AssertreeError, PolicyError
+from assertree.errors import AssertreeError
 from assertree.languages.base import ScanContext
 from assertree.results import Resource
 from assertree.testing.responses import MUTATE, VALIDATE, PolicyResponse, ResourceResponses
@@ -78,19 +78,18 @@ def _load_policies(paths: list[Path]) -> tuple[list, dict[str, str]]:
     """The compiled policies of `paths`, document by document, and the ones that could not be (name -> error).
 
     A document whose name cannot be read fails the whole test (no row could name it)."""
-    from assertree.documents.reader import load_documents
-    from assertree.languages.kyverno.language import compile_document, is_kyverno_policy, is_policy_exception
+    from assertree.languages.kyverno.language import (
+        compile_document,
+        is_kyverno_policy,
+        is_policy_exception,
+        policy_documents,
+    )
     from assertree.languages.load import compile_document as compile_other
 
     policies: list[Any] = []
     invalid: dict[str, str] = {}
     for path in paths:
-        try:
-            documents = load_documents(path)
-        except AssertreeError as error:  # the file is not YAML/JSON
-            raise PolicyError(error.message, source=error.source or str(path), line=error.line,
-                              column=error.column) from None
-        for document in documents:
+        for document in policy_documents(path):
             value = document.value
             if is_policy_exception(value):
                 continue

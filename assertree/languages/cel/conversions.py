@@ -22,7 +22,17 @@ from __future__ import annotations
 
 import re
 
-from assertree.languages.cel.lexer import IDENT, PUNCT, Piece, Splice, Token, arguments, matching, synthetic
+from assertree.languages.cel.lexer import (
+    IDENT,
+    PUNCT,
+    Piece,
+    Splice,
+    Token,
+    arguments,
+    matching,
+    rewrite_each,
+    synthetic,
+)
 
 __all__ = ["OPAQUE_STRING", "opaque_string_conversions"]
 
@@ -30,31 +40,30 @@ OPAQUE_STRING = "__string_of_opaque__"
 _MAKES_OPAQUE = re.compile(r"\b(?:ip|cidr)\s*\(|\.\s*(?:ip|masked)\s*\(")  # only these make ip/cidr values
 
 
+def _find(found: list[Token], call: int) -> tuple[int, int] | None:
+    """(``string``, closing parenthesis) of a one-argument ``string(...)`` call written in the source."""
+    if not (call + 1 < len(found) and found[call].kind == IDENT and found[call].text == "string"
+            and found[call].start >= 0 and found[call + 1].text == "("
+            and not (call > 0 and found[call - 1].text == ".")):
+        return None
+    closing = matching(found, call + 1)
+    return None if closing is None or arguments(found, call + 1, closing) != 1 else (call, closing)
+
+
+def _rewrite(source: Splice, match: tuple[int, int], counter: int) -> int:
+    call, closing = match
+    items, name = source.items, f"__string_{counter}__"
+    replacement: list[Piece] = [*synthetic("[dyn(")]
+    argument_at = call + len(replacement)
+    replacement += [*items[call + 2:closing],
+                    *synthetic(f")].map({name}, type({name}) == map ? {OPAQUE_STRING}({name}) : string({name}))[0")]
+    replacement.append((Token(PUNCT, "]", -1, -1), items[closing][1]))
+    source.replace(call, closing + 1, replacement)
+    return argument_at
+
+
 def opaque_string_conversions(text: str) -> str:
     """`text` with every one-argument ``string(...)`` call able to convert opaque values."""
     if "string" not in text or not _MAKES_OPAQUE.search(text):
         return text
-    source = Splice(text)
-    found, items = source.tokens, source.items
-    counter = 0
-    index = 0
-    while True:
-        call = next((i for i in range(index, len(found) - 1)
-                     if found[i].kind == IDENT and found[i].text == "string" and found[i].start >= 0
-                     and found[i + 1].text == "(" and not (i > 0 and found[i - 1].text == ".")), None)
-        if call is None:
-            break
-        closing = matching(found, call + 1)
-        if closing is None or arguments(found, call + 1, closing) != 1:
-            index = call + 1
-            continue
-        name = f"__string_{counter}__"
-        counter += 1
-        replacement: list[Piece] = [*synthetic("[dyn(")]
-        argument_at = call + len(replacement)
-        replacement += [*items[call + 2:closing],
-                        *synthetic(f")].map({name}, type({name}) == map ? {OPAQUE_STRING}({name}) : string({name}))[0")]
-        replacement.append((Token(PUNCT, "]", -1, -1), items[closing][1]))
-        source.replace(call, closing + 1, replacement)
-        index = argument_at
-    return source.text()
+    return rewrite_each(text, _find, _rewrite)

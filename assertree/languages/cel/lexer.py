@@ -16,10 +16,12 @@ and triple quotes, ``//`` comments, and the punctuation.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["CLOSING", "OPENING", "Piece", "Splice", "Token", "arguments", "ends_operand", "join", "matching", "pieces",
-           "receiver_start", "rename_calls", "synthetic", "tokens"]
+           "receiver_start", "rename_calls", "rewrite_each", "string_end", "synthetic", "tokens"]
 
 IDENT, NUMBER, STRING, PUNCT = "ident", "number", "string", "punct"
 OPENING = {"(": ")", "[": "]", "{": "}"}
@@ -42,8 +44,15 @@ class Token:
     end: int
 
 
-def _string_end(text: str, start: int, quote: str, raw: bool) -> int:
-    position = start
+def string_end(text: str, start: int) -> int | None:
+    """The index after the string or bytes literal starting at `start` (prefix included), or None when none
+    starts there. An unterminated literal runs to the end (the parser reports it)."""
+    found = _STRING_START.match(text, start)
+    if found is None:
+        return None
+    quote = found.group(1)
+    raw = "r" in found.group(0)[: found.start(1) - start].lower()
+    position = found.end()
     while position < len(text):
         if not raw and text[position] == "\\":
             position += 2
@@ -51,7 +60,7 @@ def _string_end(text: str, start: int, quote: str, raw: bool) -> int:
         if text.startswith(quote, position):
             return position + len(quote)
         position += 1
-    return len(text)  # unterminated: the parser reports it
+    return len(text)
 
 
 def tokens(text: str) -> list[Token]:
@@ -63,10 +72,8 @@ def tokens(text: str) -> list[Token]:
         if space is not None:
             position = space.end()
             continue
-        string = _STRING_START.match(text, position)
-        if string is not None:
-            raw = "r" in string.group(0)[: string.start(1) - position].lower()
-            end = _string_end(text, string.end(), string.group(1), raw)
+        end = string_end(text, position)
+        if end is not None:
             out.append(Token(STRING, text[position:end], position, end))
             position = end
             continue
@@ -142,6 +149,26 @@ class Splice:
 
     def text(self) -> str:
         return join(self.head, self.items)
+
+
+Finder = Callable[[list[Token], int], Any]
+"""What a rewrite looks for: given the tokens and an index, a match starting there (anything but None)."""
+Rewriter = Callable[[Splice, Any, int], int]
+"""Rewrite one match in place (the int numbers the rewrite's names); return the index to look on from."""
+
+
+def rewrite_each(text: str, find: Finder, rewrite: Rewriter) -> str:
+    """`text` with every place `find` recognises rewritten by `rewrite`, left to right, each once (what a
+    rewrite inserts is found again only where the rewrite says to look on from)."""
+    source = Splice(text)
+    index = counter = 0
+    while True:
+        found = next((match for i in range(index, len(source.tokens)) if (match := find(source.tokens, i))
+                      is not None), None)
+        if found is None:
+            return source.text()
+        index = rewrite(source, found, counter)
+        counter += 1
 
 
 def arguments(items: list[Token], opening: int, closing: int) -> int:

@@ -47,39 +47,38 @@ from assertree.languages.cel.lexer import (
     arguments,
     matching,
     receiver_start,
+    rewrite_each,
     synthetic,
 )
 
 __all__ = ["or_value_compat"]
 
+def _find(found: list[Token], dot: int) -> tuple[int, int, int] | None:
+    """(receiver start, dot, closing parenthesis) of a one-argument ``.orValue(...)`` call at `dot`."""
+    if not (dot + 2 < len(found) and found[dot].text == "." and found[dot].kind == PUNCT
+            and found[dot + 1].text == "orValue" and found[dot + 1].kind == IDENT and found[dot + 2].text == "("):
+        return None
+    start = receiver_start(found, dot)
+    closing = matching(found, dot + 2)
+    if start is None or closing is None or arguments(found, dot + 2, closing) != 1:
+        return None
+    return start, dot, closing
+
+
+def _rewrite(source: Splice, match: tuple[int, int, int], counter: int) -> int:
+    start, dot, closing = match
+    items, name = source.items, f"__or_value_{counter}__"
+    replacement: list[Piece] = [
+        *synthetic("[dyn("), *items[start:dot],
+        *synthetic(f")].map({name}, type({name}) == optional_type ? ({name}.hasValue() ? {name}.value() : ("),
+    ]
+    argument_at = start + len(replacement)
+    replacement += [*items[dot + 3:closing], *synthetic(f")) : {name})[0"), (Token(PUNCT, "]", -1, -1),
+                                                                           items[closing][1])]
+    source.replace(start, closing + 1, replacement)
+    return argument_at  # the argument and what follows may hold more calls; the receiver holds none
+
+
 def or_value_compat(text: str) -> str:
     """`text` with every one-argument ``.orValue(...)`` call rewritten as Kyverno's macro reads it."""
-    if "orValue" not in text:
-        return text
-    source = Splice(text)
-    found, items = source.tokens, source.items
-    counter = 0
-    index = 0
-    while True:
-        dot = next((i for i in range(index, len(found) - 2)
-                    if found[i].text == "." and found[i].kind == PUNCT and found[i + 1].text == "orValue"
-                    and found[i + 1].kind == IDENT and found[i + 2].text == "("), None)
-        if dot is None:
-            break
-        start = receiver_start(found, dot)
-        closing = matching(found, dot + 2)
-        if start is None or closing is None or arguments(found, dot + 2, closing) != 1:
-            index = dot + 1
-            continue
-        name = f"__or_value_{counter}__"
-        counter += 1
-        replacement: list[Piece] = [
-            *synthetic("[dyn("), *items[start:dot],
-            *synthetic(f")].map({name}, type({name}) == optional_type ? ({name}.hasValue() ? {name}.value() : ("),
-        ]
-        argument_at = start + len(replacement)
-        replacement += [*items[dot + 3:closing], *synthetic(f")) : {name})[0"), (Token(PUNCT, "]", -1, -1),
-                                                                               items[closing][1])]
-        source.replace(start, closing + 1, replacement)
-        index = argument_at  # the argument and what follows may hold more calls; the receiver holds none
-    return source.text()
+    return rewrite_each(text, _find, _rewrite) if "orValue" in text else text

@@ -31,6 +31,7 @@ from assertree.languages.cel.lexer import (
     ends_operand,
     matching,
     receiver_start,
+    rewrite_each,
     synthetic,
 )
 
@@ -41,28 +42,22 @@ def null_safe_presence(text: str) -> str:
     """`text` with ``.?f``, ``[?k]`` and ``has(x.f)`` giving none/false on a null receiver."""
     if "?" not in text and "has" not in text:
         return text
-    source = Splice(text)
-    found, items = source.tokens, source.items
-    counter = 0
-    index = 0
-    while True:
-        step = next((step for i in range(index, len(found) - 2) if (step := _step(found, i)) is not None), None)
-        if step is None:
-            break
-        kind, start, end = step
-        name = f"__present_{counter}__"
-        counter += 1
-        if kind == "has":  # has( R . f ): start is `has`, end the closing parenthesis, the field just before it
-            field = found[end - 1].text
-            source.replace(start, end + 1, [
-                *synthetic("[dyn("), *items[start + 2:end - 2],
-                *synthetic(f")].map({name}, {name} != null && has({name}.{field}))[0"),
-                (Token(PUNCT, "]", -1, -1), items[end][1])])
-        else:  # R.?f or R[?k]: R is items[start:at], the step items[at:end + 1]
-            at = next(i for i in range(end, start - 1, -1) if found[i].text in ".[" and found[i + 1].text == "?")
-            source.replace(start, end + 1, _wrapped(name, items[start:at], items[at:end + 1]))
-        index = start  # the replacement starts with inserted text; what it wraps holds no earlier step
-    return source.text()
+    return rewrite_each(text, _step, _rewrite)
+
+
+def _rewrite(source: Splice, step: tuple[str, int, int], counter: int) -> int:
+    kind, start, end = step
+    found, items, name = source.tokens, source.items, f"__present_{counter}__"
+    if kind == "has":  # has( R . f ): start is `has`, end the closing parenthesis, the field just before it
+        field = found[end - 1].text
+        source.replace(start, end + 1, [
+            *synthetic("[dyn("), *items[start + 2:end - 2],
+            *synthetic(f")].map({name}, {name} != null && has({name}.{field}))[0"),
+            (Token(PUNCT, "]", -1, -1), items[end][1])])
+    else:  # R.?f or R[?k]: R is items[start:at], the step items[at:end + 1]
+        at = next(i for i in range(end, start - 1, -1) if found[i].text in ".[" and found[i + 1].text == "?")
+        source.replace(start, end + 1, _wrapped(name, items[start:at], items[at:end + 1]))
+    return start  # the replacement starts with inserted text; what it wraps holds no earlier step
 
 
 def _wrapped(name: str, receiver: list[Piece], step: list[Piece]) -> list[Piece]:
@@ -80,7 +75,7 @@ def _step(found: list[Token], i: int) -> tuple[str, int, int] | None:
     """(kind, receiver start or `has`, last token) of a presence step at `i`; only steps written in the
     source count (inserted text is never rewritten again)."""
     token = found[i]
-    if token.start < 0:
+    if token.start < 0 or i + 2 >= len(found):
         return None
     if token.kind == PUNCT and token.text == "." and found[i + 1].text == "?" and found[i + 2].kind == IDENT:
         if i == 0 or not ends_operand(found[i - 1]):

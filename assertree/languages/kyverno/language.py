@@ -95,22 +95,27 @@ class KyvernoDocuments:
     others: list = field(default_factory=list)  # assertree.documents.reader.Document of any other kind
 
 
+def policy_documents(path: str | Path) -> list:
+    """The documents (`assertree.documents.reader.Document`) of a policy file; PolicyError (located) when
+    the file is not YAML or JSON."""
+    from assertree.documents.reader import load_documents
+    from assertree.errors import AssertreeError
+
+    try:
+        return load_documents(path)
+    except AssertreeError as error:
+        raise PolicyError(error.message, source=error.source or str(path), line=error.line,
+                          column=error.column) from None
+
+
 def load_kyverno_documents(paths: Iterable[str | Path]) -> KyvernoDocuments:
     """Every ClusterPolicy/Policy (compiled) and PolicyException in the files at `paths`.
 
     Errors name the file, line, column and field path of the first problem.
     """
-    from assertree.documents.reader import load_documents
-    from assertree.errors import AssertreeError
-
     found = KyvernoDocuments()
     for path in paths:
-        try:
-            documents = load_documents(path)
-        except AssertreeError as error:  # the file is not YAML/JSON
-            raise PolicyError(error.message, source=error.source or str(path), line=error.line,
-                              column=error.column) from None
-        for document in documents:
+        for document in policy_documents(path):
             value = document.value
             if is_kyverno_policy(value):
                 try:

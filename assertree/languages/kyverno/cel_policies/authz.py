@@ -43,6 +43,7 @@ from typing import Any
 
 from assertree.languages.cel.engine import CelError, Environment
 from assertree.languages.cel.functions.declare import Declaration, build, opaque, opaque_text, tag_of
+from assertree.languages.kyverno.cel_policies.conditions import check_conditions
 from assertree.results import ERROR, FAIL, PASS, SKIP
 
 __all__ = ["MODES", "authz_environment", "check_request", "evaluate_request"]
@@ -226,21 +227,11 @@ def check_request(mode: str, payload: Any) -> dict:
 def evaluate_request(spec: Any, request: dict, lookups: Any = None) -> tuple[str, str]:
     """(status, message) of an authorization policy (compiled `spec`) on one check request."""
     data = {"object": request}
-    errors = []
-    for name, program, _path in spec.match_conditions:
-        try:
-            result = program.evaluate(data, lookups)
-        except CelError as failure:
-            errors.append(f"matchCondition {name!r}: {failure.message}")
-            continue
-        if result is False:
-            return SKIP, "request does not match"
-        if result is not True:
-            errors.append(f"matchCondition {name!r} must evaluate to bool")
-    if errors:
-        if spec.failure_policy == "Fail":
-            return ERROR, "; ".join(errors)
+    check = check_conditions(spec.match_conditions, data, lookups)
+    if check.false is not None:
         return SKIP, "request does not match"
+    if check.errors:
+        return (ERROR, check.message()) if spec.failure_policy == "Fail" else (SKIP, "request does not match")
     for _validation, program, _message in spec.validations:
         try:
             response = program.evaluate(data, lookups)

@@ -35,6 +35,7 @@ from typing import Any
 
 from assertree.languages.cel.engine import CelError
 from assertree.languages.cel.fallback import Runnable
+from assertree.languages.kyverno.cel_policies.conditions import check_conditions
 from assertree.languages.kyverno.cel_policies.exceptions import CompiledException, check_exceptions
 from assertree.languages.kyverno.cel_policies.model import Mutation, Validation
 from assertree.results import ERROR, FAIL, PASS, SKIP, RuleError
@@ -94,23 +95,15 @@ def prepare_variables(spec: CompiledSpec, data: dict[str, Any], lookups: Any) ->
 
 def _matches(spec: CompiledSpec, scope: dict[str, Any], lookups: Any) -> Outcome | None:
     """None when every match condition holds; else the SKIP or ERROR outcome."""
-    errors: list[tuple[str, tuple]] = []
-    for name, program, path in spec.match_conditions:
-        try:
-            result = program.evaluate(scope, lookups)
-        except CelError as failure:
-            errors.append((f"matchCondition {name!r}: {failure.message}", path))
-            continue
-        if not isinstance(result, bool):
-            errors.append((f"matchCondition {name!r} must evaluate to bool, got {type(result).__name__}", path))
-            continue
-        if not result:
-            return Outcome(SKIP, f"match condition {name!r} is false", check=path)
-    if not errors:
+    check = check_conditions(spec.match_conditions, scope, lookups)
+    if check.false is not None:
+        name, path = check.false
+        return Outcome(SKIP, f"match condition {name!r} is false", check=path)
+    if not check.errors:
         return None
     if spec.failure_policy == "Ignore":
-        return Outcome(SKIP, f"match conditions failed and failurePolicy is Ignore: {errors[0][0]}")
-    return _error("; ".join(message for message, _ in errors), errors[0][1])
+        return Outcome(SKIP, f"match conditions failed and failurePolicy is Ignore: {check.errors[0][0]}")
+    return _error(check.message(), check.errors[0][1])
 
 
 def _message(validation: Validation, message_program: Runnable | None, scope: dict, lookups: Any, index: int) -> str:

@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assertree.errors import PolicyError
-from assertree.languages.cel.engine import CelError
 from assertree.languages.cel.fallback import Runnable
+from assertree.languages.kyverno.cel_policies.conditions import check_conditions
 
 __all__ = ["GROUP", "PRIORITY_LABEL", "CelException", "CompiledException", "ExceptionCheck", "check_exceptions",
            "compile_exceptions", "is_cel_exception", "read_exception"]
@@ -257,21 +257,12 @@ class ExceptionCheck:
 
 
 def _holds(compiled: CompiledException, data: Mapping[str, Any], context: Any) -> bool:
-    """Whether every condition holds (Kyverno's ``match``: a false one wins over errors; errors then fail)."""
-    errors = []
-    for name, program, _path in compiled.conditions:
-        try:
-            result = program.evaluate(data, context)
-        except CelError as failure:
-            errors.append(f"exception {compiled.exception.key} condition {name!r}: {failure.message}")
-            continue
-        if not isinstance(result, bool):
-            errors.append(f"exception {compiled.exception.key} condition {name!r} must evaluate to bool")
-            continue
-        if not result:
-            return False
-    if errors:
-        raise ValueError("; ".join(errors))
+    """Whether every condition holds (a false one wins over errors; errors then raise ValueError)."""
+    check = check_conditions(compiled.conditions, data, context, f"exception {compiled.exception.key} condition")
+    if check.false is not None:
+        return False
+    if check.errors:
+        raise ValueError(check.message())
     return True
 
 
