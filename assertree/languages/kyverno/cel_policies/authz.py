@@ -13,7 +13,8 @@ Such a policy's validations do not return booleans but responses:
   ``envoy.QueryParam(k, v)`` and the builders ``WithBody``, ``WithHeader``,
   ``WithoutHeader``, ``WithResponseHeader``, ``WithQueryParam``,
   ``WithoutQueryParam``, ``KeepEmptyValue``, ``Response``, ``WithMessage``,
-  ``WithMetadata``.
+  ``WithMetadata``;
+- both: ``jwt.Decode(token, key)`` (`jwt`).
 
 The stand-ins are typed ``dyn``: a response is a message in Kyverno, which
 ``null`` may stand for (``cond ? null : envoy.Allowed().Response()``).
@@ -44,6 +45,7 @@ from typing import Any
 from assertree.languages.cel.engine import CelError, Environment
 from assertree.languages.cel.functions.declare import Declaration, build, opaque, opaque_text, tag_of
 from assertree.languages.kyverno.cel_policies.conditions import check_conditions
+from assertree.languages.kyverno.cel_policies.jwt import decode
 from assertree.results import ERROR, FAIL, PASS, SKIP
 
 __all__ = ["MODES", "authz_environment", "check_request", "evaluate_request"]
@@ -168,13 +170,16 @@ ENVOY_DECLARATIONS = (
 )
 
 
+JWT_DECLARATIONS = (Declaration("jwt.Decode", ("string", "string"), "dyn", lambda token, key: decode(token, key)),)
+
+
 @cache
 def authz_environment(mode: str) -> Environment:
     """The environment of an authorization policy in `mode` (HTTP or Envoy)."""
     from assertree.languages.cel.functions import KYVERNO
     from assertree.languages.kyverno.cel_policies.environment import FUNCTIONS
 
-    declarations = HTTP_DECLARATIONS if mode == "HTTP" else ENVOY_DECLARATIONS
+    declarations = (*(HTTP_DECLARATIONS if mode == "HTTP" else ENVOY_DECLARATIONS), *JWT_DECLARATIONS)
     return Environment(name=f"policies.kyverno.io/{mode}", variables=("object", "variables"),
                        extensions=_EXTENSIONS, functions=(*KYVERNO, *FUNCTIONS, *build(declarations)),
                        cross_type_numeric_comparisons=True)
