@@ -154,3 +154,12 @@ def test_the_written_form_runs_first_and_the_rewritten_one_where_it_fails():
     assert program.evaluate({"object": OBJECT}) == 4
     with pytest.raises(CelError):  # as written, orValue on a list has no overload: the rewritten form answers
         program.written.evaluate({"object": OBJECT})
+
+
+@pytest.mark.parametrize("text", ["object.é == 1", "Object{é: 1}", "object.a.orValue(é)"])
+def test_text_no_lexer_knows_is_a_compile_error_not_a_crash(text):
+    from assertree.errors import PolicyError
+    from assertree.languages.kyverno.cel_policies.compile import compile_expression
+
+    with pytest.raises(PolicyError, match="invalid CEL expression"):
+        compile_expression(text, ("spec",))

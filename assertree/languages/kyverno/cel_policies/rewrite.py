@@ -67,14 +67,16 @@ def rewrite(text: str) -> str:
             out.append(text[position:end])
             position = end
             continue
-        if char.isalpha() or char == "_":
-            chain = _CHAIN.match(text, position)
-            assert chain is not None
+        chain = _CHAIN.match(text, position)
+        if chain is not None:
             after = chain.end()
             while after < len(text) and text[after].isspace():
                 after += 1
             head = _IDENTIFIER.match(chain.group(0))
-            preceded_by_dot = bool(out) and "".join(out).rstrip().endswith(".")
+            before = position - 1
+            while before >= 0 and text[before].isspace():
+                before -= 1
+            preceded_by_dot = before >= 0 and text[before] == "."
             if (head is not None and head.group(0) in CONSTRUCTOR_TYPES and not preceded_by_dot
                     and after < len(text) and text[after] == "{"):
                 out.append("dyn({")
