@@ -103,10 +103,9 @@ def compile_reading_variables(text: str, path: tuple, declared: list[tuple[str, 
     if inlined is not None:
         try:
             return compile_expression(inlined, path, namespaced=namespaced, mode=mode), False
-        except PolicyError as error:
-            if "recursion" not in error.message:
-                raise
-            # nested past the CEL library's 32 levels by the variables bound in it: read precomputed values
+        except PolicyError:
+            pass  # the text itself says why (below), or binding its variables took it past the CEL library's
+            # limits (32 levels of nesting, 100,000 characters): it then reads precomputed values
     return compile_expression(text, path, namespaced=namespaced, mode=mode), True
 
 
