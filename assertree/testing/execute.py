@@ -200,18 +200,6 @@ def _files(test: KyvernoTest, name: str, field_name: str) -> list[Path]:
     return sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in (".yaml", ".yml", ".json"))
 
 
-def _other_policy(document: Any) -> Any:
-    """A document of another policy language (kyverno-json's ValidatingPolicy, ...), compiled by the
-    language its apiVersion names; a document no language reads is an error."""
-    from assertree.languages.load import compile_document
-
-    try:
-        return compile_document(document.value, source=document.path, index=document.index, line=document.line)
-    except AssertreeError as error:
-        line, column = document.locate(error.path) if error.path else (document.line, None)
-        raise error.located(source=document.path, line=line, column=column) from None
-
-
 def _kyverno_json_validator(policy: Any):
     """A kyverno-json policy's rules on one resource, through the kyverno-json scan loop."""
     from assertree.engine.scan import scan

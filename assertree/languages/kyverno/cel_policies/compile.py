@@ -167,7 +167,7 @@ def _lookups(policy: CelPolicy, context: ScanContext) -> Lookups:
     """The scan's lookups (an empty set without a context file), in the policy's namespace."""
     found = getattr(context, "lookups", None)
     lookups = found if isinstance(found, Lookups) else Lookups()
-    namespace = policy.namespace or "" if _namespaced(policy) else ""
+    namespace = (policy.namespace or "") if _namespaced(policy) else ""
     return lookups if lookups.namespace == namespace else replace(lookups, namespace=namespace)
 
 

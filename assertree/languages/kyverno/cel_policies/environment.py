@@ -287,11 +287,10 @@ def _lookup_functions(namespaced: bool) -> tuple[Function, ...]:
     return (*_resource_functions(namespaced), *image, *context, *_http_functions())
 
 
-FUNCTIONS = (
-    *_lookup_functions(False),
-    _index_function(INDEX_FUNCTIONS["indexOf"], last=False),
-    _index_function(INDEX_FUNCTIONS["lastIndexOf"], last=True),
-)
+_INDEX = (_index_function(INDEX_FUNCTIONS["indexOf"], last=False),
+          _index_function(INDEX_FUNCTIONS["lastIndexOf"], last=True))
+
+FUNCTIONS = (*_lookup_functions(False), *_INDEX)
 """Kyverno's context lookups, served offline, and list ``indexOf`` (cluster-wide policies' declarations)."""
 
 
@@ -300,7 +299,7 @@ def environment(namespaced: bool = False) -> Environment:
     """Kyverno's policy environment (a namespaced policy's resource lookups take no namespace argument)."""
     from assertree.languages.cel.functions import KYVERNO
 
-    functions = FUNCTIONS if not namespaced else (*_lookup_functions(True), *FUNCTIONS[len(_lookup_functions(False)):])
+    functions = FUNCTIONS if not namespaced else (*_lookup_functions(True), *_INDEX)
     return Environment(name="policies.kyverno.io" + ("/namespaced" if namespaced else ""), variables=VARIABLES,
                        extensions=EXTENSIONS, functions=(*KYVERNO, *functions), cross_type_numeric_comparisons=True)
 
