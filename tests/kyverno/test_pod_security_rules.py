@@ -447,3 +447,31 @@ def test_scan_reports_pod_security_failures(output, tmp_path, monkeypatch, capsy
     assert code == 1
     assert "Traceback" not in err
     assert out == snapshot
+
+
+def test_the_server_s_playground_runs_pod_security_rules():
+    import asyncio
+
+    import httpx
+
+    from assertree.serve import create_app
+
+    async def call() -> httpx.Response:
+        transport = httpx.ASGITransport(app=create_app())
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            return await client.post("/api/playground/scan", json={"policy": SCAN_POLICY, "payload": SCAN_PAYLOAD})
+
+    response = asyncio.run(call())
+    assert response.status_code == 200
+    results = {(entry["rule"], entry["result"]) for entry in response.json()["results"]}
+    assert results == {("autogen-restricted", "fail"), ("restricted", "fail")}
+
+
+def test_lint_locates_a_version_kyverno_does_not_accept(tmp_path, monkeypatch, capsys):
+    from assertree.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "policy.yaml").write_text(SCAN_POLICY.replace("version: latest", "version: v1.35"))
+    assert main(["lint", "policy.yaml"]) == 1
+    out, _ = capsys.readouterr()
+    assert "policy.yaml:15:9: error: spec.rules[0].validate.podSecurity.version: must be one of: v1.19," in out
