@@ -147,24 +147,36 @@ def _apparmor_annotation_allowed(value: str) -> bool:
     return not value or value == "runtime/default" or value.startswith("localhost/")
 
 
+def _profile_setters(pod: Pod, key: str, allowed: frozenset[str]) -> tuple[list[str], list[FieldError], set[str],
+                                                                           bool]:
+    """Who sets ``<key>.type`` (``seccompProfile``, ``appArmorProfile``) to a type not `allowed`: setters
+    (``pod``, ``containers "a", "b"``), errors, bad types; and whether the pod sets an allowed one."""
+    setters, errors, values = [], [], set()
+    pod_set = False
+    profile = (pod.security_context or {}).get(key)
+    if profile is not None:
+        if profile.get("type", "") in allowed:
+            pod_set = True
+        else:
+            setters.append("pod")
+            values.add(profile.get("type", ""))
+            errors.append(forbidden(f"spec.securityContext.{key}.type", profile.get("type", "")))
+    bad = []
+    for path, container in pod.containers:
+        profile = (_context(container) or {}).get(key)
+        if profile is not None and profile.get("type", "") not in allowed:
+            bad.append(container.get("name", ""))
+            values.add(profile.get("type", ""))
+            errors.append(forbidden(f"{path}.securityContext.{key}.type", profile.get("type", "")))
+    if bad:
+        setters.append(_containers(bad))
+    return setters, errors, values, pod_set
+
+
 def apparmor_profile(pod: Pod) -> Found | None:
     """AppArmor may be ``RuntimeDefault``/``Localhost`` (fields) or ``runtime/default``/``localhost/*``
     (the beta annotations); it must not be disabled or set to another profile."""
-    setters, errors, values = [], [], set()
-    profile = (pod.security_context or {}).get("appArmorProfile")
-    if profile is not None and profile.get("type", "") not in _APPARMOR_TYPES:
-        setters.append("pod")
-        values.add(profile.get("type", ""))
-        errors.append(forbidden("spec.securityContext.appArmorProfile.type", profile.get("type", "")))
-    bad = []
-    for path, container in pod.containers:
-        profile = (_context(container) or {}).get("appArmorProfile")
-        if profile is not None and profile.get("type", "") not in _APPARMOR_TYPES:
-            bad.append(container.get("name", ""))
-            values.add(profile.get("type", ""))
-            errors.append(forbidden(f"{path}.securityContext.appArmorProfile.type", profile.get("type", "")))
-    if bad:
-        setters.append(_containers(bad))
+    setters, errors, values, _ = _profile_setters(pod, "appArmorProfile", _APPARMOR_TYPES)
     annotations = sorted((key, value) for key, value in pod.annotations.items()
                          if key.startswith(_APPARMOR_ANNOTATION) and not _apparmor_annotation_allowed(value))
     listed = sorted(values)
@@ -269,31 +281,6 @@ def seccomp_profile_baseline_1_0(pod: Pod) -> Found | None:
                  f"{', '.join(text for text, _ in bad)}", errors)
 
 
-def _explicit_seccomp(pod: Pod) -> tuple[list[str], list[FieldError], set[str], bool]:
-    """Who sets ``seccompProfile.type`` to a bad value: setters, errors, values; and whether the pod sets a
-    good one (containers that set none then inherit it)."""
-    setters, errors, values = [], [], set()
-    pod_set = False
-    profile = (pod.security_context or {}).get("seccompProfile")
-    if profile is not None:
-        if profile.get("type", "") in _SECCOMP_TYPES:
-            pod_set = True
-        else:
-            setters.append("pod")
-            values.add(profile.get("type", ""))
-            errors.append(forbidden("spec.securityContext.seccompProfile.type", profile.get("type", "")))
-    bad = []
-    for path, container in pod.containers:
-        profile = (_context(container) or {}).get("seccompProfile")
-        if profile is not None and profile.get("type", "") not in _SECCOMP_TYPES:
-            bad.append(container.get("name", ""))
-            values.add(profile.get("type", ""))
-            errors.append(forbidden(f"{path}.securityContext.seccompProfile.type", profile.get("type", "")))
-    if bad:
-        setters.append(_containers(bad))
-    return setters, errors, values, pod_set
-
-
 def _seccomp_found(setters: list[str], errors: list[FieldError], values: set[str]) -> Found:
     return Found("seccompProfile", f"{' and '.join(setters)} must not set securityContext.seccompProfile.type to "
                  f"{join_quote(sorted(values))}", tuple(errors))
@@ -301,7 +288,7 @@ def _seccomp_found(setters: list[str], errors: list[FieldError], values: set[str
 
 def seccomp_profile_baseline_1_19(pod: Pod) -> Found | None:
     """From v1.19: ``seccompProfile.type``, where set, must be ``RuntimeDefault`` or ``Localhost``."""
-    setters, errors, values, _ = _explicit_seccomp(pod)
+    setters, errors, values, _ = _profile_setters(pod, "seccompProfile", _SECCOMP_TYPES)
     return _seccomp_found(setters, errors, values) if setters else None
 
 
@@ -472,7 +459,7 @@ run_as_user_1_35 = _relaxed_in_user_namespace(run_as_user_1_23)
 def seccomp_profile_restricted_1_19(pod: Pod) -> Found | None:
     """The pod, or else every container, must set ``seccompProfile.type`` to ``RuntimeDefault`` or
     ``Localhost``; none may set another type."""
-    setters, errors, values, pod_set = _explicit_seccomp(pod)
+    setters, errors, values, pod_set = _profile_setters(pod, "seccompProfile", _SECCOMP_TYPES)
     if setters:
         return _seccomp_found(setters, errors, values)
     implicit = [(path, container.get("name", "")) for path, container in pod.containers

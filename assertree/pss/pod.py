@@ -29,6 +29,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from assertree.jp.values import type_name
+
 __all__ = ["CONTAINER_LISTS", "Pod", "PodDecodeError", "decode_pod", "make_pod"]
 
 CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")  # the order checks visit them
@@ -42,24 +44,10 @@ class PodDecodeError(ValueError):
         super().__init__(message)
 
 
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, Mapping):
-        return "object"
-    if isinstance(value, list):
-        return "list"
-    return type(value).__name__
-
-
 def _wrong(expected: str, value: Any, path: tuple) -> PodDecodeError:
-    return PodDecodeError(f"must be {expected}, not {_type_name(value)}", path)
+    """``must be a boolean, not a string`` (JSON's type names, as other assertree messages use them)."""
+    actual = type_name(value)
+    return PodDecodeError(f"must be {expected}, not {'an' if actual[0] in 'aeiou' else 'a'} {actual}", path)
 
 
 _ABSENT = object()  # a field that decodes to nothing: the key is left out
@@ -149,7 +137,7 @@ class _List:
         if value is None:
             return _ABSENT
         if not isinstance(value, list):
-            raise _wrong("a list", value, path)
+            raise _wrong("an array", value, path)
         out = []
         for index, item in enumerate(value):
             decoded = self.item.decode(item, (*path, index))

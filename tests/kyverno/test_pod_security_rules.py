@@ -195,7 +195,7 @@ def test_a_field_of_the_wrong_type_is_an_error_naming_it():
     result = one(policy(BASELINE), pod({"containers": [{"name": "app", "securityContext": {"privileged": "yes"}}]}))
     assert result.status == ERROR
     assert result.message == ("Error while getting new resource: spec.containers[0].securityContext.privileged: "
-                              "must be a boolean, not string")
+                              "must be a boolean, not a string")
     assert result.error.path == ("spec", "containers", 0, "securityContext", "privileged")
     deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": "default"},
                   "spec": {"template": []}}

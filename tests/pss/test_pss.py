@@ -127,16 +127,16 @@ def test_sysctls_allowed_grow_with_the_version():
 
 
 @pytest.mark.parametrize(("spec", "path", "text"), [
-    ({"hostNetwork": "true"}, ("spec", "hostNetwork"), "must be a boolean, not string"),
-    ({"containers": {}}, ("spec", "containers"), "must be a list, not object"),
-    ({"containers": ["app"]}, ("spec", "containers", 0), "must be an object, not string"),
+    ({"hostNetwork": "true"}, ("spec", "hostNetwork"), "must be a boolean, not a string"),
+    ({"containers": {}}, ("spec", "containers"), "must be an array, not an object"),
+    ({"containers": ["app"]}, ("spec", "containers", 0), "must be an object, not a string"),
     ({"containers": [{"ports": [{"hostPort": 80.5}]}]}, ("spec", "containers", 0, "ports", 0, "hostPort"),
      "must be an integer (int32), not 80.5"),
     ({"containers": [{"ports": [{"hostPort": 2**31}]}]}, ("spec", "containers", 0, "ports", 0, "hostPort"),
      "within int32"),
     ({"securityContext": {"runAsUser": True}}, ("spec", "securityContext", "runAsUser"), "integer (int64)"),
     ({"containers": [{"securityContext": {"capabilities": {"add": [1]}}}]},
-     ("spec", "containers", 0, "securityContext", "capabilities", "add", 0), "must be a string, not number"),
+     ("spec", "containers", 0, "securityContext", "capabilities", "add", 0), "must be a string, not a number"),
 ])
 def test_a_field_of_the_wrong_type_cannot_be_decoded(spec, path, text):
     with pytest.raises(PodDecodeError) as raised:
