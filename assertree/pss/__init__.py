@@ -23,7 +23,7 @@ version once and runs them.
     ['privileged']
 """
 
-from assertree.pss.pod import CONTAINER_LISTS, Pod, PodDecodeError, decode_pod, make_pod
+from assertree.pss.pod import CONTAINER_LISTS, Pod, PodDecodeError, decode_pod, make_pod, type_error
 from assertree.pss.registry import CHECKS, SelectedCheck, checks_for, evaluate, newest_version, run_checks
 from assertree.pss.versions import BASELINE, LATEST, LEVELS, PRIVILEGED, RESTRICTED, Version, parse_level, parse_version
 from assertree.pss.violations import FORBIDDEN, REQUIRED, FieldError, Violation, field_steps
@@ -53,4 +53,5 @@ __all__ = [
     "parse_level",
     "parse_version",
     "run_checks",
+    "type_error",
 ]

@@ -31,7 +31,7 @@ from typing import Any
 
 from assertree.jp.values import type_name
 
-__all__ = ["CONTAINER_LISTS", "Pod", "PodDecodeError", "decode_pod", "make_pod"]
+__all__ = ["CONTAINER_LISTS", "Pod", "PodDecodeError", "decode_pod", "make_pod", "type_error"]
 
 CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")  # the order checks visit them
 
@@ -44,8 +44,8 @@ class PodDecodeError(ValueError):
         super().__init__(message)
 
 
-def _wrong(expected: str, value: Any, path: tuple) -> PodDecodeError:
-    """``must be a boolean, not a string`` (JSON's type names, as other assertree messages use them)."""
+def type_error(expected: str, value: Any, path: tuple) -> PodDecodeError:
+    """``must be a boolean, not a string`` at `path` (JSON's type names, as other assertree messages use them)."""
     actual = type_name(value)
     return PodDecodeError(f"must be {expected}, not {'an' if actual[0] in 'aeiou' else 'a'} {actual}", path)
 
@@ -58,7 +58,7 @@ class _Bool:
         if value is None:
             return _ABSENT
         if not isinstance(value, bool):
-            raise _wrong("a boolean", value, path)
+            raise type_error("a boolean", value, path)
         return value
 
 
@@ -67,7 +67,7 @@ class _Str:
         if value is None:
             return _ABSENT
         if not isinstance(value, str):
-            raise _wrong("a string", value, path)
+            raise type_error("a string", value, path)
         return value
 
 
@@ -82,7 +82,7 @@ class _Int:
         if value is None:
             return _ABSENT
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise _wrong(f"an integer ({self.name})", value, path)
+            raise type_error(f"an integer ({self.name})", value, path)
         if isinstance(value, float):
             if not value.is_integer():
                 raise PodDecodeError(f"must be an integer ({self.name}), not {value!r}", path)
@@ -103,7 +103,7 @@ class _Struct:
         if value is None:
             return _ABSENT if self.pointer else {}
         if not isinstance(value, Mapping):
-            raise _wrong("an object", value, path)
+            raise type_error("an object", value, path)
         out = {}
         for key, kind in self.fields.items():
             item = value.get(key, _ABSENT)
@@ -122,7 +122,7 @@ class _Object:
         if value is None:
             return _ABSENT
         if not isinstance(value, Mapping):
-            raise _wrong("an object", value, path)
+            raise type_error("an object", value, path)
         return True
 
 
@@ -137,7 +137,7 @@ class _List:
         if value is None:
             return _ABSENT
         if not isinstance(value, list):
-            raise _wrong("an array", value, path)
+            raise type_error("an array", value, path)
         out = []
         for index, item in enumerate(value):
             decoded = self.item.decode(item, (*path, index))
@@ -150,10 +150,10 @@ class _StringMap:
         if value is None:
             return _ABSENT
         if not isinstance(value, Mapping):
-            raise _wrong("an object", value, path)
+            raise type_error("an object", value, path)
         for key, item in value.items():
             if item is not None and not isinstance(item, str):
-                raise _wrong("a string", item, (*path, key))
+                raise type_error("a string", item, (*path, key))
         return {str(key): item or "" for key, item in value.items()}
 
 

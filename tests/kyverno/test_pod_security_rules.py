@@ -200,7 +200,7 @@ def test_a_field_of_the_wrong_type_is_an_error_naming_it():
     deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": "default"},
                   "spec": {"template": []}}
     assert run(policy(BASELINE), deployment)["autogen-pss"].message == (
-        "Error while getting new resource: spec.template: must be an object")
+        "Error while getting new resource: spec.template: must be an object, not an array")
 
 
 def test_unscored_policies_warn():
@@ -475,3 +475,14 @@ def test_lint_locates_a_version_kyverno_does_not_accept(tmp_path, monkeypatch, c
     assert main(["lint", "policy.yaml"]) == 1
     out, _ = capsys.readouterr()
     assert "policy.yaml:15:9: error: spec.rules[0].validate.podSecurity.version: must be one of: v1.19," in out
+
+
+def test_the_policy_schema_names_the_controls_kyverno_knows():
+    from assertree.languages.kyverno.pod_security.controls import CONTROL_CHECKS, CONTROL_NAMES
+    from assertree.languages.kyverno.schema import schema
+
+    enum = schema()["$defs"]["podSecurityStandard"]["properties"]["controlName"]["enum"]
+    assert tuple(enum) == CONTROL_NAMES
+    assert set(CONTROL_NAMES) == set(CONTROL_CHECKS)
+    assert schema()["$defs"]["podSecurity"]["properties"]["version"]["enum"] == [
+        *(f"v1.{minor}" for minor in range(19, 33)), "latest"]

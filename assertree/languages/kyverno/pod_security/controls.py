@@ -22,9 +22,6 @@ from assertree.pss import Version, parse_version
 
 KYVERNO_LATEST: Version = parse_version("v1.34")
 
-LEVELS = ("privileged", "baseline", "restricted")
-VERSIONS = (*(f"v1.{minor}" for minor in range(19, 33)), "latest")
-
 CONTROL_CHECKS: dict[str, tuple[str, ...]] = {
     "Capabilities": ("capabilities_baseline", "capabilities_restricted"),
     "Seccomp": ("seccompProfile_baseline", "seccompProfile_restricted"),
@@ -42,9 +39,10 @@ CONTROL_CHECKS: dict[str, tuple[str, ...]] = {
     "Running as Non-root user": ("runAsUser",),
     "Volume Types": ("restrictedVolumes",),
 }
+# The CRD's enum, in its order (the policy schema holds the same list).
 CONTROL_NAMES = ("HostProcess", "Host Namespaces", "Privileged Containers", "Capabilities", "HostPath Volumes",
                  "Host Ports", "AppArmor", "SELinux", "/proc Mount Type", "Seccomp", "Sysctls", "Volume Types",
-                 "Privilege Escalation", "Running as Non-root", "Running as Non-root user")  # the CRD's enum order
+                 "Privilege Escalation", "Running as Non-root", "Running as Non-root user")
 RESTRICTED_CONTROLS = frozenset({"Volume Types", "Privilege Escalation", "Running as Non-root",
                                  "Running as Non-root user", "Seccomp", "Capabilities"})
 BOTH_LEVEL_CONTROLS = frozenset({"Seccomp", "Capabilities"})  # restricted controls a baseline rule may exclude

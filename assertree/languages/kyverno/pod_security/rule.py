@@ -53,8 +53,10 @@ from assertree.pss import (
     checks_for,
     decode_pod,
     field_steps,
+    type_error,
 )
 from assertree.pss import run_checks as run_pss_checks
+from assertree.results import ERROR, FAIL, PASS, SKIP
 
 __all__ = ["PodSecurityOutcome", "PodSecurityRule", "compile_pod_security", "is_pod_security"]
 
@@ -93,25 +95,26 @@ class PodSecurityRule:
         """Steps 1 to 5 of the module docstring; `exceptions` are the PolicyExceptions matching this resource."""
         plain = next((exception for exception in exceptions if not exception.pod_security), None)
         if plain is not None:
-            return PodSecurityOutcome("skip", f"rule is skipped due to policy exception {plain.key}",
+            return PodSecurityOutcome(SKIP, f"rule is skipped due to policy exception {plain.key}",
                                       exception=plain.key)
         try:
             pod, template = _read_pod(resource)
-        except (PodDecodeError, _NotAPod) as error:
-            return PodSecurityOutcome("error", f"Error while getting new resource: {_problem(error)}",
-                                      steps=getattr(error, "path", None))
+        except PodDecodeError as error:
+            where = f"{field_path_text(error.path)}: " if error.path else ""
+            return PodSecurityOutcome(ERROR, f"Error while getting new resource: {where}{error}",
+                                      steps=error.path or None)
         results = self.evaluate(pod)
         if not results:
-            return PodSecurityOutcome("pass", f"Validation rule '{rule_name}' passed.")
+            return PodSecurityOutcome(PASS, f"Validation rule '{rule_name}' passed.")
         if exceptions:
             excluded = [entry for exception in exceptions for entry in exception.pod_security]
             results = exempt(self.checks, excluded, pod, results)
             if not results:
                 keys = ", ".join(exception.key for exception in exceptions)
-                return PodSecurityOutcome("skip", f"rule is skipped due to policy exceptions {keys}", exception=keys)
+                return PodSecurityOutcome(SKIP, f"rule is skipped due to policy exceptions {keys}", exception=keys)
         message = (f"Validation rule '{rule_name}' failed. It violates PodSecurity \"{self.level}:{self.version}\": "
                    f"{format_checks(results, template)}")
-        return PodSecurityOutcome("fail", message, steps=_first_field(results, template))
+        return PodSecurityOutcome(FAIL, message, steps=_first_field(results, template))
 
     def evaluate(self, pod: Any) -> list[CheckResult]:
         """The checks that fail on `pod` after the rule's own exclusions (``EvaluatePod``)."""
@@ -138,10 +141,6 @@ def compile_pod_security(security: Mapping, at: tuple) -> PodSecurityRule:
 # -- reading the Pod -----------------------------------------------------------------------------------------
 
 
-class _NotAPod(Exception):
-    pass
-
-
 def _read_pod(resource: Any) -> tuple[Any, tuple]:
     """The resource's Pod (decoded) and where its template is: ``()`` for a Pod, ``("spec", "template")`` ..."""
     kind = resource.get("kind") if isinstance(resource, Mapping) else None
@@ -158,7 +157,7 @@ def _read_pod(resource: Any) -> tuple[Any, tuple]:
         return decode_pod(job.get("metadata"), template.get("spec"), metadata_at=("spec", "jobTemplate", "metadata"),
                           spec_at=("spec", "jobTemplate", "spec", "template", "spec")), \
             ("spec", "jobTemplate", "spec", "template")
-    raise _NotAPod("could not find correct resource type")
+    raise PodDecodeError("could not find correct resource type", ())
 
 
 def _object(value: Mapping, path: tuple, *, at: tuple = ()) -> Mapping:
@@ -170,14 +169,9 @@ def _object(value: Mapping, path: tuple, *, at: tuple = ()) -> Mapping:
         if item is None:
             return {}
         if not isinstance(item, Mapping):
-            raise PodDecodeError("must be an object", at)
+            raise type_error("an object", item, at)
         value = item
     return value
-
-
-def _problem(error: Exception) -> str:
-    path = getattr(error, "path", ())
-    return f"{field_path_text(path)}: {error}" if path else str(error)
 
 
 # -- messages ------------------------------------------------------------------------------------------------
