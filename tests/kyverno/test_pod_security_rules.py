@@ -9,6 +9,8 @@ from __future__ import annotations
 import copy
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from assertree.errors import PolicyError
 from assertree.languages.base import ScanContext
@@ -486,3 +488,45 @@ def test_the_policy_schema_names_the_controls_kyverno_knows():
     assert set(CONTROL_NAMES) == set(CONTROL_CHECKS)
     assert schema()["$defs"]["podSecurity"]["properties"]["version"]["enum"] == [
         *(f"v1.{minor}" for minor in range(19, 33)), "latest"]
+
+
+# -- the error index: Kyverno's scan, without its quadratic cost -------------------------------------------
+
+
+def _scan_and_swap(errors: list, keys: list, key) -> bool:
+    """Kyverno's way (``exemptExclusions``): the first error with `key`, replaced by the last one."""
+    for position, mine in enumerate(keys):
+        if mine == key:
+            errors[position], keys[position] = errors[-1], keys[-1]
+            errors.pop()
+            keys.pop()
+            return True
+    return False
+
+
+@given(st.lists(st.sampled_from("abcd"), max_size=30), st.lists(st.sampled_from("abcde"), max_size=40))
+def test_the_error_index_cancels_exactly_as_kyverno_s_scan(keys, cancels):
+    from assertree.languages.kyverno.pod_security.exclusions import ErrorIndex
+
+    errors = [f"{key}{position}" for position, key in enumerate(keys)]
+    plain_errors, plain_keys = list(errors), list(keys)
+    index = ErrorIndex(errors, list(keys))
+    for key in cancels:
+        assert index.cancel(key) == _scan_and_swap(plain_errors, plain_keys, key)
+        assert errors == plain_errors
+
+
+def test_cancelling_is_linear_in_the_number_of_field_errors(monkeypatch):
+    """A Pod made for the worst case of the plain scan (each cancel finds its error further down the list):
+    each field error's key is computed a bounded number of times, not once per error before it."""
+    from assertree.languages.kyverno.pod_security import exclusions
+
+    calls = []
+    where = exclusions._where
+    monkeypatch.setattr(exclusions, "_where", lambda *args: calls.append(1) or where(*args))
+    count = 2_000
+    containers = [{"name": f"c{index}", "image": "tool", "securityContext": {"privileged": True}}
+                  for index in range(count)]
+    rule = policy({"level": "baseline", "exclude": [{"controlName": "Privileged Containers", "images": ["*"]}]})
+    assert one(rule, pod({"containers": containers})).status == PASS
+    assert len(calls) <= 2 * count  # the plain scan computes about count * count / 2 keys

@@ -31,6 +31,7 @@ there is Go's random map order).
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -139,11 +140,22 @@ def exempt(checks: tuple[SelectedCheck, ...], exclusions: Iterable[Exclusion], p
             second, container_level = _matching_containers(exclusion.images, pod), True
         else:
             second, container_level = _pod_level(pod), False
+        indexes: dict[str, ErrorIndex] = {}
         for found in run_checks(checks, second):
-            for check in CONTROL_CHECKS[exclusion.control_name]:
-                if found.check == check:
-                    for error in found.errors:
-                        _cancel(remaining, check, error, exclusion, pod, second, container_level)
+            if found.check not in CONTROL_CHECKS[exclusion.control_name]:
+                continue
+            for error in found.errors:
+                key = _where(error.field, second, container_level)
+                if not _qualifies(error, key[0], exclusion) or found.check not in remaining:
+                    continue
+                errors = remaining[found.check].errors
+                index = indexes.get(found.check)
+                if index is None:
+                    index = indexes[found.check] = ErrorIndex(
+                        errors, [_where(mine.field, pod, container_level) for mine in errors])
+                index.cancel(key)
+                if not errors:
+                    del remaining[found.check]
     return [result for result in results if result.check in remaining]
 
 
@@ -165,26 +177,45 @@ def _matching_containers(images: tuple[str, ...], pod: Pod) -> Pod:
     return make_pod(metadata, spec)
 
 
-def _cancel(remaining: dict[str, CheckResult], check: str, error: FieldError, exclusion: Exclusion, pod: Pod,
-            second: Pod, container_level: bool) -> None:
-    """Take out of `remaining[check]` the first field error that `error` (of the second Pod) reproduces."""
-    path, container = _where(error.field, second, container_level)
+def _qualifies(error: FieldError, path: str, exclusion: Exclusion) -> bool:
+    """Whether a field error of the second Pod may cancel one: its path is the entry's ``restrictedField`` and
+    all its values are among the entry's ``values`` (each, when given)."""
     if exclusion.restricted_field and path != exclusion.restricted_field:
-        return
-    if exclusion.values and not all(check_patterns(exclusion.values, [value]) for value in _values(error)):
-        return
-    result = remaining.get(check)
-    if result is None:
-        return
-    errors = result.errors
-    for index, mine in enumerate(errors):
-        my_path, my_container = _where(mine.field, pod, container_level)
-        if my_path == path and (my_container is None or my_container == container):
-            errors[index] = errors[-1]
-            errors.pop()
-            break
-    if not errors:
-        del remaining[check]
+        return False
+    return not exclusion.values or all(check_patterns(exclusion.values, [value]) for value in _values(error))
+
+
+class ErrorIndex:
+    """A check's field errors, with the first one of each key (path with ``*``, container name) found fast.
+
+    Kyverno cancels an error by scanning the list from the start for the first error with the same key, then
+    moving the last error into its place; scanning is quadratic in the number of errors, which a Pod with
+    thousands of containers makes hostile. `cancel` keeps, per key, a heap of the positions holding that key
+    (stale positions are dropped when met), so it finds the same error in logarithmic time. It must never
+    change a result: ``tests/kyverno/test_pod_security_rules.py`` holds it to the plain scan.
+    """
+
+    def __init__(self, errors: list[Any], keys: list[Any]) -> None:
+        self.errors, self.keys = errors, keys
+        self.positions: dict[Any, list[int]] = {}
+        for position, key in enumerate(keys):
+            self.positions.setdefault(key, []).append(position)  # ascending: already a heap
+
+    def cancel(self, key: Any) -> bool:
+        """Remove the first error with `key`, moving the last error into its place; False if there is none."""
+        heap = self.positions.get(key)
+        while heap and not (heap[0] < len(self.keys) and self.keys[heap[0]] == key):
+            heapq.heappop(heap)
+        if not heap:
+            return False
+        position = heapq.heappop(heap)
+        last = len(self.errors) - 1
+        self.errors[position], self.keys[position] = self.errors[last], self.keys[last]
+        self.errors.pop()
+        self.keys.pop()
+        if position != last:
+            heapq.heappush(self.positions.setdefault(self.keys[position], []), position)
+        return True
 
 
 def _where(field_path: str, pod: Pod, container_level: bool) -> tuple[str, str | None]:
