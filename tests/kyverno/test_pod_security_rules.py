@@ -530,3 +530,13 @@ def test_cancelling_is_linear_in_the_number_of_field_errors(monkeypatch):
     rule = policy({"level": "baseline", "exclude": [{"controlName": "Privileged Containers", "images": ["*"]}]})
     assert one(rule, pod({"containers": containers})).status == PASS
     assert len(calls) <= 2 * count  # the plain scan computes about count * count / 2 keys
+
+
+def test_lint_warns_where_kyverno_would_check_a_privileged_level():
+    from assertree.errors import Severity
+    from assertree.languages.kyverno.language import lint_document
+
+    [warning] = lint_document(policy({"level": "privileged"}))
+    assert (warning.severity, warning.field) == (Severity.WARNING, "spec.rules[0].validate.podSecurity.level")
+    assert "Kyverno 111e07bb runs every check" in warning.message
+    assert list(lint_document(policy(BASELINE))) == []

@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from assertree.errors import PolicyError, field_path_text
+from assertree.errors import PolicyError, Problem, Severity, field_path_text
 from assertree.languages.kyverno.pod_security.controls import rule_version
 from assertree.languages.kyverno.pod_security.exclusions import (
     CheckResult,
@@ -58,7 +58,7 @@ from assertree.pss import (
 from assertree.pss import run_checks as run_pss_checks
 from assertree.results import ERROR, FAIL, PASS, SKIP
 
-__all__ = ["PodSecurityOutcome", "PodSecurityRule", "compile_pod_security", "is_pod_security"]
+__all__ = ["PodSecurityOutcome", "PodSecurityRule", "compile_pod_security", "is_pod_security", "lint_pod_security"]
 
 _CONTROLLERS = frozenset({"DaemonSet", "Deployment", "Job", "StatefulSet", "ReplicaSet", "ReplicationController"})
 
@@ -136,6 +136,14 @@ def compile_pod_security(security: Mapping, at: tuple) -> PodSecurityRule:
     except ValueError as error:  # the schema has checked both; kept for a document that bypassed it
         raise PolicyError(str(error), path=at) from None
     return PodSecurityRule(level, version, checks, exclusions)
+
+
+def lint_pod_security(security: Mapping, at: tuple) -> list[Problem]:
+    """Warnings for a ``podSecurity`` block whose results Kyverno 111e07bb would not give."""
+    if security.get("level") == "privileged":
+        return [Problem("level privileged runs no check (the standard's privileged level); Kyverno 111e07bb runs "
+                        "every check for it, as for restricted", path=(*at, "level"), severity=Severity.WARNING)]
+    return []
 
 
 # -- reading the Pod -----------------------------------------------------------------------------------------
