@@ -540,3 +540,13 @@ def test_lint_warns_where_kyverno_would_check_a_privileged_level():
     assert (warning.severity, warning.field) == (Severity.WARNING, "spec.rules[0].validate.podSecurity.level")
     assert "Kyverno 111e07bb runs every check" in warning.message
     assert list(lint_document(policy(BASELINE))) == []
+
+
+def test_autogen_copies_the_pod_security_block_as_kyverno_s_json_round_trip_does():
+    """``exclude: []`` makes the written rule a podSecurity rule (not empty), but Kyverno's autogen drops the
+    empty list, so the controller rules are empty blocks that check nothing."""
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": "default"},
+                  "spec": {"template": {"spec": PRIVILEGED_POD["spec"]}}}
+    assert one(policy({"exclude": []}), PRIVILEGED_POD).status == FAIL
+    assert run(policy({"exclude": []}), deployment) == {}
+    assert run(policy({"level": "baseline", "exclude": []}), deployment)["autogen-pss"].status == FAIL
