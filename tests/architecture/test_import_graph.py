@@ -19,6 +19,7 @@ STAGES = [
     ("assertree.errors",),
     ("assertree.documents",),
     ("assertree.jp",),
+    ("assertree.pss",),  # the Pod Security Standards checks: Kubernetes' own, used by languages
     ("assertree.tree",),
     ("assertree.results",),
     ("assertree.languages",),
