@@ -21,7 +21,8 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 
 from assertree.errors import Problem
-from assertree.report.locate import Locator, relative_path
+from assertree.inputs.paths import relative_path
+from assertree.report.locate import Locator
 from assertree.report.options import ReportOptions, github_command
 from assertree.report.spool import Spool, Writable
 from assertree.report.stream import findings

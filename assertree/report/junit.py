@@ -25,8 +25,9 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
 from assertree.errors import Location, Problem
+from assertree.inputs.paths import relative_path
 from assertree.report import spool as spooling
-from assertree.report.locate import Locator, relative_path
+from assertree.report.locate import Locator
 from assertree.report.options import ReportOptions
 from assertree.report.spool import Spool, Writable
 from assertree.report.totals import Tally

@@ -8,10 +8,9 @@ in the payload file (see `assertree.report.locate`). Levels follow the
 medium a warning, low and info a note; no severity is an error.
 
 ``partialFingerprints`` let a dashboard follow one finding across commits, so
-they hash what identifies it, never where it is: the rule, the payload file,
-the resource (its identifier, else its place in the file) and the failing
-check and fields. Line numbers are left out on purpose: an edit above a
-finding must not make it look new. Artifact URIs are relative to the working
+they hash what identifies it, never where it is (`assertree.findings.fingerprint`,
+which a baseline uses too): an edit above a finding, or a reordered file, must
+not make it look new. Artifact URIs are relative to the working
 directory under ``%SRCROOT%``, so the output holds no machine-specific path
 (files outside the working directory are given as absolute ``file:`` URIs).
 
@@ -29,7 +28,6 @@ file, line and column), and make ``executionSuccessful`` false.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -37,7 +35,9 @@ from typing import Any
 from urllib.parse import quote
 
 from assertree.errors import Location, Problem
-from assertree.report.locate import Locator, relative_path
+from assertree.findings.fingerprint import SCHEME, fingerprint, rule_id
+from assertree.inputs.paths import relative_path
+from assertree.report.locate import Locator
 from assertree.report.options import ReportOptions, sarif_level
 from assertree.report.spool import Spool, Writable
 from assertree.report.stream import findings
@@ -47,12 +47,7 @@ from assertree.results import PolicyInfo, Resource, RuleInfo, RuleResult, ScanRe
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"
-FINGERPRINT = "assertree/v1"
 HELP_ANNOTATIONS = ("help.policy.kyverno.io", "policies.kyverno.io/help-url")
-
-def rule_id(policy: PolicyInfo, rule: RuleInfo) -> str:
-    return f"{policy.name}/{rule.name}"
-
 
 def render(result: ScanResult, options: ReportOptions | None = None) -> str:
     from assertree.report.stream import render_whole
@@ -194,7 +189,7 @@ def _result(result: RuleResult, index: int, violation: Violation | None, locator
         where["logicalLocations"] = [{"fullyQualifiedName": name, "kind": "resource"}]
     if where:
         out["locations"] = [where]
-    out["partialFingerprints"] = {FINGERPRINT: fingerprint(result, violation)}
+    out["partialFingerprints"] = {SCHEME: fingerprint(result, violation)}
     properties: dict[str, Any] = {"resource": result.resource.label}
     if result.identifier:
         properties["identifier"] = result.identifier
@@ -224,23 +219,6 @@ def _physical(location: Location) -> dict[str, Any]:
     if location.line is not None:
         physical["region"] = {"startLine": location.line, "startColumn": location.column or 1}
     return physical
-
-
-def fingerprint(result: RuleResult, violation: Violation | None) -> str:
-    """A hash of what identifies a finding (rule, file, resource, check, fields), never of its line."""
-    resource = result.resource
-    source = relative_path(resource.source) if resource.source else ""
-    if result.identifier:
-        where = f"id={result.identifier}"
-    else:
-        origin = resource.origin_path()
-        where = f"at={list(origin)!r}" if origin is not None else f"doc={resource.document}"
-    if violation is None:
-        what = ["error"]
-    else:
-        what = [violation.check, *sorted(error.field for error in violation.errors)]
-    text = "\0".join([rule_id(result.policy, result.rule), source, where, *what])
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _skipped(tally: Tally) -> list[dict[str, Any]]:

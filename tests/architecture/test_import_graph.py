@@ -25,6 +25,7 @@ STAGES = [
     ("assertree.inputs",),
     ("assertree.engine",),
     ("assertree.scale",),  # distributed scans (Dask): on top of the engine, before the reports
+    ("assertree.findings",),  # fingerprints, baselines, severity gates: between the results and the reports
     ("assertree.report",),
     ("assertree.testing", "assertree.apply"),
     ("assertree.serve",),
