@@ -85,7 +85,7 @@ class Writer:
         pieces = []
         for rule_result, violation in findings(results):
             item = _result(rule_result, self.indexes[id(rule_result.rule)], violation, self.locator,
-                           self.options.kyverno_json)
+                           self.options.kyverno_json, self.options.baseline)
             pieces.append(("\n" if not self.count else ",\n") + _RESULT_INDENT + _dumps(item, _RESULT_INDENT))
             self.count += 1
         if pieces:
@@ -94,6 +94,13 @@ class Writer:
     def finish(self, tally: Tally, problems: Sequence[Problem] = ()) -> None:
         from assertree.report.json import _dumps
 
+        if self.options.baseline is not None:  # its entries no finding matched: absent, so fixed
+            fixed = [("\n" if not self.count and not index else ",\n") + _RESULT_INDENT + _dumps(_fixed(item),
+                                                                                           _RESULT_INDENT)
+                     for index, item in enumerate(self.options.baseline.fixed())]
+            if fixed:
+                self.body.write("".join(fixed))
+                self.count += len(fixed)
         run: dict[str, Any] = {
             "tool": {"driver": _driver(self.descriptors)},
             "invocations": [_invocation(tuple(problems))],
@@ -173,13 +180,22 @@ def _invocation(problems: tuple[Problem, ...]) -> dict[str, Any]:
 
 
 def _result(result: RuleResult, index: int, violation: Violation | None, locator: Locator,
-            kyverno_json: bool = False) -> dict[str, Any]:
+            kyverno_json: bool = False, baseline: Any = None) -> dict[str, Any]:
+    level = "error" if violation is None else sarif_level(result.policy)
+    if result.gate and level == "error":  # below --fail-on: a warning at most
+        level = "warning"
     out: dict[str, Any] = {
         "ruleId": rule_id(result.policy, result.rule),
         "ruleIndex": index,
-        "level": "error" if violation is None else sarif_level(result.policy),
+        "level": level,
         "message": {"text": _message(result, violation, kyverno_json)},
     }
+    if baseline is not None:
+        known = result.baselined if violation is None else violation.baselined
+        out["baselineState"] = "unchanged" if known else "new"
+        if known:  # shown, and closed as accepted by a dashboard that reads suppressions
+            out["suppressions"] = [{"kind": "external", "status": "accepted",
+                                    "justification": f"in the baseline {baseline.path}"}]
     where: dict[str, Any] = {}
     location = locator.result(result, violation)
     if location is not None:
@@ -200,6 +216,14 @@ def _result(result: RuleResult, index: int, violation: Violation | None, locator
         properties["feedback"] = result.feedback_json()
     out["properties"] = properties
     return out
+
+
+def _fixed(item: Any) -> dict[str, Any]:
+    """A baseline entry no finding matched: a result whose baselineState is absent (the finding is gone)."""
+    return {"ruleId": item.rule, "kind": "pass", "level": "none", "baselineState": "absent",
+            "message": {"text": f"fixed since the baseline: {item.message or item.check}"},
+            "partialFingerprints": {SCHEME: item.fingerprint},
+            "properties": {"resource": item.resource, "file": item.file, "check": item.check}}
 
 
 def _message(result: RuleResult, violation: Violation | None, kyverno_json: bool = False) -> str:

@@ -17,6 +17,7 @@ PACKAGE = Path(assertree.__file__).parent
 
 STAGES = [
     ("assertree.errors",),
+    ("assertree.writes",),  # how every file assertree writes is written (reports, fixes, baselines)
     ("assertree.documents",),
     ("assertree.jp",),
     ("assertree.tree",),
