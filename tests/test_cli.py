@@ -73,7 +73,7 @@ def test_json_output(workdir, capsys, snapshot):
     report = json.loads(out)
     assert report["summary"] == {"resources": 2, "policies": 1, "rules": 1, "passed": 1, "failed": 1,
                                  "errors": 0, "skipped": 0, "notMatched": 0, "warned": 0, "violations": 1,
-                                 "fileErrors": 0}
+                                 "fileErrors": 0, "baselined": 0, "fixed": 0}
     # resources and policies are referred to, not embedded
     assert report["reports"][0]["resource"] == {"source": "bad.json", "document": 0, "path": "[0]", "identifier": "b"}
     assert report["reports"][0]["results"][0]["policy"]["metadata"] == {"name": "limits"}

@@ -17,6 +17,7 @@ PACKAGE = Path(assertree.__file__).parent
 
 STAGES = [
     ("assertree.errors",),
+    ("assertree.writes",),  # how every file assertree writes is written (reports, fixes, baselines)
     ("assertree.documents",),
     ("assertree.jp",),
     ("assertree.pss",),  # the Pod Security Standards checks: Kubernetes' own, used by languages
@@ -26,6 +27,7 @@ STAGES = [
     ("assertree.inputs",),
     ("assertree.engine",),
     ("assertree.scale",),  # distributed scans (Dask): on top of the engine, before the reports
+    ("assertree.findings",),  # fingerprints, baselines, severity gates: between the results and the reports
     ("assertree.report",),
     ("assertree.testing", "assertree.apply"),
     ("assertree.serve",),
