@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from assertree.languages.cel.engine import Environment, Function, FunctionError, Overload, evaluation_context
-from assertree.languages.kyverno.cel_policies.resources import plural_of
-from assertree.languages.kyverno.cel_policies.rewrite import INDEX_FUNCTIONS
+from assertree.languages.cel.rewrite import INDEX_FUNCTIONS
+from assertree.languages.kubernetes.resources import plural_of
 
 __all__ = ["FUNCTIONS", "VARIABLES", "Lookups", "environment", "read_context_file", "uses_authorizer"]
 

@@ -132,7 +132,7 @@ def evaluate_validations(spec: CompiledSpec, data: dict[str, Any], lookups: Any 
 
 def evaluate_mutations(spec: CompiledSpec, data: dict[str, Any], lookups: Any = None) -> Outcome:
     """PASS with the patched object, SKIP (match conditions) or ERROR for one resource."""
-    from assertree.languages.kyverno.cel_policies.mutate import MutationError, apply_configuration, apply_json_patch
+    from assertree.languages.kubernetes.patches import MutationError, apply_configuration, apply_json_patch
 
     scope = prepare_variables(spec, data, lookups)
     skipped = _matches(spec, scope, lookups)

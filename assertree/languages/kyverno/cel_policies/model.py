@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from assertree.languages.kubernetes.matching import MatchConstraints
+
 __all__ = [
-    "GROUP", "KINDS", "MUTATING_KINDS", "VALIDATING_KINDS", "CelPolicy", "CelRule", "Expression", "MatchConstraints",
-    "Mutation", "PolicySpec", "ResourceRule", "Validation",
+    "GROUP", "KINDS", "MUTATING_KINDS", "VALIDATING_KINDS", "CelPolicy", "CelRule", "Expression", "Mutation",
+    "PolicySpec", "Validation",
 ]
 
 GROUP = "policies.kyverno.io"
@@ -24,38 +26,6 @@ KINDS = VALIDATING_KINDS | MUTATING_KINDS
 VERSIONS = frozenset({"v1alpha1", "v1beta1", "v1"})
 
 FieldPath = tuple[str | int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class ResourceRule:
-    """One ``resourceRules``/``excludeResourceRules`` entry (admissionregistration's NamedRuleWithOperations)."""
-
-    api_groups: tuple[str, ...]
-    api_versions: tuple[str, ...]
-    resources: tuple[str, ...]
-    operations: tuple[str, ...]
-    resource_names: tuple[str, ...] = ()
-    scope: str = "*"
-
-
-@dataclass(frozen=True, slots=True)
-class MatchConstraints:
-    """``spec.matchConstraints``: which admission requests the policy looks at (Kubernetes mode only)."""
-
-    resource_rules: tuple[ResourceRule, ...]
-    exclude_resource_rules: tuple[ResourceRule, ...] = ()
-    namespace_selector: dict | None = None
-    object_selector: dict | None = None
-
-    @property
-    def is_simple(self) -> bool:
-        """One resource rule, no selector, no exclusion, no names: the CLI then drops a response without results
-        (its ``hasSelector``, cmd/cli/kubectl-kyverno/processor/policy_processor.go)."""
-        selectors = (self.namespace_selector, self.object_selector)
-        if any(s and (s.get("matchLabels") or s.get("matchExpressions")) for s in selectors):
-            return False
-        return (not self.exclude_resource_rules and len(self.resource_rules) == 1
-                and not self.resource_rules[0].resource_names)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,6 @@
-"""The admission request a resource stands for, as ``kyverno test`` builds it offline.
+"""The admission request a resource stands for, offline, as ``kyverno test`` builds it.
 
-The CLI (cmd/cli/kubectl-kyverno/processor: ``AdmissionRequestShape``,
+The Kyverno CLI (cmd/cli/kubectl-kyverno/processor: ``AdmissionRequestShape``,
 pkg/cel/engine/request.go) sends each resource as an admission request:
 CREATE (the default) has the resource as ``object`` and no ``oldObject``,
 UPDATE has it as both, DELETE only as ``oldObject``. ``request`` is the
@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from assertree.languages.kyverno.cel_policies.matching import Attributes
-from assertree.languages.kyverno.cel_policies.resources import plural_of
+from assertree.languages.kubernetes.matching import Attributes
+from assertree.languages.kubernetes.resources import plural_of
 
 __all__ = ["AdmissionRequest", "admission_request"]
 

@@ -15,6 +15,9 @@ that swagger.pb (gnostic openapi_v2 protobuf) by decoding ``definitions`` and th
 extensions; regenerate it the same way if Kyverno moves to a kyaml with another built-in schema.
 Kustomize's own Kustomization types (kustomizationapi/swagger.json) are left out: no resource
 Kyverno mutates has their apiVersion.
+
+The same keys tell server-side apply which lists it merges by key, so apply configurations
+(`assertree.languages.kubernetes.patches`) read this table too.
 """
 
 from __future__ import annotations

@@ -1,16 +1,22 @@
-"""``patchesJson6902``: RFC 6902 JSON Patch as Kyverno applies it (evanphx/json-patch v5 with options).
+"""RFC 6902 JSON Patch as Kubernetes' Go code applies it (evanphx/json-patch), for Kyverno and for the apiserver.
 
-pkg/engine/mutate/patch/patchJSON6902.go decodes the patch (a YAML string read as sigs.k8s.io/yaml
-reads it, so ``value: y`` is ``true``; JSON when it starts with ``[``) and applies it with
-evanphx/json-patch v5.9.11 and ``SupportNegativeIndices``, ``AllowMissingPathOnRemove`` and
-``EnsurePathExistsOnAdd``. Those options are where Kyverno leaves
-RFC 6902, and why the `jsonpatch` package on PyPI (strict RFC 6902: no negative indexes, an error on
-a missing parent or a missing ``remove`` target) is not used; its operations would all need
-rewriting. Kept from evanphx:
+Two callers, two sets of evanphx options:
 
-- ``add`` creates missing parents: objects, or arrays (padded with nulls) when the next token is an
-  index or ``-``; an existing ``null`` parent is replaced (in an array, a new element is inserted);
-- ``remove`` of a missing key or index is a no-op;
+- Kyverno's ``patchesJson6902`` (pkg/engine/mutate/patch/patchJSON6902.go: evanphx/json-patch v5.9.11 with
+  ``SupportNegativeIndices``, ``AllowMissingPathOnRemove`` and ``EnsurePathExistsOnAdd``): `apply_patch`'s
+  defaults. Those options are where Kyverno leaves RFC 6902, and why the `jsonpatch` package on PyPI
+  (strict RFC 6902: no negative indexes, an error on a missing parent or a missing ``remove`` target) is
+  not used; its operations would all need rewriting.
+- A MutatingAdmissionPolicy's ``JSONPatch`` mutation (k8s.io/apiserver .../mutating/patch/json_patch.go:
+  gopkg.in/evanphx/json-patch.v4 with its defaults): ``ensure_path=False, allow_missing=False``; a failed
+  ``test`` raises `PatchTestFailed`, on which the apiserver keeps the object unpatched.
+
+Kept from evanphx:
+
+- ``add`` (with ``ensure_path``) creates missing parents: objects, or arrays (padded with nulls) when the
+  next token is an index or ``-``; an existing ``null`` parent is replaced (in an array, a new element is
+  inserted); without it, a missing parent is an error;
+- ``remove`` of a missing key or index is a no-op with ``allow_missing``, else an error;
 - indexes may be negative (``-1`` is the last element, and ``add`` at ``-1`` appends, as Kyverno documents);
   ``-`` appends; an index past the end is an error;
 - ``replace`` needs the target to exist; ``test`` compares JSON values (a missing key equals null);
@@ -27,9 +33,8 @@ from typing import Any
 
 from assertree.jp.errors import FunctionError
 from assertree.jp.functions.goyaml import decode_yaml
-from assertree.languages.kyverno.mutate.compare import json_equal
-from assertree.languages.kyverno.mutate.result import MutateResult, error, success_message
-from assertree.results import Status
+
+__all__ = ["PatchError", "PatchTestFailed", "apply_patch", "decode_patch", "json_equal"]
 
 _INDEX = re.compile(r"[+-]?[0-9]+")
 _INT64 = 2**63
@@ -37,6 +42,26 @@ _INT64 = 2**63
 
 class PatchError(Exception):
     """The patch is invalid or does not apply; the text is evanphx's, as Kyverno reports it."""
+
+
+class PatchTestFailed(PatchError):
+    """A ``test`` operation failed (the apiserver then leaves the object as it was)."""
+
+
+def json_equal(first: Any, second: Any) -> bool:
+    """Equality of JSON values as Go's encoding/json sees them after a round trip: numbers by value
+    (``1`` equals ``1.0``), booleans apart from numbers."""
+    if isinstance(first, bool) or isinstance(second, bool):
+        return isinstance(first, bool) and isinstance(second, bool) and first == second
+    if isinstance(first, (int, float)) and isinstance(second, (int, float)):
+        return float(first) == float(second)
+    if isinstance(first, dict) and isinstance(second, dict):
+        return first.keys() == second.keys() and all(json_equal(first[key], second[key]) for key in first)
+    if isinstance(first, list) and isinstance(second, list):
+        return len(first) == len(second) and all(json_equal(a, b) for a, b in zip(first, second))
+    if type(first) is not type(second):
+        return False
+    return first == second
 
 
 def decode_patch(patch: str | list) -> list[dict]:
@@ -78,15 +103,20 @@ def _invalid(operation: dict, reason: str) -> PatchError:
     return PatchError(f"failed to decode patches: invalid operation {text}: {reason}")
 
 
-def apply_patch(document: Any, operations: list[dict]) -> Any:
-    """`document` after `operations` (a new value; `document` is not changed). Raises PatchError."""
+def apply_patch(document: Any, operations: list[dict], *, ensure_path: bool = True,
+                allow_missing: bool = True) -> Any:
+    """`document` after `operations` (a new value; `document` is not changed). Raises PatchError.
+
+    The defaults are Kyverno's options; ``ensure_path=False, allow_missing=False`` are evanphx v4's
+    defaults, which the apiserver uses for a MutatingAdmissionPolicy's JSON patch.
+    """
     root = [copy.deepcopy(document)]  # a box, so that "" can replace the whole document
     for operation in operations:
         kind = operation["op"]
         if kind == "add":
-            _add(root, operation["path"], copy.deepcopy(operation["value"]))
+            _add(root, operation["path"], copy.deepcopy(operation["value"]), ensure_path=ensure_path)
         elif kind == "remove":
-            _remove(root, operation["path"])
+            _remove(root, operation["path"], allow_missing=allow_missing)
         elif kind == "replace":
             _replace(root, operation["path"], copy.deepcopy(operation["value"]))
         elif kind == "move":
@@ -96,17 +126,6 @@ def apply_patch(document: Any, operations: list[dict]) -> Any:
         else:
             _test(root, operation["path"], operation.get("value"))
     return root[0]
-
-
-def apply_json6902(resource: dict, patch: str | list) -> MutateResult:
-    """Apply one substituted ``patchesJson6902`` to `resource` (not changed), with Kyverno's statuses."""
-    try:
-        patched = apply_patch(resource, decode_patch(patch))
-    except PatchError as failure:
-        return error(f"failed to patch resource: {failure}", resource)
-    if json_equal(patched, resource):
-        return MutateResult(Status.SKIP, resource, "no patches applied")
-    return MutateResult(Status.PASS, patched, success_message(patched))
 
 
 # ---- evanphx's containers ---------------------------------------------------------------------
@@ -165,19 +184,19 @@ def _container_add(container: Any, key: str, value: Any) -> None:
     container.insert(index, value)
 
 
-def _container_remove(container: Any, key: str) -> None:
+def _container_remove(container: Any, key: str, *, allow_missing: bool = True) -> None:
     if isinstance(container, dict):
-        container.pop(key, None)  # AllowMissingPathOnRemove
+        if key not in container and not allow_missing:
+            raise PatchError(f"Unable to remove nonexistent key: {key}: missing value")
+        container.pop(key, None)
         return
     index = _atoi(key)
     if index is None:
         raise PatchError(f'strconv.Atoi: parsing "{key}": invalid syntax')
-    if index >= len(container):
-        return
-    if index < 0:
-        if index < -len(container):
+    if not -len(container) <= index < len(container):
+        if allow_missing:
             return
-        index += len(container)
+        raise PatchError(f"Unable to access invalid index: {index}: invalid index referenced")
     del container[index]
 
 
@@ -235,13 +254,14 @@ def _ensure_path(root: list, path: str) -> None:
             raise PatchError("invalid state detected")
 
 
-def _add(root: list, path: str, value: Any) -> None:
+def _add(root: list, path: str, value: Any, *, ensure_path: bool) -> None:
     if path == "":
         if not isinstance(value, (dict, list)):
             raise PatchError("json: cannot unmarshal the value into the document")
         root[0] = value
         return
-    _ensure_path(root, path)
+    if ensure_path:
+        _ensure_path(root, path)
     found = _find_parent(root, path)
     if found is None:
         raise PatchError(f'add operation does not apply: doc is missing path: "{path}": missing value')
@@ -251,12 +271,14 @@ def _add(root: list, path: str, value: Any) -> None:
         raise PatchError(f"error in add for path: '{path}': {failure}") from failure
 
 
-def _remove(root: list, path: str) -> None:
+def _remove(root: list, path: str, *, allow_missing: bool) -> None:
     found = _find_parent(root, path)
     if found is None:
-        return
+        if allow_missing:
+            return
+        raise PatchError(f"remove operation does not apply: doc is missing path: \"{path}\": missing value")
     try:
-        _container_remove(found[0], found[1])
+        _container_remove(found[0], found[1], allow_missing=allow_missing)
     except PatchError as failure:
         raise PatchError(f"error in remove for path: '{path}': {failure}") from failure
 
@@ -324,7 +346,7 @@ def _test(root: list, path: str, expected: Any) -> None:
     if path == "":
         if json_equal(root[0], expected):
             return
-        raise PatchError(f"testing value {path} failed: test failed")
+        raise PatchTestFailed(f"testing value {path} failed: test failed")
     found = _find_parent(root, path)
     if found is None:
         raise PatchError(f"test operation does not apply: is missing path: {path}: missing value")
@@ -339,6 +361,6 @@ def _test(root: list, path: str, expected: Any) -> None:
     if actual is None or expected is None:
         if actual is None and expected is None:
             return
-        raise PatchError(f"testing value {path} failed: test failed")
+        raise PatchTestFailed(f"testing value {path} failed: test failed")
     if not json_equal(actual, expected):
-        raise PatchError(f"testing value {path} failed: test failed")
+        raise PatchTestFailed(f"testing value {path} failed: test failed")
