@@ -1,4 +1,6 @@
-"""Source rewrites that let Kyverno's CEL compile on the CEL library: constructors and list ``indexOf``.
+"""Source rewrites that let Kubernetes' and Kyverno's CEL compile on the CEL library.
+
+Three rewrites: typed constructors, list ``indexOf``, and functions that return an optional.
 
 **Typed-object constructors** (``Object{...}``, ``JSONPatch{...}``) become map literals.
 
@@ -22,16 +24,25 @@ field name is not caught), and ``has()`` on a constructed object reads a map.
 declares one function per name and its strings extension owns ``indexOf``, so
 member calls ``.indexOf(`` and ``.lastIndexOf(`` are renamed to functions
 (`INDEX_FUNCTIONS`) that serve both strings and lists.
+
+**Optional results** (Kubernetes' format library: ``format.named(name)``,
+``<format>.validate(s)``): a Python function cannot return an optional to the
+CEL library, so these return a map holding the value under one key, or an
+empty map, and each call gets ``[?'<key>']`` appended
+(`assertree.languages.cel.functions.format.OPTIONAL_RESULTS`): the optional
+index of that map is the optional Kubernetes returns.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["CONSTRUCTOR_TYPES", "INDEX_FUNCTIONS", "rewrite"]
+from assertree.languages.cel.functions.format import OPTIONAL_RESULTS
+from assertree.languages.cel.functions.lists import INDEX_FUNCTIONS
+
+__all__ = ["CONSTRUCTOR_TYPES", "rewrite"]
 
 CONSTRUCTOR_TYPES = ("Object", "JSONPatch")
-INDEX_FUNCTIONS = {"indexOf": "kyvernoIndexOf", "lastIndexOf": "kyvernoLastIndexOf"}
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CHAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*")
 _FIELD = re.compile(r"(\s*)(\??)([A-Za-z_][A-Za-z0-9_]*)(\s*):")
@@ -63,14 +74,26 @@ def _rename_calls(chain: str, text: str, end: int, preceded_by_dot: bool) -> str
     return f"{head}{dot}{INDEX_FUNCTIONS[last]}"
 
 
+def _optional_key(chain: str, preceded_by_dot: bool) -> str | None:
+    """The key to index the result of a call to `chain` with, when it stands for a function returning an optional."""
+    for name, key in OPTIONAL_RESULTS.items():
+        if "." in name and chain == name and not preceded_by_dot:  # a namespaced function: format.named(...)
+            return key
+        if "." not in name and chain.rpartition(".")[2] == name and ("." in chain or preceded_by_dot):  # a method
+            return key
+    return None
+
+
 def rewrite(text: str) -> str:
-    """`text` with constructors written as map literals and ``indexOf`` calls renamed (else unchanged)."""
-    if not any(name in text for name in (*CONSTRUCTOR_TYPES, *INDEX_FUNCTIONS)):
+    """`text` with constructors written as map literals, ``indexOf`` calls renamed and optional results
+    indexed (else unchanged)."""
+    if not any(name in text for name in (*CONSTRUCTOR_TYPES, *INDEX_FUNCTIONS, *OPTIONAL_RESULTS)):
         return text
     out: list[str] = []
-    stack: list[str] = []  # "message", "map", "(", "["
+    stack: list[str] = []  # "message", "map", "(", "[", "optional:<key>" (a call whose result is indexed)
     position = 0
     expect_field = False
+    optional_key: str | None = None  # set between a function returning an optional and its "("
     while position < len(text):
         char = text[position]
         if expect_field:
@@ -101,16 +124,26 @@ def rewrite(text: str) -> str:
                 position = after + 1
                 expect_field = True
                 continue
+            if after < len(text) and text[after] == "(":
+                optional_key = _optional_key(chain.group(0), preceded_by_dot)
             out.append(_rename_calls(chain.group(0), text, chain.end(), preceded_by_dot))
             position = chain.end()
             continue
         if char == "{":
             stack.append("map")
+        elif char == "(" and optional_key is not None:
+            stack.append(f"optional:{optional_key}")
+            optional_key = None
         elif char in "([":
             stack.append(char)
         elif char in "})]" and stack:
-            if stack.pop() == "message":
+            closed = stack.pop()
+            if closed == "message":
                 out.append("})")
+                position += 1
+                continue
+            if closed.startswith("optional:"):
+                out.append(f")[?'{closed.partition(':')[2]}']")
                 position += 1
                 continue
         elif char == "," and stack and stack[-1] == "message":
