@@ -49,6 +49,15 @@ def scan(
         "--exceptions", metavar="PATH", show_default=False,
         help="PolicyException files or directories (kyverno.io/v2): matching resources are exempt from the "
         "named rules (the result is skip, naming the exception). Repeatable.")] = None,
+    params: Annotated[list[Path] | None, typer.Option(
+        "--params", metavar="PATH", show_default=False,
+        help="Parameter resources of Kubernetes admission policies (files or directories of ConfigMaps, custom "
+        "resources ...): what a binding's paramRef chooses from. Repeatable.")] = None,
+    unbound: Annotated[bool, typer.Option(
+        "--unbound", metavar="",
+        help="Run ValidatingAdmissionPolicies and MutatingAdmissionPolicies that no binding names as if bound "
+        "(validationActions Deny, no params). Without it they are reported as not bound (skip), as Kubernetes "
+        "would not run them.")] = False,
     pre_process: Annotated[list[str] | None, typer.Option(
         "--pre-process", metavar="EXPR", show_default=False,
         help="JMESPath expression applied to each payload before the scan. Repeatable.")] = None,
@@ -133,6 +142,13 @@ def scan(
     use_color = color == "always" or (color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
     context = load_scan_context(values=values, user_info=user_info, exceptions=exceptions or (),
                                 bindings=binding_values)
+    if params:
+        from assertree.inputs.params import load_params
+
+        context.params = tuple(load_params(params))
+    context.run_unbound = unbound
+    if not unbound:
+        _warn_unbound(policies)
     processes = jobs if jobs is not None else default_jobs()
     if streamed:
         from assertree.cli.streamed import scan_streamed
@@ -197,6 +213,19 @@ def _load_policies(paths: list[Path], selector):
         detail = " match the --labels selector" if selector else " were found"
         raise PolicyError(f"no policies{detail} in {where}: nothing would be checked")
     return policies
+
+
+def _warn_unbound(policies) -> None:
+    """One line per admission policy that no binding names: Kubernetes would not run it (--unbound runs it)."""
+    for item in policies:
+        policy = item.policy
+        if getattr(policy, "binding_kind", None) is None or policy.bindings:
+            continue
+        line = getattr(policy, "line", None)
+        where = f"{policy.source}:{line}" if policy.source and line else policy.source or "<policy>"
+        print(f"assertree: warning: {where}: {policy.kind} {policy.name!r} is not bound: no {policy.binding_kind} "
+              "names it, so Kubernetes would not run it; its results are skips (--unbound runs it as if bound)",
+              file=sys.stderr)
 
 
 def _warn_empty(policies) -> int:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CLUSTER_SCOPED", "is_namespaced", "plural_of"]
+__all__ = ["CLUSTER_SCOPED", "is_namespaced", "plural_of", "resource_key"]
 
 # Built-in kinds that are cluster-scoped, by API group (from kubectl-kyverno's data/api-group-resources.json).
 CLUSTER_SCOPED: frozenset[tuple[str, str]] = frozenset({
@@ -58,3 +58,13 @@ def is_namespaced(api_version: Any, kind: Any) -> bool:
     version = str(api_version or "")
     group = version.split("/", 1)[0] if "/" in version else ""
     return (group, str(kind or "")) not in CLUSTER_SCOPED
+
+
+def resource_key(value: Any) -> str | None:
+    """``Kind/namespace/name`` (``Kind/name`` when cluster-scoped), as Kyverno names a resource."""
+    if not isinstance(value, dict):
+        return None
+    raw_metadata = value.get("metadata")
+    metadata = raw_metadata if isinstance(raw_metadata, dict) else {}
+    parts = [value.get("kind"), metadata.get("namespace"), metadata.get("name")]
+    return "/".join(str(part) for part in parts if part) or None

@@ -309,13 +309,3 @@ def _fill_maps(value: Any) -> None:
         for item in value:
             if isinstance(item, dict):
                 _fill_maps(item)
-
-
-def resource_key(value: Any) -> str | None:
-    """``Kind/namespace/name`` (``Kind/name`` when cluster-scoped), as Kyverno names a resource."""
-    if not isinstance(value, dict):
-        return None
-    raw_metadata = value.get("metadata")
-    metadata = raw_metadata if isinstance(raw_metadata, dict) else {}
-    parts = [value.get("kind"), metadata.get("namespace"), metadata.get("name")]
-    return "/".join(str(part) for part in parts if part) or None

@@ -106,7 +106,7 @@ class CompiledCelRule:
             from assertree.errors import field_path_text
 
             violations.append(Violation(field_path_text(outcome.check), outcome.message, []))
-        from assertree.languages.kyverno.manifests import resource_key
+        from assertree.languages.kubernetes.resources import resource_key
 
         return RuleResult(resource=resource, policy=self.policy, rule=self.rule, status=status,
                           identifier=resource_key(resource.value), message=outcome.message, violations=violations,

@@ -1,0 +1,104 @@
+"""The admission request a resource stands for, and the CEL variables a policy invocation sees, offline.
+
+The request is `assertree.languages.kubernetes.request`'s (the scan's
+operation, CREATE by default; the user from a user-info file), with what the
+apiserver does before admission policies see it (its create handler and
+k8s.io/apiserver/pkg/admission/plugin/cel ``CreateAdmissionRequest``,
+``CreateNamespaceObject``):
+
+- an object of a namespaced kind without ``metadata.namespace`` is in the
+  request's namespace, ``default`` (what ``kubectl apply`` sends), and its
+  ``metadata.namespace`` says so;
+- a Namespace's request has its own name as the namespace;
+- ``request`` carries no ``object``/``oldObject`` (they are variables of their
+  own);
+- ``namespaceObject`` is the request's Namespace (null for cluster-scoped
+  objects and for a Namespace itself): from a Kyverno values file when it
+  describes it, else a Namespace with the ``kubernetes.io/metadata.name``
+  label every namespace has; only the fields Kubernetes exposes (metadata,
+  spec, status).
+- ``authorizer`` acts for the request's user (`assertree.languages.cel.functions.authz`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from assertree.languages.cel.functions.authz import authorizer, request_resource
+from assertree.languages.kubernetes.request import AdmissionRequest, admission_request
+from assertree.languages.kubernetes.resources import is_namespaced
+
+__all__ = ["Request", "request_for"]
+
+_NAME_LABEL = "kubernetes.io/metadata.name"
+
+
+@dataclass(frozen=True)
+class Request:
+    """One resource as the request admission policies see, and the variables every invocation shares."""
+
+    admission: AdmissionRequest
+    variables: dict[str, Any]
+
+    @property
+    def namespace(self) -> str:
+        """The namespace the request is in, ``""`` for a cluster-scoped object (a Namespace included)."""
+        return self.variables["request"]["namespace"] if self.admission.attributes.resource != "namespaces" else ""
+
+    def with_params(self, params: Any) -> dict[str, Any]:
+        """The variables of one invocation: these, and `params`."""
+        return {**self.variables, "params": params}
+
+
+def _in_namespace(resource: Any) -> Any:
+    """`resource` with ``metadata.namespace: default`` when its kind is namespaced and it names none."""
+    if not isinstance(resource, Mapping) or not is_namespaced(resource.get("apiVersion"), resource.get("kind")):
+        return resource
+    metadata = resource.get("metadata")
+    if not isinstance(metadata, Mapping) or metadata.get("namespace"):
+        return resource
+    return {**resource, "metadata": {**metadata, "namespace": "default"}}
+
+
+def _namespace_object(name: str, values: Any) -> dict:
+    described = values.namespace(name) if values is not None and hasattr(values, "namespace") else None
+    metadata = (described or {}).get("metadata") or {}
+    labels = {_NAME_LABEL: name, **(metadata.get("labels") or {})}
+    out: dict[str, Any] = {"metadata": {**{key: metadata[key] for key in ("annotations", "uid") if key in metadata},
+                                        "name": name, "labels": labels},
+                           "spec": (described or {}).get("spec") or {"finalizers": ["kubernetes"]},
+                           "status": (described or {}).get("status") or {"phase": "Active"}}
+    return out
+
+
+def request_for(resource: Any, context: Any) -> Request:
+    """The request for `resource` under the scan's `context` (operation, values, user info)."""
+    operation = getattr(context, "operation", "CREATE") or "CREATE"
+    values = getattr(context, "values", None)
+    resource = _in_namespace(resource)
+    built = admission_request(resource, operation=operation, values=values, user_info=getattr(context, "user_info",
+                                                                                                None))
+    attributes = built.attributes
+    request = {key: value for key, value in built.request.items() if key not in ("object", "oldObject")}
+    namespace_object = None
+    if attributes.resource == "namespaces" and attributes.group == "":
+        request["namespace"] = attributes.name
+    elif attributes.namespace:
+        namespace_object = _namespace_object(attributes.namespace, values)
+    user = str((request.get("userInfo") or {}).get("username") or "")
+    variables = {
+        "object": built.object, "oldObject": built.old_object, "request": request,
+        "namespaceObject": namespace_object,
+        "authorizer": authorizer(user),
+        "authorizer.requestResource": request_resource(attributes.group, attributes.resource, attributes.subresource,
+                                                       attributes.namespace, attributes.name, user),
+    }
+    admission = AdmissionRequest(attributes.__class__(**{**_fields(attributes), "namespace_object": namespace_object}),
+                                 request, built.object, built.old_object, namespace_object)
+    return Request(admission, variables)
+
+
+def _fields(attributes: Any) -> dict[str, Any]:
+    return {name: getattr(attributes, name) for name in attributes.__slots__}

@@ -1,0 +1,84 @@
+"""Kubernetes' admission policies (``admissionregistration.k8s.io``) as a language the engine runs.
+
+Four kinds: ValidatingAdmissionPolicy and MutatingAdmissionPolicy compile to
+policies; their bindings compile to `Binding`s, which `link` attaches to the
+policies they name once every document of a load is compiled (the loader
+calls it). `lint_document` checks one document (schema, the apiserver's
+rules, CEL); `lint_documents` adds what only the documents together tell:
+a binding naming a policy that is not there, a policy whose ``paramKind`` no
+binding gives params for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from assertree.errors import PolicyError, Problem, Severity
+from assertree.languages.admission.compile import CompiledAdmissionPolicy, compile_policy, compile_spec
+from assertree.languages.admission.linking import link, orphan_message
+from assertree.languages.admission.model import GROUP, KINDS, MUTATING, VALIDATING, Binding
+from assertree.languages.admission.reading import ReadError, problems, read_document, read_policy
+
+__all__ = ["DESCRIPTION", "GROUP", "compile_document", "link", "lint_document", "lint_documents", "orphan_message"]
+
+DESCRIPTION = f"{GROUP} {VALIDATING}, {MUTATING} and their bindings"
+
+
+def compile_document(document: Any, *, source: str | None = None, index: int | None = None,
+                     line: int | None = None) -> CompiledAdmissionPolicy | Binding:
+    """A compiled policy, or a binding to `link`; PolicyError (with a field path) at the first problem."""
+    try:
+        read = read_document(document, source=source, index=index, line=line)
+    except ReadError as error:
+        raise PolicyError(str(error), path=error.path) from None
+    if isinstance(read, Binding):
+        return read
+    return compile_policy(read)
+
+
+def lint_document(document: Any) -> Iterator[Problem]:
+    """Every problem of one document, every expression that does not compile included (no location yet: the
+    loader adds the file and line)."""
+    found = problems(document)
+    yield from found
+    if any(problem.severity == Severity.ERROR for problem in found) or document.get("kind") not in (VALIDATING,
+                                                                                                      MUTATING):
+        return
+    compiled: list[Problem] = []
+    compile_spec(read_policy(document, checked=True), compiled)
+    yield from compiled
+
+
+def lint_documents(documents: Iterable[Any]) -> Iterator[tuple[int, Problem]]:
+    """What only the documents together tell, as (position of the document in `documents`, problem)."""
+    documents = list(documents)
+    policies: dict[tuple[str, str], int] = {}
+    bound: dict[tuple[str, str], list[dict]] = {}
+    for position, document in enumerate(documents):
+        if not isinstance(document, dict) or document.get("kind") not in KINDS:
+            continue
+        name = (document.get("metadata") or {}).get("name")
+        if document["kind"] in (VALIDATING, MUTATING):
+            policies[(document["kind"], str(name))] = position
+    for position, document in enumerate(documents):
+        if not isinstance(document, dict) or str(document.get("kind")) not in (f"{VALIDATING}Binding",
+                                                                               f"{MUTATING}Binding"):
+            continue
+        spec = document.get("spec")
+        spec = spec if isinstance(spec, dict) else {}
+        key = (str(document["kind"]).removesuffix("Binding"), str(spec.get("policyName")))
+        if key not in policies:
+            binding = Binding(str((document.get("metadata") or {}).get("name")), str(document["kind"]), key[1],
+                              document)
+            yield position, Problem(orphan_message(binding), path=("spec", "policyName"))
+        bound.setdefault(key, []).append(spec)
+    for key, position in policies.items():
+        spec = (documents[position].get("spec") or {}) if isinstance(documents[position], dict) else {}
+        if not isinstance(spec, dict) or not spec.get("paramKind"):
+            continue
+        given = [binding for binding in bound.get(key, []) if binding.get("paramRef")]
+        if not given:
+            yield position, Problem("the policy has a paramKind but no binding gives it params (paramRef): its "
+                                    "expressions would see params as null", path=("spec", "paramKind"),
+                                    severity=Severity.WARNING)
