@@ -41,7 +41,6 @@ def load_test(test: KyvernoTest) -> LoadedTest:
     from assertree.languages.kyverno import bridge
     from assertree.languages.kyverno.language import load_kyverno_documents
     from assertree.languages.kyverno.manifests import read_manifests, unique
-
     from assertree.languages.load import link
 
     documents = load_kyverno_documents([file for name in test.policies for file in _files(test, name, "policies")])

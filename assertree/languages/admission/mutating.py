@@ -134,7 +134,19 @@ def _invoke(member: _Member, invocation: Invocation, value: Any, context: Any) -
         return value, outcome.error
     if not outcome.applied:
         return None, None
-    return outcome.object, None
+    return _without_default_namespace(outcome.object, value), None
+
+
+def _without_default_namespace(patched: Any, original: Any) -> Any:
+    """`patched` without the ``metadata.namespace`` the request gave an object that named none (`activation`):
+    the apiserver would store it, but a fix written back to a manifest keeps the manifest's own namespacing."""
+    metadata = original.get("metadata") if isinstance(original, dict) else None
+    if not isinstance(metadata, dict) or metadata.get("namespace") or not isinstance(patched, dict):
+        return patched
+    patched_metadata = patched.get("metadata")
+    if isinstance(patched_metadata, dict) and patched_metadata.get("namespace") == "default":
+        patched = {**patched, "metadata": {key: item for key, item in patched_metadata.items() if key != "namespace"}}
+    return patched
 
 
 def mutating_mutator(key: Any, policy: AdmissionPolicy, rule: AdmissionRule, spec: CompiledSpec,

@@ -3,11 +3,10 @@
 `KUBERNETES` holds what k8s.io/apiserver/pkg/cel/library offers an admission
 policy: quantity, ip/cidr, url, regex (``find``/``findAll``), lists
 (``isSorted``/``sum``/``min``/``max``), semver, format (``format.dns1123Label()``
-...), image references, and the authorizer (`authz`, which has no opinion
+...), image references, ``jsonpatch.escapeKey``, and the authorizer (`authz`, which has no opinion
 offline). `KYVERNO` is the same without the authorizer (Kyverno's CEL
 policies refuse it), plus Kyverno's offline helpers (pkg/cel/libs):
-``json.unmarshal``, ``yaml.parse``, ``jsonpatch.escapeKey``,
-``parseServiceAccount``, ``time.now``. Pair them with the library's extensions
+``json.unmarshal``, ``yaml.parse``, ``parseServiceAccount``, ``time.now``. Pair them with the library's extensions
 (``strings``, ``sets``, ``optional``, ``two-var-comprehensions``; Kyverno adds
 ``lists``, ``math``, ``encoders``), which the CEL library implements itself.
 
@@ -34,6 +33,7 @@ from assertree.languages.cel.functions import (
     authz,
     format,
     images,
+    jsonpatch,
     kyverno,
     lists,
     network,
@@ -47,7 +47,8 @@ from assertree.languages.cel.functions.declare import build
 __all__ = ["KUBERNETES", "KYVERNO", "MISSING"]
 
 _SHARED = (*quantity.DECLARATIONS, *network.DECLARATIONS, *urls.DECLARATIONS, *regex.DECLARATIONS,
-           *lists.DECLARATIONS, *semver.DECLARATIONS, *format.DECLARATIONS, *images.DECLARATIONS)
+           *lists.DECLARATIONS, *semver.DECLARATIONS, *format.DECLARATIONS, *images.DECLARATIONS,
+           *jsonpatch.DECLARATIONS)
 
 KUBERNETES = build((*_SHARED, *authz.DECLARATIONS))
 KYVERNO = build((*_SHARED, *kyverno.DECLARATIONS))
