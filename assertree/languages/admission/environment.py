@@ -23,6 +23,8 @@ this language is compiled by `compile_expression` and evaluated by
 
 from __future__ import annotations
 
+import re
+
 from assertree.errors import PolicyError
 from assertree.languages.cel.engine import CelCompileError, CelUnavailableError, Program
 from assertree.languages.cel.kubernetes import kubernetes_environment
@@ -31,6 +33,8 @@ from assertree.languages.cel.rewrite import rewrite
 __all__ = ["AUTHORIZER_VARIABLES", "compile_expression", "variables_of"]
 
 BASE_VARIABLES = ("object", "oldObject", "request", "namespaceObject", "variables")
+_PARAMS = re.compile(r"(?<![\w.])params\b")
+_AUTHORIZER = re.compile(r"(?<![\w.])authorizer\b")
 AUTHORIZER_VARIABLES = ("authorizer", "authorizer.requestResource")
 
 
@@ -49,8 +53,8 @@ def compile_expression(text: str, path: tuple, *, params: bool, authorizer: bool
         raise PolicyError(error.message, path=path) from None
     except CelCompileError as error:
         hint = ""
-        if "'params'" in error.message and not params:
+        if not params and _PARAMS.search(text):
             hint = " (params are declared only when the policy has a paramKind)"
-        elif "'authorizer" in error.message and not authorizer:
+        elif not authorizer and _AUTHORIZER.search(text):
             hint = " (a messageExpression has no authorizer)"
         raise PolicyError(f"invalid CEL expression: {error.message}{hint}", path=path) from None

@@ -41,7 +41,7 @@ __all__ = ["AuditValue", "CompiledSpec", "Decision", "MutationOutcome", "mutate"
 
 MAX_MESSAGE_BYTES = 5 * 1024  # celconfig.MaxEvaluatedMessageExpressionSizeBytes
 MAX_AUDIT_VALUE = 10 * 1024  # validating.maxAuditAnnotationValueLength
-_NO_SUCH_KEY = re.compile(r"no such key: ?'?([_A-Za-z][_A-Za-z0-9]*)'?")
+_VARIABLE = re.compile(r"(?<![\w.])variables\s*\.\s*([_A-Za-z][_A-Za-z0-9]*)")
 
 
 @dataclass
@@ -94,10 +94,11 @@ def run(program: Program, scope: Scope) -> Any:
 
 
 def _explain(error: CelError, scope: Scope) -> str:
-    """The error of an expression, or, when it failed reading a variable that failed, that variable's error."""
-    found = _NO_SUCH_KEY.search(error.message)
-    if found and found.group(1) in scope.failed and f"variables.{found.group(1)}" in error.expression.replace(" ", ""):
-        return f"variable {found.group(1)!r}: {scope.failed[found.group(1)]}"
+    """The error of an expression, or, when it reads a variable that failed, that variable's error (what lazy
+    evaluation would have reported: the variable is evaluated where it is read)."""
+    for name in _VARIABLE.findall(error.expression):
+        if name in scope.failed:
+            return f"variable {name!r}: {scope.failed[name]}"
     return error.message
 
 

@@ -18,7 +18,7 @@ from assertree.errors import PolicyError, Problem, Severity
 from assertree.languages.admission.compile import CompiledAdmissionPolicy, compile_policy, compile_spec
 from assertree.languages.admission.linking import link, orphan_message
 from assertree.languages.admission.model import GROUP, KINDS, MUTATING, VALIDATING, Binding
-from assertree.languages.admission.reading import ReadError, problems, read_document, read_policy
+from assertree.languages.admission.reading import ReadError, problems, read_document, read_policy, readable
 
 __all__ = ["DESCRIPTION", "GROUP", "compile_document", "link", "lint_document", "lint_documents", "orphan_message"]
 
@@ -40,10 +40,8 @@ def compile_document(document: Any, *, source: str | None = None, index: int | N
 def lint_document(document: Any) -> Iterator[Problem]:
     """Every problem of one document, every expression that does not compile included (no location yet: the
     loader adds the file and line)."""
-    found = problems(document)
-    yield from found
-    if any(problem.severity == Severity.ERROR for problem in found) or document.get("kind") not in (VALIDATING,
-                                                                                                      MUTATING):
+    yield from problems(document)
+    if not readable(document) or document.get("kind") not in (VALIDATING, MUTATING):
         return
     compiled: list[Problem] = []
     compile_spec(read_policy(document, checked=True), compiled)

@@ -40,7 +40,7 @@ from assertree.languages.admission.model import (
 from assertree.languages.kubernetes.matching import MatchConstraints
 from assertree.languages.schema_problems import schema_problems, type_and_actual
 
-__all__ = ["SCHEMA_FILE", "ReadError", "problems", "read_binding", "read_document", "read_policy"]
+__all__ = ["SCHEMA_FILE", "ReadError", "problems", "read_binding", "read_document", "read_policy", "readable"]
 
 SCHEMA_FILE = "admissionregistration.json"
 _IDENTIFIER = re.compile(r"[_a-zA-Z][_a-zA-Z0-9]*")
@@ -163,6 +163,11 @@ def _binding_problems(document: dict) -> list[Problem]:
                 found.append(Problem("Deny and Warn may not be used together (a denied request has no warnings)",
                                      path=("spec", "validationActions")))
     return found
+
+
+def readable(document: Any) -> bool:
+    """Whether the schema accepts `document`, so that reading it cannot fail on its structure."""
+    return not schema_problems(SCHEMA_FILE, document, type_wording=type_and_actual)
 
 
 def problems(document: Any) -> list[Problem]:
