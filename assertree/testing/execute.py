@@ -67,6 +67,7 @@ def load_test(test: KyvernoTest) -> LoadedTest:
             params.extend(manifest.value for manifest in read_manifests(file))
     context.params = tuple(params)
     context.run_unbound = True  # the Kyverno CLI runs a policy no binding names (only its matchConstraints decide)
+    context.kubernetes_defaults = False  # the Kyverno CLI evaluates the manifest as written
     return LoadedTest(test, policies, unique(manifests), context, exceptions, warnings)
 
 

@@ -120,3 +120,14 @@ def test_a_compiled_policy_pickles_with_its_bindings() -> None:
     again = pickle.loads(pickle.dumps(policy))
     assert [found.name for found in again.policy.bindings] == ["p-binding"]
     assert scan([pod()], [again]).results[0].status == "fail"
+
+
+def test_a_fix_written_back_leaves_out_the_defaults_the_policy_saw() -> None:
+    pull = {"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": (
+        "Object{spec: Object.spec{containers: object.spec.containers.filter(c, c.imagePullPolicy == 'Always')"
+        ".map(c, Object.spec.containers{name: c.name, imagePullPolicy: 'IfNotPresent'})}}")}}
+    policies = compiled(map_(mutations=[pull]), binding("m", mutating=True))
+    applied = apply_mutations([pod(namespace=None, containers=[{"name": "a", "image": "nginx"}])], policies)
+    assert applied[0].mutated == {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
+                                  "spec": {"containers": [{"name": "a", "image": "nginx",
+                                                           "imagePullPolicy": "IfNotPresent"}]}}

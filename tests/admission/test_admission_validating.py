@@ -304,3 +304,18 @@ def test_every_resource_gets_one_result_per_policy() -> None:
                   [pod("web"), pod("db"), config_map("cm")])
     assert [(result.resource.value["metadata"]["name"], str(result.status)) for result in results] == [
         ("web", "pass"), ("db", "fail")]
+
+
+def test_policies_see_the_defaults_the_apiserver_fills_in() -> None:
+    service_rules = [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["services"]}]
+    ssh = vap(matchConstraints={"resourceRules": service_rules},
+              validations=[{"expression": "object.spec.ports.all(p, p.targetPort != 22 && p.protocol == 'TCP')"}])
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}, "spec": {"ports": [{"port": 80}]}}
+    assert one([ssh, binding()], service).status == "pass"  # targetPort is the port, protocol TCP
+    assert one([ssh, binding()], service, kubernetes_defaults=False).status == "error"  # as written: no such key
+    pull = vap(validations=[{"expression": "object.spec.containers.all(c, c.imagePullPolicy == 'Always' && "
+                                           "c.resources.requests.cpu == '1')"}])
+    latest = pod(containers=[{"name": "a", "image": "nginx", "resources": {"limits": {"cpu": "1"}}}])
+    assert one([pull, binding()], latest).status == "pass"
+    pinned = pod(containers=[{"name": "a", "image": "nginx:1.27", "resources": {"limits": {"cpu": "1"}}}])
+    assert one([pull, binding()], pinned).status == "fail"  # IfNotPresent for a pinned tag

@@ -9,6 +9,10 @@ k8s.io/apiserver/pkg/admission/plugin/cel ``CreateAdmissionRequest``,
 - an object of a namespaced kind without ``metadata.namespace`` is in the
   request's namespace, ``default`` (what ``kubectl apply`` sends), and its
   ``metadata.namespace`` says so;
+- the object has the defaults the apiserver's decoding fills in
+  (`assertree.languages.kubernetes.defaults`), unless the scan says not to
+  (``ScanContext.kubernetes_defaults``; ``assertree test`` does not, as the
+  Kyverno CLI does not);
 - a Namespace's request has its own name as the namespace;
 - ``request`` carries no ``object``/``oldObject`` (they are variables of their
   own);
@@ -23,10 +27,11 @@ k8s.io/apiserver/pkg/admission/plugin/cel ``CreateAdmissionRequest``,
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from assertree.languages.cel.functions.authz import authorizer, request_resource
+from assertree.languages.kubernetes.defaults import with_defaults
 from assertree.languages.kubernetes.request import AdmissionRequest, admission_request
 from assertree.languages.kubernetes.resources import is_namespaced
 
@@ -78,6 +83,8 @@ def request_for(resource: Any, context: Any) -> Request:
     operation = getattr(context, "operation", "CREATE") or "CREATE"
     values = getattr(context, "values", None)
     resource = _in_namespace(resource)
+    if getattr(context, "kubernetes_defaults", True):
+        resource = with_defaults(resource)
     built = admission_request(resource, operation=operation, values=values, user_info=getattr(context, "user_info",
                                                                                                 None))
     attributes = built.attributes
@@ -95,10 +102,6 @@ def request_for(resource: Any, context: Any) -> Request:
         "authorizer.requestResource": request_resource(attributes.group, attributes.resource, attributes.subresource,
                                                        attributes.namespace, attributes.name, user),
     }
-    admission = AdmissionRequest(attributes.__class__(**{**_fields(attributes), "namespace_object": namespace_object}),
-                                 request, built.object, built.old_object, namespace_object)
+    admission = AdmissionRequest(replace(attributes, namespace_object=namespace_object), request, built.object,
+                                 built.old_object, namespace_object)
     return Request(admission, variables)
-
-
-def _fields(attributes: Any) -> dict[str, Any]:
-    return {name: getattr(attributes, name) for name in attributes.__slots__}

@@ -38,6 +38,7 @@ from assertree.languages.admission.dispatch import (
 from assertree.languages.admission.evaluate import CompiledSpec, mutate, prepare
 from assertree.languages.admission.model import AdmissionPolicy, AdmissionRule
 from assertree.languages.base import Mutator, ScanContext
+from assertree.languages.kubernetes.defaults import without_defaults
 from assertree.languages.kubernetes.jsonpatch import json_equal
 from assertree.languages.kubernetes.patches import MutationError, apply_configuration, apply_json_patch
 from assertree.languages.kubernetes.resources import resource_key
@@ -126,27 +127,16 @@ def _replace(resource: Resource, value: Any) -> Resource:
 
 
 def _invoke(member: _Member, invocation: Invocation, value: Any, context: Any) -> tuple[Any, Any]:
-    """(the object after one invocation, the error decision that stopped it or None); value unchanged when the
-    match conditions are false (None, None marks "not applied")."""
+    """(the object after one invocation, the error decision that stopped it or None); (None, None) when the
+    match conditions are false. The mutations patch the object as the request has it (in its namespace, with
+    the apiserver's defaults); what they did not change of that is taken out again (`without_defaults`)."""
     request = request_for(value, context)
     outcome = mutate(member.spec, prepare(member.spec, request.with_params(invocation.params)), _APPLY)
     if outcome.error is not None:
         return value, outcome.error
     if not outcome.applied:
         return None, None
-    return _without_default_namespace(outcome.object, value), None
-
-
-def _without_default_namespace(patched: Any, original: Any) -> Any:
-    """`patched` without the ``metadata.namespace`` the request gave an object that named none (`activation`):
-    the apiserver would store it, but a fix written back to a manifest keeps the manifest's own namespacing."""
-    metadata = original.get("metadata") if isinstance(original, dict) else None
-    if not isinstance(metadata, dict) or metadata.get("namespace") or not isinstance(patched, dict):
-        return patched
-    patched_metadata = patched.get("metadata")
-    if isinstance(patched_metadata, dict) and patched_metadata.get("namespace") == "default":
-        patched = {**patched, "metadata": {key: item for key, item in patched_metadata.items() if key != "namespace"}}
-    return patched
+    return without_defaults(value, request.variables["object"], outcome.object), None
 
 
 def mutating_mutator(key: Any, policy: AdmissionPolicy, rule: AdmissionRule, spec: CompiledSpec,
