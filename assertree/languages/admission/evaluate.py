@@ -34,8 +34,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from assertree.languages.admission.model import AuditAnnotation, Mutation, Validation
+from assertree.languages.admission.model import AuditAnnotation
 from assertree.languages.cel.engine import CelError, Program
+from assertree.languages.kubernetes.expressions import Mutation, Validation
 
 __all__ = ["AuditValue", "CompiledSpec", "Decision", "MutationOutcome", "mutate", "prepare", "run", "validate"]
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from assertree.languages.kubernetes.expressions import Expression, FieldPath, Mutation, Validation
 from assertree.languages.kubernetes.matching import MatchConstraints
 
 __all__ = [
     "GROUP", "KINDS", "MUTATING", "VALIDATING", "AdmissionPolicy", "AdmissionRule", "AuditAnnotation", "Binding",
-    "Expression", "Mutation", "ParamRef", "Validation",
+    "ParamRef",
 ]
 
 GROUP = "admissionregistration.k8s.io"
@@ -24,29 +25,6 @@ MUTATING = "MutatingAdmissionPolicy"
 BINDING_OF = {VALIDATING: f"{VALIDATING}Binding", MUTATING: f"{MUTATING}Binding"}
 KINDS = frozenset({VALIDATING, MUTATING, *BINDING_OF.values()})
 
-FieldPath = tuple[str | int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Expression:
-    """A named CEL expression (``variables``, ``matchConditions``) and where it is written."""
-
-    name: str
-    text: str
-    path: FieldPath
-
-
-@dataclass(frozen=True, slots=True)
-class Validation:
-    """One ``validations`` entry: the check, and what a failure says."""
-
-    expression: str
-    path: FieldPath  # of the expression
-    message: str = ""
-    message_expression: str | None = None
-    reason: str | None = None
-
-
 @dataclass(frozen=True, slots=True)
 class AuditAnnotation:
     """One ``auditAnnotations`` entry: a key, and the expression that gives its value (a string or null)."""
@@ -54,15 +32,6 @@ class AuditAnnotation:
     key: str
     expression: str
     path: FieldPath
-
-
-@dataclass(frozen=True, slots=True)
-class Mutation:
-    """One ``mutations`` entry: ``ApplyConfiguration`` (a partial object merged in) or ``JSONPatch``."""
-
-    patch_type: str
-    expression: str
-    path: FieldPath  # of the expression
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,12 +31,9 @@ from assertree.languages.admission.model import (
     AdmissionRule,
     AuditAnnotation,
     Binding,
-    Expression,
-    FieldPath,
-    Mutation,
     ParamRef,
-    Validation,
 )
+from assertree.languages.kubernetes.expressions import Expression, FieldPath, Mutation, Validation
 from assertree.languages.kubernetes.matching import MatchConstraints
 from assertree.languages.schema_problems import schema_problems, type_and_actual
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assertree.languages.cel.engine import CelError, Program
-from assertree.languages.kyverno.cel_policies.model import Mutation, Validation
+from assertree.languages.kubernetes.expressions import Mutation, Validation
 from assertree.results import ERROR, FAIL, PASS, SKIP, RuleError
 
 __all__ = ["CompiledSpec", "Outcome", "evaluate_mutations", "evaluate_validations", "prepare_variables"]

@@ -12,50 +12,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from assertree.languages.kubernetes.expressions import Expression, Mutation, Validation
 from assertree.languages.kubernetes.matching import MatchConstraints
 
-__all__ = [
-    "GROUP", "KINDS", "MUTATING_KINDS", "VALIDATING_KINDS", "CelPolicy", "CelRule", "Expression", "Mutation",
-    "PolicySpec", "Validation",
-]
+__all__ = ["GROUP", "KINDS", "MUTATING_KINDS", "VALIDATING_KINDS", "CelPolicy", "CelRule", "PolicySpec"]
 
 GROUP = "policies.kyverno.io"
 VALIDATING_KINDS = frozenset({"ValidatingPolicy", "NamespacedValidatingPolicy"})
 MUTATING_KINDS = frozenset({"MutatingPolicy", "NamespacedMutatingPolicy"})
 KINDS = VALIDATING_KINDS | MUTATING_KINDS
 VERSIONS = frozenset({"v1alpha1", "v1beta1", "v1"})
-
-FieldPath = tuple[str | int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Expression:
-    """A named CEL expression (``variables``, ``matchConditions``) and where it is written."""
-
-    name: str
-    text: str
-    path: FieldPath
-
-
-@dataclass(frozen=True, slots=True)
-class Validation:
-    """One ``validations`` entry: the check, and what a failure says."""
-
-    expression: str
-    path: FieldPath
-    message: str = ""
-    message_expression: str | None = None
-    reason: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Mutation:
-    """One ``mutations`` entry: ``ApplyConfiguration`` (a partial object merged in) or ``JSONPatch``."""
-
-    patch_type: str
-    expression: str
-    path: FieldPath  # of the expression
-
 
 @dataclass(frozen=True)
 class PolicySpec:

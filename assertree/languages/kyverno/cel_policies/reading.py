@@ -12,19 +12,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from assertree.errors import Problem, Severity
+from assertree.languages.kubernetes.expressions import Expression, FieldPath, Mutation, Validation
 from assertree.languages.kubernetes.matching import MatchConstraints, ResourceRule
-from assertree.languages.kyverno.cel_policies.model import (
-    GROUP,
-    KINDS,
-    MUTATING_KINDS,
-    VERSIONS,
-    CelPolicy,
-    Expression,
-    FieldPath,
-    Mutation,
-    PolicySpec,
-    Validation,
-)
+from assertree.languages.kyverno.cel_policies.model import GROUP, KINDS, MUTATING_KINDS, VERSIONS, CelPolicy, PolicySpec
 
 __all__ = ["ReadError", "problems", "read_policy", "read_spec"]
 
