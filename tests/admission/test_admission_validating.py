@@ -319,3 +319,9 @@ def test_policies_see_the_defaults_the_apiserver_fills_in() -> None:
     assert one([pull, binding()], latest).status == "pass"
     pinned = pod(containers=[{"name": "a", "image": "nginx:1.27", "resources": {"limits": {"cpu": "1"}}}])
     assert one([pull, binding()], pinned).status == "fail"  # IfNotPresent for a pinned tag
+
+
+def test_a_policy_of_audit_annotations_only_passes_and_publishes() -> None:
+    policy = vap(auditAnnotations=[{"key": "name", "valueExpression": "object.metadata.name"}])
+    result = one([policy, binding()], pod())
+    assert (result.status, result.feedback) == ("pass", {"p/name": {"value": "web"}})

@@ -38,7 +38,8 @@ from assertree.languages.admission.model import AuditAnnotation
 from assertree.languages.cel.engine import CelError, Program
 from assertree.languages.kubernetes.expressions import Mutation, Validation
 
-__all__ = ["AuditValue", "CompiledSpec", "Decision", "MutationOutcome", "mutate", "prepare", "run", "validate"]
+__all__ = ["AuditValue", "CompiledSpec", "Decision", "MutationOutcome", "Validated", "mutate", "prepare", "run",
+           "validate"]
 
 MAX_MESSAGE_BYTES = 5 * 1024  # celconfig.MaxEvaluatedMessageExpressionSizeBytes
 MAX_AUDIT_VALUE = 10 * 1024  # validating.maxAuditAnnotationValueLength
@@ -149,14 +150,21 @@ def _message(validation: Validation, message_program: Program | None, scope: Sco
     return validation.message.strip() or f"failed expression: {validation.expression.strip()}"
 
 
-def validate(spec: CompiledSpec, scope: Scope) -> tuple[list[Decision], list[AuditValue]]:
-    """Every decision of the validations and audit annotations, and the audit values published.
+@dataclass
+class Validated:
+    """One invocation of a validating policy: whether it applied (its match conditions held or failed), every
+    decision of its validations and audit annotations, and the audit values it published."""
 
-    Returns ``([], [])`` when a match condition is false (the policy does not apply).
-    """
+    applied: bool
+    decisions: list[Decision] = field(default_factory=list)
+    published: list[AuditValue] = field(default_factory=list)
+
+
+def validate(spec: CompiledSpec, scope: Scope) -> Validated:
+    """The validations and audit annotations of one invocation; not applied when a match condition is false."""
     matched = match(spec, scope)
     if matched is not None:
-        return ([matched], []) if matched.evaluation == "error" else ([], [])
+        return Validated(True, [matched]) if matched.evaluation == "error" else Validated(False)
     decisions = []
     for index, (validation, program, message_program) in enumerate(spec.validations):
         try:
@@ -185,7 +193,7 @@ def validate(spec: CompiledSpec, scope: Scope) -> tuple[list[Decision], list[Aud
             decisions.append(Decision("error", f"valueExpression '{annotation.expression}' resulted in unsupported "
                                       f"return type: {kind}. Return type must be either string or null.",
                                       annotation.path))
-    return decisions, published
+    return Validated(True, decisions, published)
 
 
 @dataclass(frozen=True, slots=True)

@@ -65,7 +65,7 @@ class _Tally:
     warning: list[tuple[Decision, str]]
     errors: list[tuple[Decision, str]]  # blocking errors (evaluation or configuration)
     annotations: dict[str, list]  # key -> distinct values (failure records for VALIDATION_FAILURE_KEY)
-    decided: bool = False  # some invocation got past its match conditions
+    decided: bool = False  # some invocation applied (its match conditions held, or failed)
 
 
 def _tally(policy: AdmissionPolicy, spec: CompiledSpec, items: list, request: Any) -> _Tally:
@@ -77,11 +77,10 @@ def _tally(policy: AdmissionPolicy, spec: CompiledSpec, items: list, request: An
             if policy.failure_policy != "Ignore":
                 tally.errors.append((Decision("error", item.message), ""))
             continue
-        scope = prepare(spec, request.with_params(item.params))
-        decisions, published = validate(spec, scope)
-        tally.decided |= bool(decisions)
+        validated = validate(spec, prepare(spec, request.with_params(item.params)))
+        tally.decided |= validated.applied
         suffix = _suffix(item, several)
-        for decision in decisions:
+        for decision in validated.decisions:
             if not decision.denies(policy.failure_policy):
                 continue
             actions = item.binding.actions
@@ -93,7 +92,7 @@ def _tally(policy: AdmissionPolicy, spec: CompiledSpec, items: list, request: An
                 tally.annotations.setdefault(VALIDATION_FAILURE_KEY, []).append({
                     "message": decision.message, "policy": policy.name, "binding": item.binding.name,
                     "expressionIndex": decision.index, "validationActions": list(actions)})
-        _publish(tally.annotations, policy.name, published)
+        _publish(tally.annotations, policy.name, validated.published)
     return tally
 
 
