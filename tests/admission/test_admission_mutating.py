@@ -131,3 +131,14 @@ def test_a_fix_written_back_leaves_out_the_defaults_the_policy_saw() -> None:
     assert applied[0].mutated == {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
                                   "spec": {"containers": [{"name": "a", "image": "nginx",
                                                            "imagePullPolicy": "IfNotPresent"}]}}
+
+
+def test_under_ignore_a_failing_mutation_is_left_out_and_the_others_apply() -> None:
+    broken = {"patchType": "JSONPatch", "jsonPatch": {"expression": (
+        "[JSONPatch{op: 'remove', path: '/metadata/annotations/missing'}]")}}
+    policy = map_(mutations=[broken, LABEL], failurePolicy="Ignore")
+    value, results = mutated([policy, binding("m", mutating=True)], pod())
+    assert value["metadata"]["labels"] == {"owner": "platform"}
+    assert results == [("m", "pass")]
+    value, results = mutated([map_(mutations=[broken, LABEL]), binding("m", mutating=True)], pod())
+    assert results == [("m", "error")] and "labels" not in value["metadata"]

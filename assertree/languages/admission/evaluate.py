@@ -123,14 +123,14 @@ def prepare(spec: CompiledSpec, data: dict[str, Any]) -> Scope:
 def match(spec: CompiledSpec, scope: Scope) -> Decision | None:
     """None when the match conditions hold; a decision ``skip`` when one is false, else ``error``."""
     errors: list[tuple[str, tuple]] = []
-    for _name, program, path in spec.match_conditions:
+    for name, program, path in spec.match_conditions:
         try:
             result = run(program, scope)
         except CelError as error:
             errors.append((_failure(program.text, error, scope), path))
             continue
         if result is False:
-            return Decision("skip", f"match condition {_name!r} is false", path)
+            return Decision("skip", f"match condition {name!r} is false", path)
     if not errors:
         return None
     message = errors[0][0] if len(errors) == 1 else "[" + ", ".join(text for text, _ in errors) + "]"
@@ -198,7 +198,9 @@ def validate(spec: CompiledSpec, scope: Scope) -> Validated:
 
 @dataclass(frozen=True, slots=True)
 class MutationOutcome:
-    """An invocation's mutations: the object after them, or the error that stopped them; or not applied."""
+    """An invocation's mutations: whether it applied, the object after the mutations that worked, and the error
+    of the first that did not (the apiserver goes on with the next mutation, and refuses the request at the end
+    unless the policy ignores failures)."""
 
     applied: bool
     object: Any = None
@@ -215,17 +217,16 @@ def mutate(spec: CompiledSpec, scope: Scope, apply: Sequence[Any]) -> MutationOu
     current = scope.data.get("object")
     if current is None:  # Kubernetes calls no patcher when there is no object (DELETE)
         return MutationOutcome(False)
+    first_error: Decision | None = None
     for mutation, program in spec.mutations:
         try:
             patch = run(program, Scope({**scope.data, "object": current}, scope.failed))
-        except CelError as error:
-            return MutationOutcome(True, error=Decision("error", _failure(mutation.expression, error, scope),
-                                                        mutation.path))
-        try:
             if mutation.patch_type == "JSONPatch":
                 current = apply_json_patch(current, patch)
             else:
                 current = apply_configuration(current, patch)
+        except CelError as error:
+            first_error = first_error or Decision("error", _failure(mutation.expression, error, scope), mutation.path)
         except ValueError as error:
-            return MutationOutcome(True, error=Decision("error", str(error), mutation.path))
-    return MutationOutcome(True, current)
+            first_error = first_error or Decision("error", str(error), mutation.path)
+    return MutationOutcome(True, current, first_error)

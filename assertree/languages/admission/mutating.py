@@ -127,16 +127,14 @@ def _replace(resource: Resource, value: Any) -> Resource:
 
 
 def _invoke(member: _Member, invocation: Invocation, value: Any, context: Any) -> tuple[Any, Any]:
-    """(the object after one invocation, the error decision that stopped it or None); (None, None) when the
-    match conditions are false. The mutations patch the object as the request has it (in its namespace, with
-    the apiserver's defaults); what they did not change of that is taken out again (`without_defaults`)."""
+    """(the object after one invocation, or None when it did not apply; the error of a mutation or of the match
+    conditions, or None). The mutations patch the object as the request has it (in its namespace, with the
+    apiserver's defaults); what they did not change of that is taken out again (`without_defaults`)."""
     request = request_for(value, context)
     outcome = mutate(member.spec, prepare(member.spec, request.with_params(invocation.params)), _APPLY)
-    if outcome.error is not None:
-        return value, outcome.error
     if not outcome.applied:
-        return None, None
-    return without_defaults(value, request.variables["object"], outcome.object), None
+        return None, outcome.error
+    return without_defaults(value, request.variables["object"], outcome.object), outcome.error
 
 
 def mutating_mutator(key: Any, policy: AdmissionPolicy, rule: AdmissionRule, spec: CompiledSpec,
@@ -165,8 +163,7 @@ def mutating_mutator(key: Any, policy: AdmissionPolicy, rule: AdmissionRule, spe
             after, error = _invoke(member, item, value, context)
             if error is not None:
                 errors.append(error.message)
-                continue
-            if after is None:
+            if after is None or (error is not None and json_equal(after, value)):  # nothing of it applied
                 continue
             applied = True
             ran.append(item)
@@ -203,10 +200,9 @@ def _reinvoke(state: _Pass, resource: Resource, context: Any) -> Resource:
     value = resource.value
     for member, invocation, result in state.reinvocable:
         after, error = _invoke(member, invocation, value, context)
-        if error is not None:
-            if member.policy.failure_policy != "Ignore":
-                result.status, result.message = ERROR, f"reinvoked: {error.message}"
-                result.error = RuleError(result.message, kind="mutation")
+        if error is not None and member.policy.failure_policy != "Ignore":
+            result.status, result.message = ERROR, f"reinvoked: {error.message}"
+            result.error = RuleError(result.message, kind="mutation")
             continue
         if after is not None:
             value = after
