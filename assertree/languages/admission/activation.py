@@ -59,8 +59,9 @@ class Request:
 
 def _in_namespace(resource: Any) -> Any:
     """`resource` with ``metadata.namespace: default`` when its kind is namespaced and it names none."""
-    if not isinstance(resource, Mapping) or not is_namespaced(resource.get("apiVersion"), resource.get("kind")):
-        return resource
+    if not isinstance(resource, Mapping) or not isinstance(resource.get("kind"), str) \
+            or not is_namespaced(resource.get("apiVersion"), resource.get("kind")):
+        return resource  # a cluster-scoped kind, or not a Kubernetes object at all
     metadata = resource.get("metadata")
     if not isinstance(metadata, Mapping) or metadata.get("namespace"):
         return resource
