@@ -26,6 +26,7 @@ k8s.io/apiserver/pkg/admission/plugin/cel ``CreateAdmissionRequest``,
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -35,7 +36,7 @@ from assertree.languages.kubernetes.defaults import with_defaults
 from assertree.languages.kubernetes.request import AdmissionRequest, admission_request
 from assertree.languages.kubernetes.resources import is_namespaced
 
-__all__ = ["Request", "request_for"]
+__all__ = ["Request", "build_request", "request_for"]
 
 _NAME_LABEL = "kubernetes.io/metadata.name"
 
@@ -79,8 +80,34 @@ def _namespace_object(name: str, values: Any) -> dict:
     return out
 
 
+_KEPT = 16
+_local = threading.local()
+
+
 def request_for(resource: Any, context: Any) -> Request:
-    """The request for `resource` under the scan's `context` (operation, values, user info)."""
+    """The request for `resource` under the scan's `context` (operation, values, user info).
+
+    Fast path: every admission policy of a scan asks for the request of the same resource, and building it
+    (a defaulted copy of the object) costs as much as evaluating the policy; the last `_KEPT` requests are
+    kept, keyed by the identity of the resource and of the context's inputs, which the entry keeps alive. It
+    must never change a result, which holds while a resource is not changed after it is first checked: a scan
+    only reads its resources, and a mutation makes a new value. `build_request` is the general path.
+    """
+    key = (id(resource), id(context), getattr(context, "operation", None), id(getattr(context, "values", None)),
+           id(getattr(context, "user_info", None)), getattr(context, "kubernetes_defaults", True))
+    kept: dict = _local.__dict__.setdefault("requests", {})
+    found = kept.get(key)
+    if found is not None:
+        return found[2]
+    request = build_request(resource, context)
+    if len(kept) >= _KEPT:
+        del kept[next(iter(kept))]
+    kept[key] = (resource, context, request)  # the resource and the context pin the ids of the key
+    return request
+
+
+def build_request(resource: Any, context: Any) -> Request:
+    """The request for `resource` under the scan's `context`, built (`request_for` keeps the last ones)."""
     operation = getattr(context, "operation", "CREATE") or "CREATE"
     values = getattr(context, "values", None)
     resource = _in_namespace(resource)
