@@ -147,8 +147,7 @@ def scan(
 
         context.params = tuple(load_params(params))
     context.run_unbound = unbound
-    if not unbound:
-        _warn_unbound(policies)
+    _warn_admission(policies, context.params, unbound=unbound)
     processes = jobs if jobs is not None else default_jobs()
     if streamed:
         from assertree.cli.streamed import scan_streamed
@@ -215,17 +214,27 @@ def _load_policies(paths: list[Path], selector):
     return policies
 
 
-def _warn_unbound(policies) -> None:
-    """One line per admission policy that no binding names: Kubernetes would not run it (--unbound runs it)."""
-    for item in policies:
-        policy = item.policy
-        if getattr(policy, "binding_kind", None) is None or policy.bindings:
-            continue
+def _warn_admission(policies, params, *, unbound: bool) -> None:
+    """One line per admission policy that no binding names (Kubernetes would not run it; --unbound runs it), and
+    per binding whose params are not among --params (the policy never runs for it, or always refuses)."""
+    if not any(str((item.policy.document or {}).get("apiVersion", "")).startswith("admissionregistration.k8s.io/")
+               for item in policies):
+        return
+    from assertree.languages.admission.language import unbound as unbound_policies
+    from assertree.languages.admission.language import without_params
+
+    def where(policy) -> str:
         line = getattr(policy, "line", None)
-        where = f"{policy.source}:{line}" if policy.source and line else policy.source or "<policy>"
-        print(f"assertree: warning: {where}: {policy.kind} {policy.name!r} is not bound: no {policy.binding_kind} "
-              "names it, so Kubernetes would not run it; its results are skips (--unbound runs it as if bound)",
-              file=sys.stderr)
+        return f"{policy.source}:{line}" if policy.source and line else policy.source or "<policy>"
+
+    for policy in [] if unbound else unbound_policies(policies):
+        print(f"assertree: warning: {where(policy)}: {policy.kind} {policy.name!r} is not bound: no "
+              f"{policy.binding_kind} names it, so Kubernetes would not run it; its results are skips (--unbound "
+              "runs it as if bound)", file=sys.stderr)
+    for policy, binding in without_params(policies, params):
+        api_version, kind = policy.param_kind
+        print(f"assertree: warning: {where(policy)}: {policy.kind} {policy.name!r}: binding {binding.name!r} takes "
+              f"params of kind {kind} ({api_version}), and --params gave none", file=sys.stderr)
 
 
 def _warn_empty(policies) -> int:

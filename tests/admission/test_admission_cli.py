@@ -132,3 +132,10 @@ def test_lint_names_a_binding_without_its_policy(tmp_path: Path, capsys) -> None
     code, out, _ = run(["lint", tmp_path / "binding.yaml"], capsys)
     assert code == 1
     assert "binds ValidatingAdmissionPolicy 'gone', which is not among the policies given" in out
+
+
+def test_scan_warns_when_params_of_a_binding_were_not_given(files: Path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(files)
+    code, _, err = run(["scan", "--policy", "policy.yaml", "small.yaml"], capsys)
+    assert code == 1
+    assert "binding 'replica-limit-binding' takes params of kind ConfigMap (v1), and --params gave none" in err

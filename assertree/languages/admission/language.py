@@ -20,7 +20,8 @@ from assertree.languages.admission.linking import link, orphan_message
 from assertree.languages.admission.model import GROUP, KINDS, MUTATING, VALIDATING, Binding
 from assertree.languages.admission.reading import ReadError, problems, read_document, read_policy, readable
 
-__all__ = ["DESCRIPTION", "GROUP", "compile_document", "link", "lint_document", "lint_documents", "orphan_message"]
+__all__ = ["DESCRIPTION", "GROUP", "compile_document", "link", "lint_document", "lint_documents", "orphan_message",
+           "unbound", "without_params"]
 
 DESCRIPTION = f"{GROUP} {VALIDATING}, {MUTATING} and their bindings"
 
@@ -80,3 +81,23 @@ def lint_documents(documents: Iterable[Any]) -> Iterator[tuple[int, Problem]]:
             yield position, Problem("the policy has a paramKind but no binding gives it params (paramRef): its "
                                     "expressions would see params as null", path=("spec", "paramKind"),
                                     severity=Severity.WARNING)
+
+
+def unbound(policies: Iterable[Any]) -> list[Any]:
+    """The admission policies among compiled `policies` that no binding names (Kubernetes would not run them)."""
+    return [item.policy for item in policies if isinstance(item, CompiledAdmissionPolicy) and not item.policy.bindings]
+
+
+def without_params(policies: Iterable[Any], params: Iterable[Any]) -> list[tuple[Any, Binding]]:
+    """(policy, binding) for each binding whose ``paramRef`` can find nothing: no parameter resource of the
+    policy's ``paramKind`` was given, so the policy never runs for it (or always refuses, with ``Deny``)."""
+    given = {(str(param.get("apiVersion", "")).rpartition("/")[0], param.get("kind")) for param in params
+             if isinstance(param, dict)}
+    found: list[tuple[Any, Binding]] = []
+    for item in policies:
+        if not isinstance(item, CompiledAdmissionPolicy) or item.policy.param_kind is None:
+            continue
+        api_version, kind = item.policy.param_kind
+        if (api_version.rpartition("/")[0], kind) not in given:
+            found.extend((item.policy, binding) for binding in item.policy.bindings if binding.param_ref is not None)
+    return found
