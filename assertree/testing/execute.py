@@ -61,11 +61,10 @@ def load_test(test: KyvernoTest) -> LoadedTest:
         for file in _files(test, name, "resources"):
             manifests.extend(read_manifests(file))
     context = _scan_context(test, exceptions)
-    params: list[Any] = []  # paramResources: what admission policy bindings choose their params from
-    for name in test.param_resources:
-        for file in _files(test, name, "resources"):
-            params.extend(manifest.value for manifest in read_manifests(file))
-    context.params = tuple(params)
+    if test.param_resources:  # what admission policy bindings choose their params from, as written (a param
+        from assertree.inputs.params import load_params  # without a namespace may be of a cluster-scoped kind)
+
+        context.params = tuple(load_params(_existing(test, name, "paramResources") for name in test.param_resources))
     context.run_unbound = True  # the Kyverno CLI runs a policy no binding names (only its matchConstraints decide)
     context.kubernetes_defaults = False  # the Kyverno CLI evaluates the manifest as written
     return LoadedTest(test, policies, unique(manifests), context, exceptions, warnings)

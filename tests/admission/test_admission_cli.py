@@ -139,3 +139,23 @@ def test_scan_warns_when_params_of_a_binding_were_not_given(files: Path, capsys,
     code, _, err = run(["scan", "--policy", "policy.yaml", "small.yaml"], capsys)
     assert code == 1
     assert "binding 'replica-limit-binding' takes params of kind ConfigMap (v1), and --params gave none" in err
+
+
+def test_assertree_test_reads_params_as_written(tmp_path: Path, capsys) -> None:
+    """A parameter resource without a namespace, of a custom kind, is cluster-scoped: a request in any namespace
+    finds it (the test's resources get the CLI's default namespace, its params do not)."""
+    policy = vap("limit", paramKind={"apiVersion": "example.com/v1", "kind": "Limits"},
+                 validations=[{"expression": "size(object.spec.containers) <= params.max"}])
+    (tmp_path / "policy.yaml").write_text(yaml.safe_dump_all([policy, binding(
+        "limit", paramRef={"name": "global", "parameterNotFoundAction": "Deny"})]))
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(
+        {"apiVersion": "example.com/v1", "kind": "Limits", "metadata": {"name": "global"}, "max": 1}))
+    (tmp_path / "pods.yaml").write_text(yaml.safe_dump_all([pod("one", namespace="team-a"), pod(
+        "two", namespace=None, containers=[{"name": "a", "image": "x"}, {"name": "b", "image": "y"}])]))
+    (tmp_path / "kyverno-test.yaml").write_text(yaml.safe_dump({
+        "apiVersion": "cli.kyverno.io/v1alpha1", "kind": "Test", "metadata": {"name": "limits"},
+        "policies": ["policy.yaml"], "resources": ["pods.yaml"], "paramResources": ["params.yaml"],
+        "results": [{"isValidatingAdmissionPolicy": True, "policy": "limit", "resources": ["one"], "result": "pass"},
+                    {"isValidatingAdmissionPolicy": True, "policy": "limit", "resources": ["two"], "result": "fail"}]}))
+    code, out, _ = run(["test", "--strict", str(tmp_path)], capsys)
+    assert code == 0, out
