@@ -109,3 +109,9 @@ def test_a_mutating_binding_binds_only_a_mutating_policy() -> None:
 
     _policies, unlinked = link([compile_document(document) for document in documents])
     assert len(unlinked) == 1
+
+
+def test_lint_warns_about_a_param_ref_for_a_policy_without_param_kind(tmp_path: Path) -> None:
+    found = problems_of(tmp_path, vap(validations=[{"expression": "true"}]),
+                        binding(paramRef={"name": "x", "parameterNotFoundAction": "Allow"}))
+    assert found == [("warning", "spec.paramRef", "the policy has no paramKind: Kubernetes ignores this paramRef")]

@@ -6,7 +6,7 @@ policies they name once every document of a load is compiled (the loader
 calls it). `lint_document` checks one document (schema, the apiserver's
 rules, CEL); `lint_documents` adds what only the documents together tell:
 a binding naming a policy that is not there, a policy whose ``paramKind`` no
-binding gives params for.
+binding gives params for, a ``paramRef`` for a policy without ``paramKind``.
 """
 
 from __future__ import annotations
@@ -71,6 +71,9 @@ def lint_documents(documents: Iterable[Any]) -> Iterator[tuple[int, Problem]]:
             binding = Binding(str((document.get("metadata") or {}).get("name")), str(document["kind"]), key[1],
                               document)
             yield position, Problem(orphan_message(binding), path=("spec", "policyName"))
+        elif spec.get("paramRef") and not (documents[policies[key]].get("spec") or {}).get("paramKind"):
+            yield position, Problem("the policy has no paramKind: Kubernetes ignores this paramRef",
+                                    path=("spec", "paramRef"), severity=Severity.WARNING)
         bound.setdefault(key, []).append(spec)
     for key, position in policies.items():
         spec = (documents[position].get("spec") or {}) if isinstance(documents[position], dict) else {}
