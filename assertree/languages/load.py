@@ -116,18 +116,16 @@ def link(compiled: Iterable[Any]) -> tuple[list[Any], list[Problem]]:
     """Documents of one load joined where a language needs several for one policy (Kubernetes' admission
     policies and the bindings that name them): (the policies, a located problem for each document left over).
 
-    Each language already imported that defines ``link(items) -> (items, leftovers)`` links its own documents;
-    a leftover has ``source``, ``line`` and a message (``orphan_message``).
+    Each language already imported that defines ``link(items) -> (items, problems)`` links its own documents
+    (a language not imported yet compiled none of them).
     """
     items = list(compiled)
     problems: list[Problem] = []
     for module_name in LANGUAGES.values():
         language = sys.modules.get(module_name)
-        if language is None or not hasattr(language, "link"):
-            continue
-        items, leftovers = language.link(items)
-        problems.extend(Problem(language.orphan_message(item), location=Location(item.source, item.line, None),
-                                path=("spec", "policyName")) for item in leftovers)
+        if language is not None and hasattr(language, "link"):
+            items, found = language.link(items)
+            problems.extend(found)
     return items, problems
 
 

@@ -14,13 +14,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from assertree.errors import PolicyError, Problem, Severity
+from assertree.errors import Location, PolicyError, Problem, Severity
 from assertree.languages.admission.compile import CompiledAdmissionPolicy, compile_policy, compile_spec
-from assertree.languages.admission.linking import link, orphan_message
+from assertree.languages.admission.linking import link as link_bindings
+from assertree.languages.admission.linking import orphan_message
 from assertree.languages.admission.model import GROUP, KINDS, MUTATING, VALIDATING, Binding
 from assertree.languages.admission.reading import ReadError, problems, read_document, read_policy, readable
 
-__all__ = ["DESCRIPTION", "GROUP", "compile_document", "link", "lint_document", "lint_documents", "orphan_message",
+__all__ = ["DESCRIPTION", "GROUP", "compile_document", "link", "lint_document", "lint_documents",
            "unbound", "without_params"]
 
 DESCRIPTION = f"{GROUP} {VALIDATING}, {MUTATING} and their bindings"
@@ -36,6 +37,14 @@ def compile_document(document: Any, *, source: str | None = None, index: int | N
     if isinstance(read, Binding):
         return read
     return compile_policy(read)
+
+
+def link(items: Iterable[Any]) -> tuple[list[Any], list[Problem]]:
+    """`items` with each binding attached to its policy (`linking`), and a located problem for each binding
+    whose policy is not among them."""
+    linked, orphans = link_bindings(items)
+    return linked, [Problem(orphan_message(binding), Location(binding.source, binding.line), ("spec", "policyName"))
+                    for binding in orphans]
 
 
 def lint_document(document: Any) -> Iterator[Problem]:
