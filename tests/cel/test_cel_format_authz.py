@@ -121,3 +121,12 @@ def test_the_authorizer_checks_its_arguments_as_kubernetes_does(text: str, messa
 ])
 def test_calls_returning_an_optional_are_indexed(text: str, rewritten: str) -> None:
     assert rewrite(text) == rewritten
+
+
+def test_kyvernos_cel_policies_have_the_format_library_too() -> None:
+    from assertree.languages.cel.kubernetes import environment
+
+    kyverno = environment("kyverno-format", ("object",))
+    program = kyverno.compile(rewrite("format.labelValue().validate(object.v).hasValue()"))
+    assert program.evaluate({"object": {"v": "not valid!"}}) is True
+    assert program.evaluate({"object": {"v": "fine"}}) is False
