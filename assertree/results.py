@@ -97,6 +97,7 @@ class Violation:
     message: str | None
     errors: list[FieldError]
     steps: tuple | None = None  # where the failing field is in the resource, when no field error says it (Kyverno)
+    baselined: bool = False  # found in the --baseline file (`assertree.findings.baseline`)
 
     def headline(self) -> str:
         """``<message> (CHECK=...)``, or ``(CHECK=...)`` without a message."""
@@ -163,6 +164,8 @@ class RuleResult:
     exception: str | None = None  # the PolicyException that made this result a skip
     patched: Any = None  # Kyverno mutate: the resource after this rule's patches
     identifier_error: RuleError | None = None  # the identifier expression failed (`identifier` says so too)
+    baselined: bool = False  # a failure or error whose every finding is in the --baseline file: it does not fail
+    gate: str | None = None  # why a failure is only a warning (--fail-on: the policy's severity is below it)
 
     def feedback_json(self) -> dict[str, Any]:
         """`feedback` as JSON: ``{"name": {"value": ...}}`` or ``{"name": {"error": "text"}}``."""
@@ -171,7 +174,8 @@ class RuleResult:
 
     @property
     def failed(self) -> bool:
-        return self.status in (FAIL, ERROR)
+        """Whether this result fails the scan: a failure or an error that is not in the baseline."""
+        return self.status in (FAIL, ERROR) and not self.baselined
 
 
 @dataclass

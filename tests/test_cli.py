@@ -73,7 +73,7 @@ def test_json_output(workdir, capsys, snapshot):
     report = json.loads(out)
     assert report["summary"] == {"resources": 2, "policies": 1, "rules": 1, "passed": 1, "failed": 1,
                                  "errors": 0, "skipped": 0, "notMatched": 0, "warned": 0, "violations": 1,
-                                 "fileErrors": 0}
+                                 "fileErrors": 0, "baselined": 0, "fixed": 0}
     # resources and policies are referred to, not embedded
     assert report["reports"][0]["resource"] == {"source": "bad.json", "document": 0, "path": "[0]", "identifier": "b"}
     assert report["reports"][0]["results"][0]["policy"]["metadata"] == {"name": "limits"}
@@ -231,7 +231,7 @@ def test_bad_payloads(workdir, capsys):
     (workdir / "latin1.yaml").write_bytes(b"name: caf\xe9\n")
     cases = {
         "empty.json": "empty.json: empty file: a .json file must hold a JSON value",
-        "broken.json": "broken.json:1:7: invalid JSON: unexpected character",
+        "broken.json": "broken.json:1:7: invalid JSON: ",  # the reason after it is orjson's
         "scalar.json": "scalar.json: payload must be an object or a list of objects, not a string",
         "latin1.yaml": "latin1.yaml:1:10: payload is not UTF-8 text (byte 9): save the file as UTF-8",
     }
@@ -271,7 +271,7 @@ def test_bad_options(workdir, capsys):
     assert "--include-deleted only applies with --terraform" in error_of(
         ["scan", "ok.json", "--policy", "policy.yaml", "--include-deleted"], capsys)
     code, _, err = run(["scan", "ok.json", "--policy", "policy.yaml", "--nope"], capsys)
-    assert code == 2 and "No such option" in err
+    assert code == 2 and "--nope" in err  # the wording around it is click's
 
 
 def test_runtime_expression_error_is_a_rule_error(workdir, capsys):

@@ -187,7 +187,7 @@ def test_sarif_fingerprints_are_stable_and_ignore_lines(workdir):
     def fingerprints():
         results = sarif(scan_files(["r.yaml"], ["p.yaml"]))["runs"][0]["results"]
         return [
-            (r["partialFingerprints"]["assertree/v1"], r["locations"][0]["physicalLocation"]["region"]["startLine"])
+            (r["partialFingerprints"]["assertree/v2"], r["locations"][0]["physicalLocation"]["region"]["startLine"])
             for r in results
         ]
 
@@ -199,6 +199,11 @@ def test_sarif_fingerprints_are_stable_and_ignore_lines(workdir):
     moved = fingerprints()
     assert [line for _, line in moved] == [4, 6]
     assert [value for value, _ in moved] == [value for value, _ in first]
+    (workdir / "r.yaml").write_text("- {replicas: 9, name: b}\n- {name: a, replicas: 5}\n")  # reordered, reflowed
+    assert sorted(value for value, _ in fingerprints()) == sorted(value for value, _ in first)
+    (workdir / "r.yaml").write_text(payload.replace("name: b", "name: c"))  # renamed: another resource
+    renamed = [value for value, _ in fingerprints()]
+    assert renamed[0] == first[0][0] and renamed[1] != first[1][0]
 
 
 def test_sarif_uris_outside_the_working_directory_and_from_stdin(tmp_path, monkeypatch):

@@ -60,7 +60,7 @@ def write_outputs(outputs: list[Output], result, options: ReportOptions) -> None
             _print_note(overflow_note(result))
     from assertree.report.totals import totals
 
-    _after_reports(outputs, options, lambda: totals(result, options.problems).line())
+    _after_reports(outputs, options, lambda: totals(result, options.problems, options.baseline).line())
 
 
 def write_streamed(outputs: list[Output], policies, options: ReportOptions,
@@ -74,7 +74,7 @@ def write_streamed(outputs: list[Output], policies, options: ReportOptions,
     from assertree.report.stream import writer_for
     from assertree.report.totals import Tally
 
-    tally = Tally(policies)
+    tally = Tally(policies, options.baseline)
     sinks: list[_Sink] = []
     writers = []
     try:

@@ -75,6 +75,8 @@ class Writer:
         out.write(',\n  "summary": ' + _dumps(tally.totals(problems).as_dict(), "  "))
         if problems or not self.options.kyverno_json:
             out.write(',\n  "fileErrors": ' + _dumps([_problem(problem) for problem in problems], "  "))
+        if self.options.baseline is not None:
+            out.write(',\n  "baseline": ' + _dumps(self.options.baseline.as_dict(), "  "))
         out.write("\n}\n")
 
     def close(self) -> None:
@@ -137,6 +139,10 @@ def _rule(result: RuleResult, embed: bool = True) -> dict[str, Any]:
         out["message"] = result.message
     if result.exception:
         out["exception"] = result.exception
+    if result.baselined:
+        out["baselined"] = True
+    if result.gate:
+        out["gate"] = result.gate
     if result.status == ERROR:
         out["error"] = rule_error(result.error, kyverno_json=embed)
     if result.violations:
@@ -144,6 +150,7 @@ def _rule(result: RuleResult, embed: bool = True) -> dict[str, Any]:
             {
                 "message": violation.headline(),
                 "errors": [_field_error(error) for error in violation.errors],
+                **({"baselined": True} if violation.baselined else {}),
             }
             for violation in result.violations
         ]

@@ -17,9 +17,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from assertree.errors import Problem
 from assertree.results import ERROR, FAIL, PASS, SKIP, WARN, PolicyInfo, Resource, RuleInfo, RuleResult, ScanResult
+
+BASELINED = "baselined"  # how a Tally counts a result that `RuleResult.baselined` marks, whatever its status
 
 
 def plural(count: int, one: str, many: str) -> str:
@@ -42,6 +45,8 @@ class Totals:
     warned: int
     violations: int
     fileErrors: int  # camelCase: the JSON report's key, as written
+    baselined: int = 0  # failures and errors whose every finding is in the --baseline file (not in `failed`)
+    fixed: int = 0  # --baseline entries no finding matched
 
     def as_dict(self) -> dict[str, int]:
         return asdict(self)
@@ -53,6 +58,10 @@ class Totals:
                   f"{self.skipped} skipped"]
         if self.warned:
             counts.append(f"{self.warned} warned")
+        if self.baselined:
+            counts.append(f"{self.baselined} baselined")
+        if self.fixed:
+            counts.append(f"{self.fixed} fixed since the baseline")
         text = (f"Checked {plural(self.resources, 'resource', 'resources')} against "
                 f"{plural(self.policies, 'policy', 'policies')} ({plural(self.rules, 'rule', 'rules')}): "
                 f"{', '.join(counts)}")
@@ -61,10 +70,10 @@ class Totals:
         return text
 
 
-def totals(result: ScanResult, problems: Sequence[Problem] = ()) -> Totals:
+def totals(result: ScanResult, problems: Sequence[Problem] = (), baseline: Any = None) -> Totals:
     """The totals of a scan and of the payload files that could not be used (counted by a `Tally` over
     the scan's resources, as a streamed report counts them)."""
-    return Tally.of(result).totals(problems)
+    return Tally.of(result, baseline).totals(problems)
 
 
 class Tally:
@@ -74,8 +83,9 @@ class Tally:
     so both say the same. Per rule it keeps only how many resources the rule gave a result for.
     """
 
-    def __init__(self, policies: Sequence[PolicyInfo]) -> None:
+    def __init__(self, policies: Sequence[PolicyInfo], baseline: Any = None) -> None:
         self.policies = list(policies)
+        self.baseline = baseline  # the --baseline file read back (`assertree.findings.baseline.Baseline`), or None
         self.resources = 0
         self.results = 0  # rule results (rules that applied)
         self.statuses: Counter[str] = Counter()
@@ -83,13 +93,13 @@ class Tally:
         self.applied: dict[int, int] = {}  # id(rule): how many resources it gave a result for
 
     @classmethod
-    def of(cls, result: ScanResult) -> Tally:
+    def of(cls, result: ScanResult, baseline: Any = None) -> Tally:
         """The tally of a whole scan, counted at once: what `add` gives over `units(result)`."""
-        tally = cls(result.policies)
+        tally = cls(result.policies, baseline)
         results = result.results
         tally.resources = len(result.resources)
         tally.results = len(results)
-        tally.statuses = Counter(item.status for item in results)
+        tally.statuses = Counter(BASELINED if item.baselined else item.status for item in results)
         tally.violations = sum(len(item.violations) for item in results)
         tally.applied = dict(Counter(rule for rule, _ in {(id(item.rule), id(item.resource)) for item in results}))
         return tally
@@ -103,14 +113,14 @@ class Tally:
         statuses, applied = self.statuses, self.applied
         if len(results) == 1:  # the common case: no pair to tell apart
             only = results[0]
-            statuses[only.status] += 1
+            statuses[BASELINED if only.baselined else only.status] += 1
             self.violations += len(only.violations)
             rule = id(only.rule)
             applied[rule] = applied.get(rule, 0) + 1
             return
         pairs = set()
         for result in results:
-            statuses[result.status] += 1
+            statuses[BASELINED if result.baselined else result.status] += 1
             self.violations += len(result.violations)
             pairs.add((id(result.rule), id(result.resource)))
         for rule, _ in pairs:
@@ -147,6 +157,8 @@ class Tally:
             warned=statuses[WARN],
             violations=self.violations,
             fileErrors=len(problems),
+            baselined=statuses[BASELINED],
+            fixed=len(self.baseline.fixed()) if self.baseline is not None else 0,
         )
 
 

@@ -53,15 +53,17 @@ def load_test(test: KyvernoTest) -> LoadedTest:
     from assertree.languages.kyverno import bridge
     from assertree.languages.kyverno.language import load_kyverno_documents
     from assertree.languages.kyverno.manifests import read_manifests, unique
+    from assertree.languages.load import link
     from assertree.testing.payloads import load_payloads
 
     policies, invalid = _load_policies([file for name in test.policies for file in _files(test, name, "policies")])
+    policies, unlinked = link(policies)  # admission policies and their bindings; the CLI ignores a stray binding
     exceptions = []  # as in the CLI, only the files under `exceptions:` give PolicyExceptions
     for name in test.exceptions:
         path = _existing(test, name, "exceptions")
         exceptions.extend(bridge.parse_exceptions(load_kyverno_documents([path]).exceptions, str(path)))
     manifests = []
-    warnings = []
+    warnings = [f"binding ignored: {problem}" for problem in unlinked]
     for name in test.resources:
         if not test.path(name).exists():  # the CLI reports a missing resource file and carries on
             warnings.append(f"failed to load resources: {name}: file not found")
@@ -70,6 +72,12 @@ def load_test(test: KyvernoTest) -> LoadedTest:
             manifests.extend(read_manifests(file))
     manifests = unique(manifests)
     context = _scan_context(test, exceptions, [manifest.value for manifest in manifests])
+    if test.param_resources:  # what admission policy bindings choose their params from, as written (a param
+        from assertree.inputs.params import load_params  # without a namespace may be of a cluster-scoped kind)
+
+        context.params = tuple(load_params(_existing(test, name, "paramResources") for name in test.param_resources))
+    context.run_unbound = True  # the Kyverno CLI runs a policy no binding names (only its matchConstraints decide)
+    context.kubernetes_defaults = False  # the Kyverno CLI evaluates the manifest as written
     warnings.extend(f"policy {name}: {why}" for name, why in invalid.items())
     return LoadedTest(test, policies, manifests, context, exceptions, warnings, invalid, load_payloads(test))
 

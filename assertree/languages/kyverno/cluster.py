@@ -11,8 +11,8 @@ which knows no resource types of its own. `Cluster` is both, told apart by
 `discovery`:
 
 - resources are stored by group, version, resource (plural), namespace and
-  name, the resource named by the built-in kinds (`assertree.languages.kyverno.
-  cel_policies.resources.plural_of`, cluster scope from the CLI's discovery
+  name, the resource named by the built-in kinds (`assertree.languages.kubernetes.
+  resources.plural_of`, cluster scope from the CLI's discovery
   data) and by the CRDs added;
 - `get` finds one object or raises `NotFound` with Kubernetes' wording
   (``configmaps "x" not found``);
@@ -129,8 +129,7 @@ class Cluster:
         found = self._types.get((group, kind))
         if found is not None:
             return ResourceType(group, version, kind, found.plural, found.namespaced)
-        from assertree.languages.kyverno.cel_policies.resources import plural_of
-        from assertree.languages.kyverno.manifests import is_namespaced
+        from assertree.languages.kubernetes.resources import is_namespaced, plural_of
 
         return ResourceType(group, version, kind, plural_of(kind),
                             is_namespaced(f"{group}/{version}" if group else version, kind))

@@ -2,11 +2,12 @@
 
 `compile_policy` builds the model (the written rules plus the autogen rules for
 Pod controllers and CronJobs), refuses rule types assertree does not run yet
-naming the field (``validate.podSecurity``, ``generate``, ``verifyImages``,
-mutate ``targets``, ...: a load-time error, never a surprise halfway through a
-scan), compiles ``validate.cel`` rules with Kyverno's CEL environment
-(`cel_policies.validate_cel`, imported only when a policy has such a rule),
-and gives:
+naming the field (``generate``, ``verifyImages``, mutate ``targets``, ...: a
+load-time error, never a surprise halfway through a scan), compiles
+``validate.cel`` rules with Kyverno's CEL environment
+(`cel_policies.validate_cel`, imported only when a policy has such a rule) and
+``validate.podSecurity`` rules with the Pod Security Standards checks
+(`pod_security.rule`), and gives:
 
 - `CompiledKyvernoPolicy` (`base.CompiledPolicy`): ``rules`` are the validate
   rules, ``mutator(context)`` runs the mutate rules;
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
 
 # Rule parts assertree cannot run yet: a clear error naming the field, at load time.
 _UNSUPPORTED = {
-    ("validate", "podSecurity"): "validate.podSecurity (Pod Security Standards) is not supported yet",
     ("validate", "manifests"): "validate.manifests (signed manifests) is not supported",
     ("validate", "assert"): "validate.assert (assertion trees in a ClusterPolicy) is not supported yet",
     ("mutate", "targets"): "mutate.targets (mutating existing resources) is not supported",

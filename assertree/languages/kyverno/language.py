@@ -53,7 +53,8 @@ def compile_document(document: dict, *, source: str | None = None, index: int | 
 
 
 def lint_document(document: Any) -> Iterator[Problem]:
-    """Every structural problem of one document, else the first compile problem (no location yet)."""
+    """Every structural problem of one document, else the first compile problem, else the warnings
+    (no location yet)."""
     from assertree.languages.kyverno.schema import problems
 
     found = problems(document) if is_kyverno_policy(document) else []
@@ -64,6 +65,14 @@ def lint_document(document: Any) -> Iterator[Problem]:
         _compile(document, None, None, None)
     except PolicyError as error:
         yield error.problem
+        return
+    from assertree.languages.kyverno.pod_security.rule import lint_pod_security
+
+    for position, rule in enumerate(document["spec"]["rules"]):
+        validate = rule.get("validate")
+        if isinstance(validate, dict) and isinstance(validate.get("podSecurity"), dict):
+            yield from lint_pod_security(validate["podSecurity"], ("spec", "rules", position, "validate",
+                                                                   "podSecurity"))
 
 
 def _compile(document: dict, source: str | None, index: int | None, line: int | None) -> CompiledKyvernoPolicy:

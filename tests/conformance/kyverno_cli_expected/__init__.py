@@ -11,4 +11,4 @@ XFAIL: dict[str, dict[str, str]] = {"core": CORE, "cel": {**CEL, **CEL_LIFECYCLE
 
 # The least share of a tier's scored rows that must agree (raised as each tier's issue lands).
 # cel: every row outside cel_lifecycle agrees (51 of 71 rows; the 20 cel_lifecycle rows are the generate issue's)
-FLOORS: dict[str, float] = {"core": 0.0, "cel": 0.7, "admission": 0.0}
+FLOORS: dict[str, float] = {"core": 0.0, "cel": 0.7, "admission": 0.95}

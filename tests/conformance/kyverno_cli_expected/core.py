@@ -1,12 +1,6 @@
 """Rows of the core tier that do not agree yet, each with its reason."""
 
 XFAIL: dict[str, str] = {
-    "core:test-exceptions/exceptions-3:psa:baseline:Pod/default/bad-pod:fail":
-        "not yet: no result compared for this row: test/cli/test-exceptions/exceptions-3/policy.yaml:16:7: spec.rules[0].validate.podSecurity: validate.podSecurity (Pod Security Standards) is not supported yet",
-    "core:test-exceptions/exceptions-3:psa:baseline:Pod/default/good-pod:pass":
-        "not yet: no result compared for this row: test/cli/test-exceptions/exceptions-3/policy.yaml:16:7: spec.rules[0].validate.podSecurity: validate.podSecurity (Pod Security Standards) is not supported yet",
-    "core:test-exceptions/exceptions-3:psa:baseline:Pod/staging-ns/excluded-pod:skip":
-        "not yet: no result compared for this row: test/cli/test-exceptions/exceptions-3/policy.yaml:16:7: spec.rules[0].validate.podSecurity: validate.podSecurity (Pod Security Standards) is not supported yet",
     "core:test-generate/add-network-policy:add-networkpolicy:default-deny:Namespace//hello-world-namespace:pass":
         "not yet: test file not read: test/cli/test-generate/add-network-policy/kyverno-test.yaml:10:3: results[0].generatedResource: not supported by assertree test yet",
     "core:test-generate/custom-resource:sync-pull-image-secrets:sync-image-pull-secret:Namespace//test-ns:pass":

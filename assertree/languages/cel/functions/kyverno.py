@@ -1,21 +1,21 @@
 """Kyverno's offline CEL helpers (github.com/kyverno/sdk extensions/cel/libs, kyverno/kyverno pkg/cel/libs).
 
 ``json.unmarshal(s)``, ``json.marshal(v)`` (Go's ``json.Marshal`` text),
-``yaml.parse(s)``, ``jsonpatch.escapeKey(s)``, ``parseServiceAccount(s)`` (a
-map with ``Namespace`` and ``Name``, the Go struct's field names the policies
-select), ``time.now()``, ``time.truncate(t, d)``, ``time.toCron(t)``,
-``sha1``/``sha256``/``md5`` (hex), ``random()``/``random(pattern)``,
-``math.round(x, digits)`` (declared as `ROUND_DIGITS`), ``x509.decode(pem)``, ``listObjToMap(keys,
-values, keyField, valueField)``, ``gzip.compress``/``gzip.decompress``. The
-1.18 names (``hash.sha256``, ``random.random``, ``user.parseServiceAccount``,
+``yaml.parse(s)``, ``parseServiceAccount(s)`` (a map with ``Namespace`` and
+``Name``, the Go struct's field names the policies select), ``time.now()``,
+``time.truncate(t, d)``, ``time.toCron(t)``, ``sha1``/``sha256``/``md5``
+(hex), ``random()``/``random(pattern)``, ``math.round(x, digits)`` (declared
+as `ROUND_DIGITS`), ``x509.decode(pem)``, ``listObjToMap(keys, values,
+keyField, valueField)``, ``gzip.compress``/``gzip.decompress``. The 1.18
+names (``hash.sha256``, ``random.random``, ``user.parseServiceAccount``,
 ``transform.listObjToMap``) are declared beside the first ones, as the SDK
 declares them. In Kyverno ``json`` and ``yaml`` are variables whose methods
 these are; here they are namespaced functions, which reads the same in an
-expression. YAML is read
-as Kyverno reads it elsewhere (sigs.k8s.io/yaml: go-yaml v2, then JSON), by
-the JMESPath library's reader (`assertree.jp.functions.goyaml`), with its
-limits: go-yaml's alias budget and 1024 levels of nesting, so a hostile
-string is an error rather than a hang or a crash.
+expression. YAML is read as Kyverno reads it elsewhere (sigs.k8s.io/yaml:
+go-yaml v2, then JSON), by the JMESPath library's reader
+(`assertree.jp.functions.goyaml`), with its limits: go-yaml's alias budget
+and 1024 levels of nesting, so a hostile string is an error rather than a
+hang or a crash.
 """
 
 from __future__ import annotations
@@ -65,10 +65,6 @@ def _service_account(user: str) -> dict[str, str]:
         if ":" in rest:
             namespace, _, name = rest.partition(":")
     return {"Namespace": namespace, "Name": name}
-
-
-def _escape_key(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
 
 
 def _marshal(value: Any) -> str:
@@ -155,7 +151,6 @@ DECLARATIONS = (
     *(Declaration("json.marshal", (kind,), "string", _marshal)
       for kind in ("map", "list", "string", "int", "uint", "double", "bool", "null")),
     Declaration("yaml.parse", ("string",), "dyn", _parse_yaml),
-    Declaration("jsonpatch.escapeKey", ("string",), "string", _escape_key),
     Declaration("parseServiceAccount", ("string",), "map", _service_account),
     Declaration("user.parseServiceAccount", ("string",), "map", _service_account),
     Declaration("time.now", (), "timestamp", lambda: datetime.datetime.now(datetime.UTC)),

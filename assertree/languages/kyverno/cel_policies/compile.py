@@ -23,7 +23,10 @@ from assertree.languages.cel.functions.kyverno import GZIP_BASE64, ROUND_DIGITS
 from assertree.languages.cel.lexer import rename_calls
 from assertree.languages.cel.or_value import or_value_compat
 from assertree.languages.cel.presence import null_safe_presence
+from assertree.languages.cel.rewrite import rewrite
 from assertree.languages.cel.variables import VariableReferenceError, inline_variables
+from assertree.languages.kubernetes.matching import matches
+from assertree.languages.kubernetes.request import admission_request
 from assertree.languages.kyverno.cel_policies.authz import MODES as AUTHZ_MODES
 from assertree.languages.kyverno.cel_policies.authz import authz_environment, check_request, evaluate_request
 from assertree.languages.kyverno.cel_policies.environment import Lookups, environment, uses_authorizer
@@ -34,11 +37,8 @@ from assertree.languages.kyverno.cel_policies.evaluate import (
     evaluate_validations,
 )
 from assertree.languages.kyverno.cel_policies.exceptions import CompiledException, compile_exceptions
-from assertree.languages.kyverno.cel_policies.matching import matches
 from assertree.languages.kyverno.cel_policies.model import CelPolicy, CelRule, PolicySpec
 from assertree.languages.kyverno.cel_policies.reading import ReadError, read_policy, read_spec
-from assertree.languages.kyverno.cel_policies.request import admission_request
-from assertree.languages.kyverno.cel_policies.rewrite import rewrite
 from assertree.results import ERROR, FAIL, WARN, Resource, RuleError, RuleResult, Violation
 
 __all__ = ["CompiledCelPolicy", "CompiledCelRule", "compile_expression", "compile_policy",
@@ -153,7 +153,7 @@ def _data(policy: CelPolicy, rule: CelRule, resource: Any, context: ScanContext)
     lookups = getattr(context, "lookups", None)
     request = admission_request(resource, operation=context.operation, values=context.values,
                                 user_info=context.user_info, types=getattr(lookups, "cluster", None))
-    if not matches(rule.spec.match, request.attributes):
+    if not matches(rule.spec.match, request.attributes, generate_name=True):
         return None
     return request.variables()
 
@@ -206,7 +206,7 @@ class CompiledCelRule:
             from assertree.errors import field_path_text
 
             violations.append(Violation(field_path_text(outcome.check), message, []))
-        from assertree.languages.kyverno.manifests import resource_key
+        from assertree.languages.kubernetes.resources import resource_key
 
         return RuleResult(resource=resource, policy=self.policy, rule=self.rule, status=status,
                           identifier=resource_key(resource.value), message=message, violations=violations,

@@ -40,7 +40,6 @@ from typing import Any
 
 from assertree.languages.cel.engine import Environment, Function, FunctionError, Overload, evaluation_context
 from assertree.languages.cel.functions.declare import opaque, opaque_text
-from assertree.languages.kyverno.cel_policies.rewrite import INDEX_FUNCTIONS
 from assertree.languages.kyverno.cluster import Cluster, NotFound, split_api_version
 
 __all__ = ["EXTENSIONS", "FUNCTIONS", "VARIABLES", "GlobalContextError", "Lookups", "environment",
@@ -247,36 +246,6 @@ def _http_functions() -> list[Function]:
     return out
 
 
-def _string_index(text: str, part: str, offset: int | None = None, *, last: bool = False) -> int:
-    if offset is not None and not 0 <= offset <= len(text):
-        raise FunctionError(f"index out of range: {offset}")
-    if last:
-        return text.rfind(part, 0, len(text) if offset is None else offset + len(part))
-    return text.find(part, 0 if offset is None else offset)
-
-
-def _is_bool(value: Any) -> bool:
-    return isinstance(value, bool)
-
-
-def _list_index(items: list, wanted: Any, *, last: bool = False) -> int:
-    indexes = range(len(items) - 1, -1, -1) if last else range(len(items))
-    return next((i for i in indexes if items[i] == wanted and _is_bool(items[i]) == _is_bool(wanted)), -1)
-
-
-def _index_function(name: str, last: bool) -> Function:
-    """Strings' ``indexOf``/``lastIndexOf`` and Kubernetes' list ones under one name (see `rewrite`)."""
-    overloads = [
-        Overload(f"{name}_string", ("string", "string"), "int", lambda t, p: _string_index(t, p, last=last), True),
-        Overload(f"{name}_string_int", ("string", "string", "int"), "int",
-                 lambda t, p, o: _string_index(t, p, o, last=last), True),
-    ]
-    for kind in ("string", "int", "uint", "double", "bool", "bytes", "null", "list", "map"):
-        overloads.append(Overload(f"{name}_list_{kind}", ("list", kind), "int",
-                                  lambda items, wanted: _list_index(list(items), wanted, last=last), True))
-    return Function(name, tuple(overloads))
-
-
 def _lookup_functions(namespaced: bool) -> tuple[Function, ...]:
     image = tuple(Function(f"image.{name}", (Overload(f"image_{name}", ("string",), "dyn", _image_metadata),))
                   for name in ("GetMetadata", "getMetadata"))
@@ -287,11 +256,8 @@ def _lookup_functions(namespaced: bool) -> tuple[Function, ...]:
     return (*_resource_functions(namespaced), *image, *context, *_http_functions())
 
 
-_INDEX = (_index_function(INDEX_FUNCTIONS["indexOf"], last=False),
-          _index_function(INDEX_FUNCTIONS["lastIndexOf"], last=True))
-
-FUNCTIONS = (*_lookup_functions(False), *_INDEX)
-"""Kyverno's context lookups, served offline, and list ``indexOf`` (cluster-wide policies' declarations)."""
+FUNCTIONS = _lookup_functions(False)
+"""Kyverno's context lookups, served offline (cluster-wide policies' declarations)."""
 
 
 @cache
@@ -299,7 +265,7 @@ def environment(namespaced: bool = False) -> Environment:
     """Kyverno's policy environment (a namespaced policy's resource lookups take no namespace argument)."""
     from assertree.languages.cel.functions import KYVERNO
 
-    functions = FUNCTIONS if not namespaced else (*_lookup_functions(True), *_INDEX)
+    functions = FUNCTIONS if not namespaced else _lookup_functions(True)
     return Environment(name="policies.kyverno.io" + ("/namespaced" if namespaced else ""), variables=VARIABLES,
                        extensions=EXTENSIONS, functions=(*KYVERNO, *functions), cross_type_numeric_comparisons=True)
 

@@ -35,9 +35,9 @@ from typing import Any
 
 from assertree.languages.cel.engine import CelError
 from assertree.languages.cel.fallback import Runnable
+from assertree.languages.kubernetes.expressions import Mutation, Validation
 from assertree.languages.kyverno.cel_policies.conditions import check_conditions
 from assertree.languages.kyverno.cel_policies.exceptions import CompiledException, check_exceptions
-from assertree.languages.kyverno.cel_policies.model import Mutation, Validation
 from assertree.results import ERROR, FAIL, PASS, SKIP, RuleError
 
 __all__ = ["CompiledSpec", "Outcome", "evaluate_mutations", "evaluate_validations", "prepare_variables"]
@@ -169,7 +169,7 @@ def evaluate_validations(spec: CompiledSpec, data: dict[str, Any], lookups: Any 
 def evaluate_mutations(spec: CompiledSpec, data: dict[str, Any], lookups: Any = None,
                        exceptions: Sequence[CompiledException] = ()) -> Outcome:
     """PASS with the patched object, SKIP (match conditions, an exception) or ERROR for one resource."""
-    from assertree.languages.kyverno.cel_policies.mutate import MutationError, apply_configuration, apply_json_patch
+    from assertree.languages.kubernetes.patches import MutationError, apply_configuration, apply_json_patch
 
     scope, stop, note = _begin(spec, data, lookups, exceptions)
     if stop is not None:

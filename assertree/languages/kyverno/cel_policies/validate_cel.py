@@ -30,9 +30,9 @@ from typing import Any
 from assertree.errors import PolicyError
 from assertree.languages.cel.engine import CelError
 from assertree.languages.cel.fallback import Runnable
+from assertree.languages.kubernetes.request import admission_request
 from assertree.languages.kyverno.cel_policies.compile import compile_reading_variables
 from assertree.languages.kyverno.cel_policies.evaluate import NO_EXCEPTIONS, CompiledSpec, prepare_variables
-from assertree.languages.kyverno.cel_policies.request import admission_request
 from assertree.results import ERROR, FAIL, PASS, SKIP, Status
 
 __all__ = ["CompiledValidateCel", "compile_validate_cel", "evaluate_validate_cel"]
