@@ -56,6 +56,9 @@ def run(text: str, value=None):
     # list indexOf beside the strings extension's, math.round(x, digits) beside the math extension's
     ("[1, 2, 3].indexOf(2) + 'abcb'.lastIndexOf('b')", 4),
     ("math.round(2.345, 2) + math.round(2.5)", 5.35),
+    # Kubernetes' format library, with its optional results
+    ("format.dns1123Label().validate('Web').hasValue()", True),
+    ("format.named('dns1123Label').value().validate('web').hasValue()", False),
 ])
 def test_kyverno_reads_it_so(text: str, expected) -> None:
     assert run(text) == expected

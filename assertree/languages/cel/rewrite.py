@@ -47,6 +47,8 @@ CONSTRUCTOR_TYPES = ("Object", "JSONPatch")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CHAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*")
 _FIELD = re.compile(r"(\s*)(\??)([A-Za-z_][A-Za-z0-9_]*)(\s*):")
+
+
 def _rename_calls(chain: str, text: str, end: int, preceded_by_dot: bool) -> str:
     """`chain` (``a.b.indexOf``) with a last ``.indexOf`` renamed when a call follows."""
     head, dot, last = chain.rpartition(".")
