@@ -53,7 +53,8 @@ def scan(
     params: Annotated[list[Path] | None, typer.Option(
         "--params", metavar="PATH", show_default=False,
         help="Parameter resources of Kubernetes admission policies (files or directories of ConfigMaps, custom "
-        "resources ...): what a binding's paramRef chooses from. Repeatable.")] = None,
+        "resources ...): what a binding's paramRef chooses from, and a ClusterPolicy validate.cel rule's. "
+        "Repeatable.")] = None,
     unbound: Annotated[bool, typer.Option(
         "--unbound", metavar="",
         help="Run ValidatingAdmissionPolicies and MutatingAdmissionPolicies that no binding names as if bound "

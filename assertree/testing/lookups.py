@@ -9,7 +9,7 @@ environment`), which the CEL kinds and ClusterPolicy context entries both read:
   knows only what it holds) and image data;
 - ``clusterResources``: ClusterResource files. Their ``spec.resources``, the
   CRDs their ``spec.crds`` name (paths relative to the test) and the test's own
-  resources, targets and params seed a fake cluster (`Cluster`, with discovery:
+  resources seed a fake cluster (`Cluster`, with discovery:
   it knows its resource types), which then answers ``resource.Get/List``,
   ``apiCall`` and ``configMap`` entries instead of the context file's
   resources; the CRDs also name the resources of their kinds;

@@ -297,6 +297,47 @@ def test_global_context_entries_serve_cel(tmp_path):
     assert [row[1:3] for row in rows(tmp_path)] == [("pass", True)]
 
 
+PARAM_POLICY = """
+apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: params}
+spec:
+  rules:
+  - name: allowed-images
+    match: {any: [{resources: {kinds: [Pod]}}]}
+    validate:
+      failureAction: Audit
+      cel:
+        paramKind: {apiVersion: v1, kind: ConfigMap}
+        paramRef: {selector: {matchLabels: {policy: images}}, parameterNotFoundAction: Deny}
+        expressions:
+        - expression: "object.spec.containers.all(c, c.image.startsWith(params.data.prefix))"
+          messageExpression: "'images must start with ' + params.data.prefix"
+"""
+
+
+def test_param_resources_and_cluster_resources_give_validate_cel_its_params(tmp_path):
+    def prefix(name: str, value: str) -> dict:  # no namespace: in default, as the CLI loads it
+        return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "labels": {"policy": "images"}},
+                "data": {"prefix": value}}
+
+    pods = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+             "spec": {"containers": [{"name": "c", "image": image}]}}
+            for name, image in (("good", "docker.io/library/nginx"), ("bad", "docker.io/team/nginx"))]
+    cluster = {"apiVersion": "cli.kyverno.io/v1alpha1", "kind": "ClusterResource", "metadata": {"name": "c"},
+               "spec": {"resources": [prefix("second", "docker.io/library/")]}}
+    row = {"policy": "params", "rule": "allowed-images", "kind": "Pod"}
+    write(tmp_path, {"policy.yaml": PARAM_POLICY, "resources.yaml": pods, "params.yaml": prefix("first", "docker.io/"),
+                     "cluster.yaml": cluster,
+                     "kyverno-test.yaml": kyverno_test([{**row, "resources": ["good"], "result": "pass"},
+                                                        {**row, "resources": ["bad"], "result": "fail"}],
+                                                       paramResources=["params.yaml"],
+                                                       clusterResources=["cluster.yaml"])})
+    assert [(name, actual, message) for name, actual, _, _, message in rows(tmp_path)] == [
+        ("good", "pass", "Validation rule 'allowed-images' passed."),
+        ("bad", "fail", "images must start with docker.io/library/")]  # each param in turn decides
+
+
 # -- payloads --------------------------------------------------------------------------------------------
 
 

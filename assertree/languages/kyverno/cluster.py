@@ -122,6 +122,12 @@ class Cluster:
         for resource in resources:
             self.add(resource)
 
+    def copy(self) -> Cluster:
+        """Another cluster with the same types and objects, to add to without changing this one."""
+        objects = {key: {namespace: dict(named) for namespace, named in namespaces.items()}
+                   for key, namespaces in self._objects.items()}
+        return Cluster(self.discovery, objects, dict(self._types), dict(self._plurals))
+
     # ------------------------------------------------------------------ types
 
     def type_of(self, group: str, version: str, kind: str) -> ResourceType:

@@ -205,7 +205,7 @@ def _run_cel(cel: Any, session: Any, context: ScanContext) -> Outcome:
     from types import SimpleNamespace
 
     request = SimpleNamespace(operation=bridge.operation_of(session), user_info=context.user_info,
-                              lookups=getattr(context, "lookups", None))
+                              lookups=getattr(context, "lookups", None), params=context.params, memo=context.memo)
     status, message = cel.evaluate(bridge.resource_of(session) or None, request)
     return Outcome(str(status), message)
 
