@@ -227,8 +227,8 @@ def test_lint_finds_a_policy_marker_anywhere_in_a_large_file_found_in_a_director
     may hold a plan of gigabytes), so a marker across two chunks still counts."""
     text = bytearray(b" " * (4 << 20))
     text[at:at + len(b"ClusterPolicy")] = b"ClusterPolicy"
-    (tmp_path / "big.yaml").write_bytes(b"\n" + bytes(text) + b"\n")
+    (tmp_path / "big.yaml").write_bytes(b'a: "\n' + bytes(text) + b"\n")  # not YAML: said once it is read
     (tmp_path / "payload.json").write_text('{"no": "policy here"}')
-    assert main(["lint", str(tmp_path)]) == 1  # big.yaml is checked (a string, not a policy), payload.json skipped
+    assert main(["lint", str(tmp_path)]) == 0  # big.yaml is read (a warning: it names a policy), payload.json skipped
     out = capsys.readouterr().out
-    assert "big.yaml" in out and "payload.json" not in out
+    assert "big.yaml" in out and "warning: invalid YAML" in out and "payload.json" not in out

@@ -33,6 +33,7 @@ class ScanContext:
     operation: str = "CREATE"  # the admission operation Kyverno evaluates
     exceptions: Sequence[Any] = ()  # PolicyException documents that may exempt resources
     lookups: Any = None  # Kyverno CEL: resource/image/globalContext lookups from a test's context file
+    cluster_scoped: frozenset[tuple[str, str]] = frozenset()  # (group, kind) from CRD files: kept out of 'default'
     memo: dict = field(default_factory=dict, compare=False, repr=False)  # one scan's caches (a Scanner's own)
 
 

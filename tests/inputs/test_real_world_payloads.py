@@ -152,7 +152,7 @@ def test_a_directory_with_a_helm_template_and_a_comment_only_file(capsys, monkey
     assert code == 2  # bad input, reported at the end, after every other file was checked
     lines = out.splitlines()
     assert ("- ERROR: k8s/templates/deployment.yaml:1:3: invalid YAML: did not find expected node content "
-            "(this looks like an unrendered template: render the template first, or exclude it)") in lines
+            "(this looks like an unrendered template: render it first, or leave it out with --exclude)") in lines
     assert "- PASSED (POLICY=pinned-images, RULE=locale-norway, ID=locale, SOURCE=k8s/config.yaml)" in lines
     assert "- FAILED (POLICY=pinned-images, RULE=no-latest, ID=web, SOURCE=k8s/deployment.yaml)" in lines
     assert "kustomization-notes" not in out  # comment-only: no resource, no error

@@ -269,11 +269,29 @@ def normalise(resource: dict) -> dict:
     return resource
 
 
-def is_namespaced(api_version: Any, kind: Any) -> bool:
-    """False only for the built-in cluster-scoped kinds; unknown kinds count as namespaced, as in the CLI."""
+def is_namespaced(api_version: Any, kind: Any, cluster_scoped: frozenset[tuple[str, str]] = frozenset()) -> bool:
+    """False only for the built-in cluster-scoped kinds, and those of `cluster_scoped` (group, kind) pairs
+    (read from CRD files); unknown kinds count as namespaced, as in the CLI."""
     version = str(api_version or "")
     group = version.split("/", 1)[0] if "/" in version else ""
-    return (group, str(kind or "")) not in CLUSTER_SCOPED
+    key = (group, str(kind or ""))
+    return key not in CLUSTER_SCOPED and key not in cluster_scoped
+
+
+def with_default_namespace(value: Any, cluster_scoped: frozenset[tuple[str, str]] = frozenset()) -> Any:
+    """`value` in ``default`` when it is a Kubernetes object (it has a kind) of a namespaced kind without a
+    namespace, as ``kyverno apply`` reads it; else `value` itself. A copy of the top level and of
+    ``metadata`` only: the payload a scan read is not changed, so its reports still show it as written."""
+    if not isinstance(value, dict) or not isinstance(value.get("kind"), str) or not value["kind"]:
+        return value
+    metadata = value.get("metadata")
+    if metadata is None:
+        metadata = {}
+    elif not isinstance(metadata, dict) or metadata.get("namespace"):
+        return value
+    if not is_namespaced(value.get("apiVersion"), value["kind"], cluster_scoped):
+        return value
+    return {**value, "metadata": {**metadata, "namespace": "default"}}
 
 
 def unique(manifests: Iterable[Manifest]) -> list[Manifest]:
