@@ -479,3 +479,20 @@ def test_totals_count_rules_as_written_autogen_rules_under_their_source(tmp_path
             summary["notMatched"]) == (1, 1, 1, 1, 0, 1)
     assert out.err == ("assertree: Checked 3 resources against 1 policy (1 rule): 1 passed, 1 failed, 0 errored, "
                        "0 skipped\n")
+
+
+def test_an_unreadable_payload_is_printed_once_where_both_streams_go(tmp_path):
+    """The text report lists a file that could not be read; standard error repeats it only when it goes
+    somewhere else (a report redirected to a file), never twice in one terminal or CI log."""
+    import subprocess
+    import sys
+
+    (tmp_path / "bad.yaml").write_text("a: [\n")
+    command = [sys.executable, "-m", "assertree", "scan", "--policy", str(K8S / "policies"),
+               str(K8S / "deployment-good.yaml"), str(tmp_path / "bad.yaml")]
+    with (tmp_path / "log.txt").open("w") as log:  # one place, as `2>&1` gives
+        assert subprocess.run(command, stdout=log, stderr=log, check=False).returncode == 2
+    assert (tmp_path / "log.txt").read_text().count("bad.yaml:2:1: invalid YAML") == 1
+    apart = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert apart.returncode == 2
+    assert "bad.yaml:2:1: invalid YAML" in apart.stdout and "bad.yaml:2:1: invalid YAML" in apart.stderr
