@@ -18,6 +18,7 @@ def build() -> typer.Typer:
     from assertree.cli import apply as apply_command
     from assertree.cli import compare as compare_command
     from assertree.cli import jp as jp_commands
+    from assertree.cli import kyverno as kyverno_commands
     from assertree.cli import lint as lint_command
     from assertree.cli import scan as scan_command
     from assertree.cli import serve as serve_command
@@ -55,6 +56,13 @@ def build() -> typer.Typer:
     app.command("lint", no_args_is_help=True, epilog=lint_command.EXAMPLES, cls=Command)(lint_command.lint)
     app.command("serve", cls=Command)(serve_command.serve)
     app.add_typer(jp_commands.app, name="jp")
+    kyverno = typer.Typer(
+        name="kyverno", add_completion=False, no_args_is_help=True,
+        context_settings={"help_option_names": ["-h", "--help"]},
+        help="The Kyverno CLI 1.19's command lines, run by assertree: change 'kyverno' to 'assertree kyverno'.")
+    kyverno.command("apply", epilog=kyverno_commands.APPLY_EXAMPLES, cls=Command)(kyverno_commands.apply)
+    kyverno.command("test", epilog=kyverno_commands.TEST_EXAMPLES, cls=Command)(kyverno_commands.test)
+    app.add_typer(kyverno, name="kyverno")
     return app
 
 

@@ -17,6 +17,7 @@ PACKAGE = Path(assertree.__file__).parent
 
 STAGES = [
     ("assertree.errors",),
+    ("assertree.writes",),  # the one way to write a user's file: any later stage may write one
     ("assertree.documents",),
     ("assertree.jp",),
     ("assertree.tree",),
@@ -27,6 +28,7 @@ STAGES = [
     ("assertree.scale",),  # distributed scans (Dask): on top of the engine, before the reports
     ("assertree.report",),
     ("assertree.testing", "assertree.apply"),
+    ("assertree.kyverno_cli",),  # the Kyverno CLI's command lines and outputs, over testing and apply
     ("assertree.serve",),
     ("assertree.cli", "assertree.__main__"),
     ("assertree",),  # the public API may reach everything, lazily
