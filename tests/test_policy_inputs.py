@@ -96,8 +96,8 @@ def test_schema_ships_inside_the_package_unchanged():
     assert json.loads(shipped.read_text())["$schema"] == "https://json-schema.org/draft/2020-12/schema"
 
 
-def test_readme_shows_the_editor_schema_line():
-    assert "# yaml-language-server: $schema=" in (REPO / "README.md").read_text()
+def test_the_docs_show_the_editor_schema_line():
+    assert "# yaml-language-server: $schema=" in (REPO / "docs" / "lint.md").read_text()
 
 
 # -- assertree lint -------------------------------------------------------------------------------

@@ -119,6 +119,14 @@ def test_exclude_patterns(pattern, path, matched):
     assert Exclude.of([pattern]).matches(path) is matched
 
 
+def test_under_a_folder_named_a_pattern_must_name_something_inside_it():
+    policies = Exclude.of(["policies"])
+    assert not policies.matches("repo/policies/a.yaml", "repo/policies")
+    assert policies.matches("repo/policies/old/policies/a.yaml", "repo/policies")
+    assert Exclude.of(["examples/_archived"]).matches("examples/_archived/a.yaml", "examples")
+    assert policies.matches("repo/policies/a.yaml")  # a file named on the command line: its whole path
+
+
 def test_an_empty_exclude_pattern_is_a_usage_error():
     with pytest.raises(UsageError, match="empty pattern"):
         Exclude.of([" "])

@@ -12,7 +12,11 @@ command) takes gitignore-like patterns:
   and ``?`` stay within one name, ``**`` crosses folders, ``[...]`` is a set;
   a leading ``./`` or trailing ``/`` is ignored;
 - a folder that matches is not searched at all; a file named on the command
-  line is left out too when a pattern matches it.
+  line is left out too when a pattern matches it;
+- under a folder given on the command line, a pattern must name something
+  inside it: ``--policy policies/ --exclude policies`` leaves out a
+  ``policies`` folder below, not everything (the folder's own path can still
+  be part of a match: ``--exclude examples/_archived`` with ``examples/``).
 
 The standard library's ``fnmatch`` lets ``*`` cross ``/`` and has no ``**``,
 and ``PurePath.full_match`` (which has both) needs Python 3.13, so the few
@@ -96,21 +100,27 @@ class Exclude:
     def __iter__(self) -> Iterator[str]:
         return iter(self.patterns)
 
-    def matches(self, path: str | PurePath) -> bool:
-        """Whether a pattern names `path`, or one of the folders it is in."""
+    def matches(self, path: str | PurePath, root: str | PurePath | None = None) -> bool:
+        """Whether a pattern names `path`, or one of the folders it is in; with `root` (the folder given on
+        the command line that `path` was found in), only a match that reaches below `root` counts."""
         if not self._compiled:
             return False
-        parts = [part for part in PurePath(path).as_posix().split("/") if part not in ("", ".")]
+        parts = _parts(path)
+        inside = len(_parts(root)) if root is not None else 0
         for regex, nested in self._compiled:
             if not nested:
-                if any(regex.match(part) for part in parts):
+                if any(regex.match(part) for part in parts[inside:]):
                     return True
                 continue
-            for start in range(len(parts)):
-                for end in range(start + 1, len(parts) + 1):
+            for end in range(max(inside, 0) + 1, len(parts) + 1):
+                for start in range(end):
                     if regex.match("/".join(parts[start:end])):
                         return True
         return False
+
+
+def _parts(path: str | PurePath) -> list[str]:
+    return [part for part in PurePath(path).as_posix().split("/") if part not in ("", ".")]
 
 
 NO_EXCLUDE = Exclude()
@@ -136,7 +146,7 @@ def _pruned(root: Path, exclude: Exclude, hidden: bool) -> Iterable[Path]:
     for folder, folders, files in os.walk(root):
         base = Path(folder)
         folders[:] = sorted(name for name in folders
-                            if (hidden or not name.startswith(".")) and not exclude.matches(base / name))
+                            if (hidden or not name.startswith(".")) and not exclude.matches(base / name, root))
         for name in sorted(files):
-            if (hidden or not name.startswith(".")) and not exclude.matches(base / name):
+            if (hidden or not name.startswith(".")) and not exclude.matches(base / name, root):
                 yield base / name

@@ -138,10 +138,10 @@ def payload_files(arguments: Sequence[str], exclude: Exclude = NO_EXCLUDE) -> li
     for argument in arguments:
         path = Path(argument)
         if argument == STDIN or path.is_file() or path.is_fifo() or path.is_char_device():  # <(command): a FIFO
-            if argument == STDIN or not exclude.matches(argument):
+            if argument == STDIN or not exclude.matches(argument):  # a file named: its whole path may match
                 found.append(argument)
         elif path.is_dir():
-            matches = [str(p) for p in walk(path, SUFFIXES, exclude)] if not exclude.matches(argument) else []
+            matches = [str(p) for p in walk(path, SUFFIXES, exclude)]
             if not matches:
                 left = " (--exclude left none)" if exclude else ""
                 raise PayloadError(f"no .json, .yaml or .yml files in this directory{left}", source=argument)

@@ -175,7 +175,7 @@ def resource_files(paths: Iterable[str], exclude: Exclude = NO_EXCLUDE) -> list[
         path = Path(raw)
         if raw != STDIN and path.is_dir():
             out.extend(str(file) for file in sorted(path.iterdir())
-                       if file.is_file() and file.suffix in (".yaml", ".yml") and not exclude.matches(file))
+                       if file.is_file() and file.suffix in (".yaml", ".yml") and not exclude.matches(file, path))
         elif raw == STDIN or not exclude.matches(raw):
             out.append(raw)
     return out

@@ -87,7 +87,7 @@ def find_tests(paths: Sequence[str | Path], file_name: str = TEST_FILE_NAME,
             if not exclude.matches(path):
                 out.append(path)
         elif path.is_dir():
-            out.extend(_walk(Path(os.path.normpath(path)), file_name, exclude))
+            out.extend(_walk(Path(os.path.normpath(path)), file_name, exclude, Path(os.path.normpath(path))))
         else:
             from assertree.testing.testfile import KyvernoTestError
 
@@ -95,13 +95,13 @@ def find_tests(paths: Sequence[str | Path], file_name: str = TEST_FILE_NAME,
     return out
 
 
-def _walk(folder: Path, file_name: str, exclude: Exclude) -> Iterator[Path]:
+def _walk(folder: Path, file_name: str, exclude: Exclude, root: Path) -> Iterator[Path]:
     for entry in sorted(os.scandir(folder), key=lambda entry: entry.name):
         path = folder / entry.name if str(folder) != "." else Path(entry.name)
-        if exclude.matches(path):
+        if exclude.matches(path, root):
             continue
         if entry.is_dir():
-            yield from _walk(path, file_name, exclude)
+            yield from _walk(path, file_name, exclude, root)
         elif entry.name == file_name:
             yield path
 

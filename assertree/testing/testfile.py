@@ -117,7 +117,7 @@ def find_test_files(paths: Iterable[str | Path], file_name: str = TEST_FILE_NAME
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found.extend(sorted(p for p in path.rglob(file_name) if p.is_file() and not excluded.matches(p)))
+            found.extend(sorted(p for p in path.rglob(file_name) if p.is_file() and not excluded.matches(p, path)))
         elif path.is_file():
             if not excluded.matches(path):
                 found.append(path)

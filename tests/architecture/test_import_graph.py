@@ -1,4 +1,4 @@
-"""The package's stages import one way, and the public API is what the README promises.
+"""The package's stages import one way, and the public API is what the docs promise.
 
 Stages, earliest first; a module may import from its own stage and the stages
 before it, never from a later one, and no two modules may import each other in
