@@ -214,7 +214,7 @@ def test_compare_reads_repositories_too(repository, tmp_path, capsys):
     new = write(tmp_path / "new", {"require-team.yaml": POLICY.format(name="require-team"), "README.yaml": "a: 1\n"})
     pods = write(tmp_path / "k8s", {"pods.yaml": POD.format(name="bad", labels="")})
     assert main(["compare", "--old", str(repository / "best-practices"), "--new", str(new), str(pods)]) == 0
-    assert "skipped 1 file that hold no policy (1 other YAML or JSON)" in capsys.readouterr().err
+    assert "skipped 1 file that holds no policy (1 other YAML or JSON)" in capsys.readouterr().err
 
 
 # -- Kubernetes semantics in scan -----------------------------------------------------------------

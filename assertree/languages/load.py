@@ -171,7 +171,8 @@ def skipped_note(skipped: Counter[str]) -> str | None:
         return None
     ordered = sorted(skipped.items(), key=lambda item: (-item[1], item[0]))
     kinds = ", ".join(f"{count:,} {what}" for what, count in ordered)
-    return f"skipped {total:,} file{'s' if total != 1 else ''} that hold no policy ({kinds})"
+    files = f"{total:,} files that hold" if total != 1 else "1 file that holds"
+    return f"skipped {files} no policy ({kinds})"
 
 
 def load_policy_set(paths: Iterable[str | Path], *, selector: Callable[[Mapping[str, str]], bool] | None = None,
