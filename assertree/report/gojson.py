@@ -39,38 +39,32 @@ def marshal_indent(value: Any, prefix: str = "") -> str:
 def _write(value: Any, out: list[str], indent: str | None, at: str) -> None:
     if isinstance(value, dict):
         keys = list(value) if isinstance(value, Struct) else sorted(value, key=str)
-        if not keys:
-            out.append("{}")
-            return
-        inner = at + indent if indent is not None else ""
-        out.append("{")
-        for position, key in enumerate(keys):
-            if position:
-                out.append(",")
-            if indent is not None:
-                out.append("\n" + inner)
-            out.append(to_json(str(key)))
-            out.append(": " if indent is not None else ":")
-            _write(value[key], out, indent, inner)
-        if indent is not None:
-            out.append("\n" + at)
-        out.append("}")
+        _container("{}", [(to_json(str(key)), value[key]) for key in keys], out, indent, at)
     elif isinstance(value, (list, tuple)):
-        if not value:
-            out.append("[]")
-            return
-        inner = at + indent if indent is not None else ""
-        out.append("[")
-        for position, item in enumerate(value):
-            if position:
-                out.append(",")
-            if indent is not None:
-                out.append("\n" + inner)
-            _write(item, out, indent, inner)
-        if indent is not None:
-            out.append("\n" + at)
-        out.append("]")
+        _container("[]", [(None, item) for item in value], out, indent, at)
     elif value is None or isinstance(value, (bool, str)):
         out.append(to_json(value))
     else:
         out.append(format_number(value))
+
+
+def _container(brackets: str, items: list[tuple[str | None, Any]], out: list[str], indent: str | None,
+               at: str) -> None:
+    """An object's (key, value) or an array's (None, item) pairs between `brackets`, one per line when
+    indenting; ``{}``/``[]`` when there are none."""
+    if not items:
+        out.append(brackets)
+        return
+    inner = at + indent if indent is not None else ""
+    out.append(brackets[0])
+    for position, (key, item) in enumerate(items):
+        if position:
+            out.append(",")
+        if indent is not None:
+            out.append("\n" + inner)
+        if key is not None:
+            out.append(key + (": " if indent is not None else ":"))
+        _write(item, out, indent, inner)
+    if indent is not None:
+        out.append("\n" + at)
+    out.append(brackets[1])

@@ -41,52 +41,36 @@ _OBJECT_META = ("name", "generateName", "namespace", "selfLink", "uid", "resourc
 
 def report(resource: Resource, results: Sequence[RuleResult], policies: Sequence[PolicyInfo]) -> Struct:
     """The report of one resource: the resource, and for every policy the rules that applied to it."""
-    entry = Struct(resource=resource.value)
     by_policy: dict[int, list[RuleResult]] = {}
     for result in results:
         by_policy.setdefault(id(result.policy), []).append(result)
-    entries = []
-    for policy in policies:
-        policy_report = Struct(policy=go_policy(policy.document))
-        rules = [_rule(result) for result in by_policy.get(id(policy), [])]
-        if rules:
-            policy_report["rules"] = rules
-        entries.append(policy_report)
-    if entries:
-        entry["results"] = entries
-    return entry
+    entries = [_omitting(Struct(policy=go_policy(policy.document)),
+                         rules=[_rule(result) for result in by_policy.get(id(policy), [])]) for policy in policies]
+    return _omitting(Struct(resource=resource.value), results=entries)
+
+
+def _omitting(out: Struct, **fields: Any) -> Struct:
+    """`out` with the `fields` Go's ``omitempty`` writes: those that are not empty (None, "", [] or {})."""
+    for name, value in fields.items():
+        if value not in (None, "", [], {}):
+            out[name] = value
+    return out
 
 
 def _rule(result: RuleResult) -> Struct:
-    out = Struct(rule=_go_rule(result.rule.document))
-    if result.identifier:
-        out["identifier"] = result.identifier
-    if result.status == ERROR:
-        out["error"] = rule_error(result.error, kyverno_json=True)
-    violations = []
-    for violation in result.violations:
-        entry = Struct()
-        if violation.message:
-            entry["message"] = violation.message
-        errors = [_field_error(error) for error in violation.errors]
-        if errors:
-            entry["errors"] = errors
-        violations.append(entry)
-    if violations:
-        out["violations"] = violations
-    return out
+    violations = [_omitting(Struct(), message=violation.message,
+                            errors=[_field_error(error) for error in violation.errors])
+                  for violation in result.violations]
+    return _omitting(Struct(rule=_go_rule(result.rule.document)), identifier=result.identifier,
+                     error=rule_error(result.error, kyverno_json=True) if result.status == ERROR else None,
+                     violations=violations)
 
 
 def _field_error(error: Any) -> Struct:
-    out = Struct()
-    for name, value in (("type", error.type), ("field", error.field)):
-        if value:
-            out[name] = value
-    if error.value is not None:
+    out = _omitting(Struct(), type=error.type, field=error.field)
+    if error.value is not None:  # an interface: omitted only when nil, so 0, false and "" are written
         out["value"] = error.value
-    if error.detail:
-        out["detail"] = error.detail
-    return out
+    return _omitting(out, detail=error.detail)
 
 
 def go_policy(document: Any) -> Any:

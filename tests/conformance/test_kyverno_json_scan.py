@@ -66,17 +66,22 @@ def test_text_report_matches_kyverno_json(row):
     assert order_insensitive(ours) == order_insensitive(expected)
 
 
-@pytest.mark.parametrize("row", list(rows()))
-def test_cli(row, capsys, monkeypatch):
-    monkeypatch.chdir(SCAN)
-    args = ["scan", "--payload", row["payload"]]
+def scan_args(row, *extra):
+    """The ``assertree scan`` command line of a row, with `extra` options."""
+    args = ["scan", *extra, "--payload", row["payload"]]
     for policy in row["policies"]:
         args += ["--policy", policy]
     if row["bindings"]:
         args += ["--bindings", row["bindings"]]
     for expression in row["preprocessors"]:
         args += ["--pre-process", expression]
-    code = main(args)
+    return args
+
+
+@pytest.mark.parametrize("row", list(rows()))
+def test_cli(row, capsys, monkeypatch):
+    monkeypatch.chdir(SCAN)
+    code = main(scan_args(row))
     out = capsys.readouterr()
     result, bindings = library_scan(row)
     assert "error" not in out.err
@@ -96,14 +101,7 @@ def test_json_report_is_kyverno_jsons(row, capsys, monkeypatch):
     (``kind`` before ``apiVersion``, ``creationTimestamp: null``), and for each rule that applied its
     identifier, error or violations (message, then field errors), nothing else."""
     monkeypatch.chdir(SCAN)
-    args = ["scan", "--kyverno-json", "-o", "json", "--payload", row["payload"]]
-    for policy in row["policies"]:
-        args += ["--policy", policy]
-    if row["bindings"]:
-        args += ["--bindings", row["bindings"]]
-    for expression in row["preprocessors"]:
-        args += ["--pre-process", expression]
-    main(args)
+    main(scan_args(row, "--kyverno-json", "-o", "json"))
     out = capsys.readouterr()
     assert out.err == ""  # no totals line: kyverno-json prints none
     reports = json.loads(out.out)
@@ -139,8 +137,5 @@ def test_json_report_bytes(name, capsys, monkeypatch, snapshot):
     characters escaped, map keys sorted, struct fields in order)."""
     monkeypatch.chdir(SCAN)
     row = next(row for row in MANIFEST if row["name"] == name)
-    args = ["scan", "--kyverno-json", "-o", "json", "--payload", row["payload"]]
-    for policy in row["policies"]:
-        args += ["--policy", policy]
-    main(args)
+    main(scan_args(row, "--kyverno-json", "-o", "json"))
     assert capsys.readouterr().out == snapshot
