@@ -229,6 +229,6 @@ def test_lint_finds_a_policy_marker_anywhere_in_a_large_file_found_in_a_director
     text[at:at + len(b"ClusterPolicy")] = b"ClusterPolicy"
     (tmp_path / "big.yaml").write_bytes(b'a: "\n' + bytes(text) + b"\n")  # not YAML: said once it is read
     (tmp_path / "payload.json").write_text('{"no": "policy here"}')
-    assert main(["lint", str(tmp_path)]) == 0  # big.yaml is read (a warning: it names a policy), payload.json skipped
+    assert main(["lint", str(tmp_path)]) == 1  # big.yaml is read (it names a policy kind), payload.json skipped
     out = capsys.readouterr().out
-    assert "big.yaml" in out and "warning: invalid YAML" in out and "payload.json" not in out
+    assert "big.yaml" in out and "error: invalid YAML" in out and "payload.json" not in out

@@ -135,14 +135,6 @@ def load_policies(*paths: str | Path, selector: Callable[[Mapping[str, str]], bo
     return found.policies
 
 
-def read_policies(paths: Iterable[str | Path], exclude: Exclude = NO_EXCLUDE) -> Iterator[Any]:
-    """Each compiled policy of each file, or a located `Problem` in its place (every document of a file
-    named explicitly; the policy documents of files found in a directory)."""
-    found = find_policy_files(paths, exclude)
-    for file in found.files:
-        yield from _read_file(file, file in found.named, _Skipped())
-
-
 @dataclass
 class PolicySet:
     """What a run's ``--policy`` paths hold, read as a repository is (`load_policy_set`).
@@ -225,8 +217,8 @@ def _read_file(file: Path, named: bool, skipped: _Skipped) -> Iterator[Any]:
     In a file found in a directory, a policy that cannot be used is a WARNING, or a NOTE when it is one
     assertree cannot run (`assertree.errors.Unsupported`)."""
     for document in _policy_documents(file, named, skipped):
-        if isinstance(document, Problem):
-            yield document
+        if isinstance(document, Problem):  # a file that is not YAML: lint's error, a warning for a repository
+            yield document if named else replace(document, severity=Severity.WARNING)
             continue
         try:
             yield compile_document(document.value, source=document.path, index=document.index, line=document.line)
@@ -254,7 +246,7 @@ def _policy_documents(file: Path, named: bool, skipped: _Skipped) -> Iterator[Do
         if not named and _is_template(file):
             skipped.add(HELM_TEMPLATES)
             return
-        yield error.problem if named else replace(error.problem, severity=Severity.WARNING)
+        yield error.problem
         return
     policies = 0
     held: list[str] = []
@@ -332,7 +324,7 @@ def _by_name(file: Path) -> str | None:
 
 
 def _is_template(file: Path) -> bool:
-    """A Helm (or other Go) template: ``{{ }}`` actions, in a chart's ``templates/`` or not valid YAML."""
+    """Whether the file's first MiB has ``{{``: a Helm (or other Go) template's actions."""
     try:
         with file.open("rb") as stream:
             return b"{{" in stream.read(1 << 20)
