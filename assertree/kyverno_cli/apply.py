@@ -139,7 +139,7 @@ def _policies(sources: Sources, stdin: Any, notes: list[Problem]) -> list[Any]:
         if note:
             notes.append(Problem(note, severity=Severity.NOTE))
         found.extend(policy_set.policies)
-    kept = []
+    kept: list[Any] = []
     for policy in found:
         group = str(getattr(policy.policy, "api_version", "") or policy.policy.document.get("apiVersion", ""))
         if group.split("/")[0] in KYVERNO_GROUPS:
@@ -148,6 +148,10 @@ def _policies(sources: Sources, stdin: Any, notes: list[Problem]) -> list[Any]:
         where = f"{policy.policy.source}: " if policy.policy.source else ""
         notes.append(Problem(f"{where}{policy.policy.kind} {policy.policy.name!r} is not a policy the Kyverno CLI "
                              "reads (check it with assertree scan)", severity=Severity.NOTE))
+    if not kept:  # the CLI would print "Applying 0 policy rule(s)" and pass: assertree never passes unchecked
+        for note in notes:
+            print(f"assertree: {note.severity}: {note}", file=sys.stderr)
+        raise PolicyError(f"no policy in {', '.join(sources.policies)} can be run: nothing would be checked")
     return kept
 
 

@@ -317,5 +317,9 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch):
     assert err == ("assertree: error: config.yaml: document 0 has no kind: not a Kubernetes resource (the Kyverno "
                    "CLI stops here; the other files are checked)\n")
     assert run([], capsys, monkeypatch)[2] == "assertree: error: require policy\n"
+    (tmp_path / "empty").mkdir()
+    code, out, err = run(["empty", "-r", str(DATA / "pods.yaml")], capsys, monkeypatch, tmp_path)
+    assert (code, out) == (2, "")
+    assert err == "assertree: error: no policy in empty can be run: nothing would be checked\n"
     assert run(["disallow-latest-tag.yaml"], capsys, monkeypatch)[2] == \
         "assertree: error: resource file(s) or cluster required\n"
