@@ -49,6 +49,10 @@ def apply(
         "--diff", help="Print a unified diff of what would change; exit 1 if anything would.")] = False,
     in_place: Annotated[bool, typer.Option("--in-place", help="Rewrite the changed files.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only rule errors on stderr.")] = False,
+    exclude: Annotated[list[str] | None, typer.Option(
+        "--exclude", metavar="GLOB", show_default=False,
+        help="Leave out resource and policy files and folders that GLOB names: a name ('templates') or a path "
+        "('charts/*/templates'). Repeatable.")] = None,
 ) -> None:
     """Apply the mutate rules of Kyverno policies, Kyverno MutatingPolicies and Kubernetes
     MutatingAdmissionPolicies to resource files: the fixed YAML on stdout, under -o DIR, in place, or as a
@@ -62,12 +66,19 @@ def apply(
         raise UsageError("give at least one --policy file or directory")
     if sum((output is not None, diff, in_place)) > 1:
         raise UsageError("choose one of -o/--output, --diff and --in-place")
-    files = payload_files(resources)
+    from assertree.documents.paths import Exclude
+
+    excluded = Exclude.of(exclude)
+    files = payload_files(resources, excluded)
     if STDIN in files and (output is not None or in_place):
         raise UsageError("standard input ('-') can only be written to stdout or diffed")
     targets = _targets(resources, files, output) if output is not None else {}
     loaded = load_mutate_policies(paths_from(policy, "--policy"), values=values, user_info=user_info,
-                                  params=params or (), run_unbound=unbound)
+                                  exclude=excluded, params=params or (), run_unbound=unbound)
+    if loaded.found is not None:
+        from assertree.cli.policies import tell_refused
+
+        tell_refused(loaded.found, quiet=quiet)
     changes = []
     for file in files:
         if file == STDIN:

@@ -104,8 +104,17 @@ def scan(
     ] = False,
     kyverno_json: Annotated[bool, typer.Option(
         "--kyverno-json", metavar="",
-        help="Reports as kyverno-json writes them: its error wording, no totals line, and whole resources and "
-        "policies in the JSON report.")] = False,
+        help="Reports as kyverno-json writes them: its error wording, no totals line, and '-o json' exactly as "
+        "'kyverno-json scan --output json' prints it (a list of reports, whole resources and policies).")] = False,
+    exclude: Annotated[list[str] | None, typer.Option(
+        "--exclude", metavar="GLOB", show_default=False,
+        help="Leave out payload and policy files and folders that GLOB names: a name ('templates', "
+        "'*.tpl.yaml') or a path ('charts/*/templates', 'examples/_archived'). Repeatable.")] = None,
+    crd: Annotated[list[Path] | None, typer.Option(
+        "--crd", metavar="PATH", show_default=False,
+        help="CustomResourceDefinition files or folders: their cluster-scoped kinds keep no namespace when "
+        "kyverno.io policies check them (other kinds without one are in 'default', as in kyverno apply). "
+        "Repeatable.")] = None,
     fail_on: Annotated[str | None, typer.Option(
         "--fail-on", metavar="LEVEL", show_default=False,
         help="Fail only on policies of this severity or above (critical, high, medium, low, info; from the "
@@ -124,6 +133,8 @@ def scan(
     from assertree.cli import process
     from assertree.cli.arguments import paths_from
     from assertree.cli.outputs import parse_outputs, write_outputs
+    from assertree.cli.policies import load_policy_arguments
+    from assertree.documents.paths import Exclude
     from assertree.engine.scan import scan as run_scan
     from assertree.errors import UsageError
     from assertree.inputs.bindings import load_bindings
@@ -149,14 +160,17 @@ def scan(
     outputs = parse_outputs(output or ["text"])
     compile_preprocessors(pre_process or [])  # a typo fails before any file is read
     selector = selector_from(labels or [])
-    files = payload_files(payload)  # a missing payload fails before the policies are compiled
+    excluded = Exclude.of(exclude)
+    files = payload_files(payload, excluded)  # a missing payload fails before the policies are compiled
     streamed = _streamed(files, stream=stream, payload_format=payload_format, terraform=terraform,
                          pre_process=bool(pre_process))
-    policies = _load_policies(paths_from(policy, "--policy"), selector)
+    policy_set = load_policy_arguments(paths_from(policy, "--policy"), selector=selector, exclude=excluded,
+                                       quiet=quiet)
+    policies = policy_set.policies
     binding_values = load_bindings(bindings) if bindings is not None else None
     use_color = color == "always" or (color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
     context = load_scan_context(values=values, user_info=user_info, exceptions=exceptions or (),
-                                bindings=binding_values)
+                                bindings=binding_values, crds=paths_from([str(p) for p in crd or []], "--crd"))
     if params:
         from assertree.inputs.params import load_params
 
@@ -172,7 +186,7 @@ def scan(
         result, loaded = scan_streamed(files, policies, context, outputs, options, payload_format=payload_format,
                                        jobs=processes, per_document_limit=stream, steps=steps)
     else:
-        loaded = load_resources(payload, terraform=terraform, include_deleted=include_deleted,
+        loaded = load_resources(files, terraform=terraform, include_deleted=include_deleted,
                                 pre_process=pre_process or (), freeze=process.one_shot, payload_format=payload_format,
                                 jobs=processes)
         result = run_scan(loaded.resources, policies, context=context)
@@ -185,7 +199,7 @@ def scan(
     empty = _warn_empty(policies)
     if not (loaded.problems and not loaded.resources):  # when no file could be read, that is the news
         _warn_unchecked(result, loaded.plans_without_terraform, quiet=quiet)
-    if loaded.problems:
+    if loaded.problems or policy_set.errors:
         raise typer.Exit(EXIT_BAD_INPUT)
     if steps.recorder is not None and write_baseline is not None:
         count = steps.recorder.write(write_baseline)
@@ -244,18 +258,6 @@ def _streamed(files: list[str], *, stream: bool, payload_format: str, terraform:
         raise UsageError(f"{why}: --terraform and --pre-process need whole payloads; JSON Lines and --stream "
                          "check each resource as it is read")
     return False
-
-
-def _load_policies(paths: list[Path], selector):
-    from assertree.errors import PolicyError
-    from assertree.languages.load import load_policies
-
-    policies = load_policies(*paths, selector=selector)
-    if not policies:
-        where = ", ".join(str(p) for p in paths)
-        detail = " match the --labels selector" if selector else " were found"
-        raise PolicyError(f"no policies{detail} in {where}: nothing would be checked")
-    return policies
 
 
 def _warn_admission(policies, params, *, unbound: bool) -> None:

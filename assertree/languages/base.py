@@ -36,6 +36,7 @@ class ScanContext:
     params: Sequence[Any] = ()  # parameter resources admission bindings and validate.cel choose from (paramRef)
     run_unbound: bool = False  # admission policies: run a policy no binding names as if bound (Deny, no params)
     kubernetes_defaults: bool = True  # admission policies see objects with the apiserver's defaults filled in
+    cluster_scoped: frozenset[tuple[str, str]] = frozenset()  # (group, kind) from CRD files: kept out of 'default'
     memo: dict = field(default_factory=dict, compare=False, repr=False)  # one scan's caches (a Scanner's own)
 
 

@@ -120,10 +120,12 @@ def run_test(test: KyvernoTest, *, strict: bool = False) -> TestOutcome:
     return TestOutcome(test, test.file, rows, warnings=list(loaded.warnings))
 
 
-def run_tests(paths: Iterable[str | Path], *, file_name: str = TEST_FILE_NAME, strict: bool = False) -> TestRun:
-    """Every Test in the files and folders `paths` (folders searched for `file_name`)."""
+def run_tests(paths: Iterable[str | Path], *, file_name: str = TEST_FILE_NAME, strict: bool = False,
+              exclude: Iterable[str] = ()) -> TestRun:
+    """Every Test in the files and folders `paths` (folders searched for `file_name`, leaving out what the
+    `exclude` patterns name)."""
     outcomes = []
-    for file in find_test_files(paths, file_name):
+    for file in find_test_files(paths, file_name, exclude):
         try:
             tests = read_test_file(file)
         except KyvernoTestError as error:

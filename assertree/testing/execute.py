@@ -1,9 +1,12 @@
 """Running one Test: load what it names, run every policy on every resource, keep the responses.
 
-The order is ``kyverno test``'s (``processor/policy_processor.go``): for each
-resource, every policy that mutates runs its mutate rules on the output of the
-previous one, then every policy that validates runs its validate rules on the
-mutated resource. Each phase of each policy is one `PolicyResponse`.
+The order is the Kyverno CLI's (``processor/policy_processor.go``,
+``ApplyPoliciesOnResource``, which ``kyverno test`` and ``kyverno apply`` share;
+`process`): for each resource, every ClusterPolicy/Policy that mutates runs its
+mutate rules on the output of the previous one, then every one that validates
+runs its validate rules on the mutated resource; then the CEL MutatingPolicies
+mutate it further, and the other policies (ValidatingPolicies, kyverno-json
+policies) validate the result. Each phase of each policy is one `PolicyResponse`.
 
 This is a small run loop over `CompiledPolicy` objects (`languages.base`), so
 kyverno-json ValidatingPolicy documents named by a Test run too; the
@@ -18,6 +21,7 @@ entries, API call responses) are `lookups`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -126,35 +130,61 @@ def with_operation(loaded: LoadedTest, operation: str) -> LoadedTest:
 
 
 def run_loaded(loaded: LoadedTest) -> list[ResourceResponses]:
-    """Every policy on every resource of `loaded`, in kyverno test's order, then on every payload."""
+    """Every policy on every resource of `loaded`, in kyverno test's order (`process`), then on every payload."""
+    out = process(loaded.policies, loaded.resources, loaded.context)
+    if loaded.payloads:
+        out.extend(_payload_responses(loaded, _validators(loaded.policies, loaded.context)))
+    return out
+
+
+def process(policies: list, manifests: list, context: ScanContext,
+            on_response: Callable[[ResourceResponses, PolicyResponse], None] | None = None) -> list[ResourceResponses]:
+    """Every policy on every resource (`languages.kyverno.manifests.Manifest`), in the Kyverno CLI's order (see
+    the module docstring); resources are evaluated with float64 numbers, as the CLI converts them.
+    `on_response` is told each response as it is made (``kyverno apply`` prints mutated resources then)."""
     from assertree.languages.kyverno.manifests import to_float64
 
-    mutators = []
-    validators = []
-    for policy in loaded.policies:
+    phases: list[list] = [[], [], [], []]  # ClusterPolicy mutate, ClusterPolicy validate, other mutate, other validate
+    for policy in policies:
+        kyverno = str(getattr(_info(policy), "api_version", "")).split("/")[0] == "kyverno.io"
         if hasattr(policy, "mutator"):
-            mutator = policy.mutator(loaded.context)
+            mutator = policy.mutator(context)
             if mutator is not None:
-                mutators.append((policy, mutator))
+                phases[0 if kyverno else 2].append((policy, MUTATE, mutator))
             if policy.rules:
-                validators.append((policy, _validator([rule.runner(loaded.context) for rule in policy.rules])))
+                runners = [rule.runner(context) for rule in policy.rules]
+                phases[1 if kyverno else 3].append((policy, VALIDATE, _validator(runners)))
         else:
-            validators.append((policy, _kyverno_json_validator(policy)))
+            phases[3].append((policy, VALIDATE, _kyverno_json_validator(policy)))
+    steps = [step for phase in phases for step in phase]
     out = []
-    for manifest in loaded.resources:
+    for manifest in manifests:
         value = to_float64(manifest.value)
         item = ResourceResponses(manifest.key, value)
-        for policy, mutator in mutators:
-            before = Resource(value, source=manifest.source, document=manifest.document)
-            after, results = mutator(before)
-            item.responses.append(PolicyResponse(_info(policy), MUTATE, value, after.value, list(results)))
-            value = after.value
-        resource = Resource(value, source=manifest.source, document=manifest.document)
-        for policy, validate in validators:
-            item.responses.append(PolicyResponse(_info(policy), VALIDATE, value, value, validate(resource)))
+        for policy, phase, run in steps:
+            resource = Resource(value, source=manifest.source, document=manifest.document)
+            if phase == MUTATE:
+                after, results = run(resource)
+                response = PolicyResponse(_info(policy), MUTATE, value, after.value, list(results))
+                value = after.value
+            else:
+                response = PolicyResponse(_info(policy), VALIDATE, value, value, run(resource))
+            item.responses.append(response)
+            if on_response is not None:
+                on_response(item, response)
         out.append(item)
-    out.extend(_payload_responses(loaded, validators))
     return out
+
+
+def _validators(policies: list, context: ScanContext) -> list:
+    """(policy, validate) of every policy that validates: what payloads are checked with."""
+    found = []
+    for policy in policies:
+        if not hasattr(policy, "mutator"):
+            found.append((policy, _kyverno_json_validator(policy)))
+        elif policy.rules:
+            found.append((policy, _validator([rule.runner(context) for rule in policy.rules])))
+    return found
 
 
 def _payload_responses(loaded: LoadedTest, validators: list) -> list[ResourceResponses]:

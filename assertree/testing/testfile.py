@@ -105,15 +105,21 @@ class KyvernoTest:
         return (self.folder / relative) if not Path(relative).is_absolute() else Path(relative)
 
 
-def find_test_files(paths: Iterable[str | Path], file_name: str = TEST_FILE_NAME) -> list[Path]:
-    """The test files named, and every `file_name` under the folders named, in sorted order."""
+def find_test_files(paths: Iterable[str | Path], file_name: str = TEST_FILE_NAME,
+                    exclude: Iterable[str] = ()) -> list[Path]:
+    """The test files named, and every `file_name` under the folders named, in sorted order; what the
+    `exclude` patterns name is left out (`assertree.documents.paths`)."""
+    from assertree.documents.paths import Exclude
+
+    excluded = Exclude.of(exclude)
     found: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found.extend(sorted(p for p in path.rglob(file_name) if p.is_file()))
+            found.extend(sorted(p for p in path.rglob(file_name) if p.is_file() and not excluded.matches(p, path)))
         elif path.is_file():
-            found.append(path)
+            if not excluded.matches(path):
+                found.append(path)
         else:
             raise KyvernoTestError("test file or folder not found", source=str(raw))
     return found

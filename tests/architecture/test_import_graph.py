@@ -1,4 +1,4 @@
-"""The package's stages import one way, and the public API is what the README promises.
+"""The package's stages import one way, and the public API is what the docs promise.
 
 Stages, earliest first; a module may import from its own stage and the stages
 before it, never from a later one, and no two modules may import each other in
@@ -30,6 +30,7 @@ STAGES = [
     ("assertree.findings",),  # fingerprints, baselines, severity gates: between the results and the reports
     ("assertree.report",),
     ("assertree.testing", "assertree.apply"),
+    ("assertree.kyverno_cli",),  # the Kyverno CLI's command lines and outputs, over testing and apply
     ("assertree.serve",),
     ("assertree.cli", "assertree.__main__"),
     ("assertree",),  # the public API may reach everything, lazily

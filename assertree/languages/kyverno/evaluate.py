@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from assertree.errors import field_path_text
 from assertree.languages.kubernetes.resources import resource_key
 from assertree.languages.kyverno import bridge
-from assertree.languages.kyverno.manifests import to_float64
+from assertree.languages.kyverno.manifests import to_float64, with_default_namespace
 from assertree.languages.kyverno.prelude import check_context_and_preconditions, enter_rule
 from assertree.results import ERROR, FAIL, PASS, SKIP, WARN, RuleError, RuleResult, Violation
 
@@ -136,8 +136,10 @@ def rule_runner(compiled: CompiledKyvernoRule, context: ScanContext) -> RuleRunn
     earlier = compiled.siblings[: compiled.siblings.index(compiled)] if policy.apply_one else []
     earlier_runners = [sibling.runner(context) for sibling in earlier]
 
-    # the last resource, and its value as Kyverno reads it (float64 numbers): converted once for all rules
+    # the last resource, and its value as Kyverno reads it (in 'default' when namespaced and without a
+    # namespace, float64 numbers): converted once for all rules
     seen: list[Any] = context.memo.setdefault("kyverno.float64", [None, None])
+    scoped = context.cluster_scoped
 
     def run(resource: Resource) -> RuleResult | None:
         if not isinstance(resource.value, dict):
@@ -145,7 +147,7 @@ def rule_runner(compiled: CompiledKyvernoRule, context: ScanContext) -> RuleRunn
         if any(_applied(runner(resource)) for runner in earlier_runners):
             return None
         if seen[0] is not resource:
-            seen[:] = [resource, replace(resource, value=to_float64(resource.value))]
+            seen[:] = [resource, replace(resource, value=to_float64(with_default_namespace(resource.value, scoped)))]
         result = evaluate_rule(compiled, plan, seen[1], context)
         if result is not None:
             result.resource = resource  # reports point at the resource as it was read

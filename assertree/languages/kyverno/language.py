@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assertree.errors import PolicyError, Problem
+from assertree.errors import PolicyError, Problem, Unsupported
 
 if TYPE_CHECKING:
     from assertree.languages.kyverno.compile import CompiledKyvernoPolicy
@@ -25,6 +25,7 @@ DESCRIPTION = f"{GROUP} ClusterPolicy, Policy"
 POLICY_KINDS = ("ClusterPolicy", "Policy")
 POLICY_VERSIONS = ("kyverno.io/v1", "kyverno.io/v2beta1")
 EXCEPTION_KIND = "PolicyException"
+CLEANUP_KINDS = ("CleanupPolicy", "ClusterCleanupPolicy")  # Kyverno runs them on a schedule, in a cluster
 
 
 def is_kyverno_policy(document: Any) -> bool:
@@ -83,6 +84,9 @@ def _compile(document: dict, source: str | None, index: int | None, line: int | 
     if is_policy_exception(document):
         raise PolicyError("a PolicyException is not a policy: pass its file with --exceptions (scan, apply) or "
                           "list it under exceptions: in a kyverno-test.yaml", path=("kind",))
+    if isinstance(document, dict) and document.get("kind") in CLEANUP_KINDS:
+        raise Unsupported(f"{document['kind']} deletes resources in a cluster on a schedule: there is nothing "
+                          "to check offline", path=("kind",))
     if not is_kyverno_policy(document):
         raise PolicyError("not a kyverno.io ClusterPolicy or Policy", path=("kind",))
     if document.get("apiVersion") not in POLICY_VERSIONS:

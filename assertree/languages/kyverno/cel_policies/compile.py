@@ -39,6 +39,7 @@ from assertree.languages.kyverno.cel_policies.evaluate import (
 from assertree.languages.kyverno.cel_policies.exceptions import CompiledException, compile_exceptions
 from assertree.languages.kyverno.cel_policies.model import CelPolicy, CelRule, PolicySpec
 from assertree.languages.kyverno.cel_policies.reading import ReadError, read_policy, read_spec
+from assertree.languages.kyverno.manifests import with_default_namespace
 from assertree.results import ERROR, FAIL, WARN, Resource, RuleError, RuleResult, Violation
 
 __all__ = ["CompiledCelPolicy", "CompiledCelRule", "compile_expression", "compile_policy",
@@ -146,6 +147,7 @@ def _data(policy: CelPolicy, rule: CelRule, resource: Any, context: ScanContext)
         return None  # checks requests, not resources (`CompiledCelPolicy.check_request`)
     if rule.spec.match is None:
         return None
+    resource = with_default_namespace(resource, context.cluster_scoped)  # as kyverno apply reads resources
     if policy.kind.startswith("Namespaced") and policy.namespace is not None:
         metadata = resource.get("metadata") if isinstance(resource, dict) else None
         if not isinstance(metadata, dict) or metadata.get("namespace") != policy.namespace:
@@ -313,7 +315,8 @@ def compile_policy(policy: CelPolicy) -> CompiledCelPolicy:
                 spec = read_spec(rewritten, policy.kind)
             except ReadError as error:  # a rewrite Kyverno also makes; reported where the original is
                 raise PolicyError(f"autogen ({', '.join(kinds)}): {error}", path=error.path) from None
-            rule = CelRule(name=name, index=len(rules), document=rewritten, spec=spec, targets=tuple(kinds))
+            rule = CelRule(name=name, index=len(rules), document=rewritten, spec=spec, targets=tuple(kinds),
+                           autogen_of=base.name)
             rules.append(rule)
             compiled.compiled_rules.append(CompiledCelRule(policy, rule, compile_spec(spec, **options)))
     policy.rules = rules

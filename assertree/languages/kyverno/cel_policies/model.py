@@ -47,6 +47,7 @@ class CelRule:
     document: dict  # the spec this rule runs, JSON (autogen: the rewritten one)
     spec: PolicySpec
     targets: tuple[str, ...] = ()  # autogen: the controller kinds this variant is for
+    autogen_of: str | None = None  # autogen: the rule it was made from (the policy's own), for totals
 
 
 @dataclass(eq=False)
