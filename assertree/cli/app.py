@@ -18,12 +18,13 @@ def build() -> typer.Typer:
     from assertree.cli import apply as apply_command
     from assertree.cli import compare as compare_command
     from assertree.cli import jp as jp_commands
+    from assertree.cli import kyverno as kyverno_commands
     from assertree.cli import lint as lint_command
     from assertree.cli import migrate as migrate_command
     from assertree.cli import scan as scan_command
     from assertree.cli import serve as serve_command
     from assertree.cli import test as test_command
-    from assertree.cli.help import Command
+    from assertree.cli.help import Command, context_settings, markup_mode
 
     app = typer.Typer(
         name="assertree",
@@ -32,7 +33,8 @@ def build() -> typer.Typer:
         invoke_without_command=True,
         add_completion=False,
         pretty_exceptions_enable=False,
-        context_settings={"help_option_names": ["-h", "--help"]},
+        rich_markup_mode=markup_mode(),
+        context_settings=context_settings(),
     )
 
     @app.callback()
@@ -57,7 +59,16 @@ def build() -> typer.Typer:
     app.command("migrate", no_args_is_help=True, epilog=migrate_command.EXAMPLES, cls=Command)(
         migrate_command.migrate)
     app.command("serve", cls=Command)(serve_command.serve)
+    jp_commands.app.rich_markup_mode = markup_mode()
+    jp_commands.app.info.context_settings = context_settings()
     app.add_typer(jp_commands.app, name="jp")
+    kyverno = typer.Typer(
+        name="kyverno", add_completion=False, no_args_is_help=True, rich_markup_mode=markup_mode(),
+        context_settings=context_settings(),
+        help="The Kyverno CLI 1.19's command lines, run by assertree: change 'kyverno' to 'assertree kyverno'.")
+    kyverno.command("apply", epilog=kyverno_commands.APPLY_EXAMPLES, cls=Command)(kyverno_commands.apply)
+    kyverno.command("test", epilog=kyverno_commands.TEST_EXAMPLES, cls=Command)(kyverno_commands.test)
+    app.add_typer(kyverno, name="kyverno")
     return app
 
 

@@ -187,7 +187,7 @@ def _convert(source: _Source, taken: set[str], to: str) -> None:
     if to == "vap":
         from assertree.migrate.convert.vap import to_vap
 
-        to_vap(source.conversion)
+        to_vap(source.conversion, taken)
 
 
 def _compile_converted_rules(document: dict, conversion: PolicyConversion) -> tuple[Any, str | None]:
@@ -216,7 +216,6 @@ def _compile_converted_rules(document: dict, conversion: PolicyConversion) -> tu
 def _prove(source: _Source, plan: Layout, tests: list[_Test], extra: list[dict], report: Report,
            taken: set[str]) -> None:
     from assertree.errors import PolicyError
-    from assertree.languages.kyverno.cel_policies.language import compile_document as compile_cel
 
     assert source.conversion is not None
     metadata = source.document.get("metadata") or {}
@@ -235,7 +234,7 @@ def _prove(source: _Source, plan: Layout, tests: list[_Test], extra: list[dict],
             rule.refusal = None
             continue
         try:
-            compiled = [compile_cel(document) for document in rule.documents]
+            compiled = _compile_converted(rule.documents)
         except PolicyError as error:
             entry.rules.append(RuleEntry(rule.name, DIFFERS, f"the converted policy does not compile: "
                                                              f"{error.problem.text()}", refs))
@@ -248,7 +247,9 @@ def _prove(source: _Source, plan: Layout, tests: list[_Test], extra: list[dict],
             converted_side = MutationRunner(compiled)
         else:
             source_side = Runner(source_rules(source.compiled, rule.name))
-            converted_side = Runner(converted_rules(compiled))
+            audit = any(document["kind"] == "ValidatingAdmissionPolicyBinding"
+                        and "Deny" not in document["spec"]["validationActions"] for document in rule.documents)
+            converted_side = Runner(converted_rules(compiled), audit=audit)
         proof = prove(source_side, converted_side, _probes(raw_rule, source, bases, source_side))
         notes = "; ".join(rule.notes)
         if proof.verified:
@@ -262,16 +263,26 @@ def _prove(source: _Source, plan: Layout, tests: list[_Test], extra: list[dict],
     _merge_mutate_rules(source, bases, report, taken)
 
 
+def _compile_converted(documents: list[dict]) -> list[Any]:
+    """The converted documents compiled by their languages (admission policies joined to their bindings);
+    PolicyError for the first that does not compile."""
+    from assertree.languages.load import compile_document, link
+
+    policies, _unlinked = link([compile_document(document) for document in documents])
+    return policies
+
+
 def _merge_mutate_rules(source: _Source, bases: list[tuple[dict, str, ScanContext]], report: Report,
                         taken: set[str]) -> None:
     """A policy's converted mutate rules as one MutatingPolicy (`convert.merge`), when it does what the source
     policy does (proven on the rules' probes together); else they stay one policy each, with a note."""
     from assertree.errors import PolicyError
-    from assertree.languages.kyverno.cel_policies.language import compile_document as compile_cel
     from assertree.migrate.convert.merge import merge_mutating
     from assertree.migrate.convert.policy import unique_name
 
-    assert source.conversion is not None and source.entry is not None and source.compiled is not None
+    assert source.conversion is not None and source.entry is not None
+    if source.compiled is None:
+        return
     raw_rules = source.document["spec"]["rules"]
     chosen = [(rule, entry) for rule, entry in zip(source.conversion.rules, source.entry.rules)
               if entry.status != NOT_CONVERTED and raw_rules[rule.index].get("mutate") is not None and rule.documents]
@@ -288,7 +299,7 @@ def _merge_mutate_rules(source: _Source, bases: list[tuple[dict, str, ScanContex
 
         documents.append(companion(merged, taken))
     try:
-        compiled = [compile_cel(document) for document in documents]
+        compiled = _compile_converted(documents)
     except PolicyError as error:
         report.notes.append(f"{_relative_to_cwd(source.file)}: rules {names} stay one MutatingPolicy each: as one "
                             f"policy they do not compile: {error.problem.text()}")
@@ -499,10 +510,11 @@ def _names(sources: Iterable[_Source]) -> dict[str, PolicyNames]:
         if source.conversion is None or source.entry is None:
             continue
         metadata = source.document.get("metadata") or {}
-        names: dict[str, list[tuple[str, str]]] = {}
+        names: dict[str, list[tuple[str, str, frozenset[str]]]] = {}
         for rule, entry in zip(source.conversion.rules, source.entry.rules):
             if entry.status != NOT_CONVERTED:
-                names[rule.name] = [(ref.kind, ref.name) for ref in entry.converted]
+                names[rule.name] = [(ref.kind, ref.name, _covered(document))
+                                    for ref, document in zip(entry.converted, rule.documents)]
         namespace = metadata.get("namespace") if source.document.get("kind") == "Policy" else None
         out[str(metadata.get("name"))] = PolicyNames(
             str(metadata.get("name")), namespace, names, [rule.name for rule in source.conversion.rules],
@@ -523,7 +535,7 @@ def _write_test(test: _Test, plan: Layout, files: list[_File], report: Report) -
     notes: list[str] = []
     documents = [rewrite_test(document, names, relocate, notes) for document in test.documents]
     converted = {name for policy in names.values() for documents_ in policy.rules.values()
-                 for _, name in documents_}
+                 for _, name, _ in documents_}
     extra: list[dict] = []
     for original, document in zip(test.documents, documents):
         values_path = original.get("variables")
@@ -599,3 +611,18 @@ def _write_user(folder: Path, request: Any) -> str:
     write_documents(folder / name, [{"apiVersion": "cli.kyverno.io/v1alpha1", "kind": "UserInfo",
                                      "userInfo": {"username": request.user}}])
     return name
+
+
+def _covered(document: dict) -> frozenset[str]:
+    """The resources (plural names) a converted document checks: its match constraints' and, for Kyverno's
+    CEL kinds, those its autogen adds."""
+    from assertree.languages.kyverno.cel_policies.autogen import variants
+
+    spec = document.get("spec") or {}
+    specs = [spec]
+    if document.get("kind") in ("ValidatingPolicy", "NamespacedValidatingPolicy", "MutatingPolicy",
+                                "NamespacedMutatingPolicy"):
+        specs.extend(rewritten for _group, _kinds, rewritten in variants(spec, mutating="mutations" in spec))
+    return frozenset(str(resource) for item in specs
+                     for rule in ((item.get("matchConstraints") or {}).get("resourceRules") or [])
+                     for resource in rule.get("resources") or [])

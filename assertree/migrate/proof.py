@@ -89,10 +89,13 @@ def verdict(result: Any) -> str | None:
 
 
 class Runner:
-    """Runs a set of compiled rules on resources, one runner per scan context (made on first use)."""
+    """Runs a set of compiled rules on resources, one runner per scan context (made on first use). With
+    `audit`, a ``warn`` is read as the ``fail`` it stands for: a ValidatingAdmissionPolicy bound with
+    ``Audit`` only warns where Kyverno's Audit policy reports a failure (neither denies the request)."""
 
-    def __init__(self, rules: Sequence[Any]) -> None:
+    def __init__(self, rules: Sequence[Any], *, audit: bool = False) -> None:
         self.rules = list(rules)
+        self.audit = audit
         self._runners: dict[int, tuple[ScanContext, list[Any]]] = {}
 
     def __call__(self, value: dict, context: ScanContext) -> str | None:
@@ -104,7 +107,8 @@ class Runner:
         for run in found[1]:
             result = run(resource)
             if result is not None:
-                return verdict(result)
+                status = verdict(result)
+                return "fail" if self.audit and status == "warn" else status
         return None
 
 

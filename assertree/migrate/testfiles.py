@@ -55,7 +55,7 @@ class PolicyNames:
 
     name: str
     namespace: str | None
-    rules: dict[str, list[tuple[str, str]]]  # rule -> [(kind, name)], the main document first
+    rules: dict[str, list[tuple[str, str, frozenset[str]]]]  # rule -> [(kind, name, resources it checks)]
     all_rules: list[str]
     remainder: bool
 
@@ -124,10 +124,14 @@ def _rows(row: dict, policies: Mapping[str, PolicyNames]) -> list[dict]:
     return [row]
 
 
-def _converted(row: dict, found: PolicyNames, documents: list[tuple[str, str]]) -> dict:
-    kind, name = documents[0]
-    if row.get("kind") == "ReplicationController" and len(documents) > 1:
-        kind, name = documents[1]
+def _converted(row: dict, found: PolicyNames, documents: list[tuple[str, str, frozenset[str]]]) -> dict:
+    """`row` for the converted document that checks the row's kind (the first, when none says)."""
+    from assertree.languages.kubernetes.resources import plural_of
+
+    policies = [document for document in documents if not document[0].endswith("Binding")]
+    plural = plural_of(str(row.get("kind") or "").rsplit("/", 1)[-1]) if row.get("kind") else ""
+    kind, name, _ = next((document for document in policies if plural in document[2] or "*" in document[2]),
+                         policies[0])
     out = {key: value for key, value in row.items() if key != "rule"}
     out["policy"] = found.qualified(name)
     flag = _FLAGS.get(kind)

@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from assertree.languages.kyverno.cel_policies.resources import plural_of
+from assertree.languages.kubernetes.resources import plural_of
 from assertree.languages.kyverno.match import parse_kind_selector
 from assertree.migrate.convert import cel
 from assertree.migrate.convert.refusal import NotConvertible
