@@ -314,6 +314,9 @@ def _optional(current: str, name: str, literal: bool) -> str:
     text Kyverno's autogen moves under the Pod template)."""
     if current in ("object", "oldObject") and name in ("spec", "metadata"):
         return f"{current}.{name}"
+    if current in ("object.metadata", "oldObject.metadata") and name in ("labels", "annotations"):
+        # written out so that autogen moves it under the Pod template (it rewrites `object.metadata.labels`)
+        return f"(has({current}.{name}) ? optional.of({current}.{name}) : optional.none())"
     selected = cel.select(current, name)
     if literal or selected.endswith("]"):
         return f"{current}[?{cel.string(name)}]"
