@@ -229,7 +229,8 @@ MUTATE = [
 ]
 
 
-@pytest.mark.parametrize(("rules", "resource", "labels"), [case[1:] for case in MUTATE], ids=[case[0] for case in MUTATE])
+@pytest.mark.parametrize(("rules", "resource", "labels"), [case[1:] for case in MUTATE],
+                         ids=[case[0] for case in MUTATE])
 def test_a_mutate_construct_converts_to_a_mutating_policy(migrated, rules: str, resource: dict, labels: dict) -> None:
     result = migrated(rules, [resource, pod("labelled", labels={"team": "other"})])
     assert result.statuses == ["verified"], result.reasons
