@@ -121,6 +121,12 @@ def select(base: str, key: str) -> str:
     return f"{base}[{string(key)}]"
 
 
+def or_empty(optional: str, empty: str) -> str:
+    """The CEL optional `optional`'s value, or `empty` (``[]``, ``{}``) when it is missing or null (JMESPath reads
+    a null field as a missing one, and manifests may write ``rules: null``)."""
+    return f"{optional}.optFlatMap(value, optional.ofNonZeroValue(value)).orValue({empty})"
+
+
 def has(base: str, key: str) -> str:
     """Whether the map `base` holds `key` (a null value counts as held)."""
     return f"{string(key)} in {base}"

@@ -90,4 +90,4 @@ def containers(pod_spec: str, kind: str) -> str:
     """CEL: the containers of `kind` that have an image (Kyverno's ``images`` leaves the others out)."""
     if kind not in CONTAINER_KINDS:
         raise NotConvertible(f"Kyverno's `images` variable has no {kind!r} (known: {', '.join(CONTAINER_KINDS)})")
-    return f"{pod_spec}.?{kind}.orValue([]).filter(container, has(container.image))"
+    return f"{cel.or_empty(f'{pod_spec}.?{kind}', '[]')}.filter(container, has(container.image))"

@@ -60,9 +60,11 @@ class Expr:
         if not self.suffix:
             if default == "null" and self.text.endswith("]"):
                 default = "dyn(null)"  # a typed item's optional (``split(...)[?1]``) takes a null default so
+            if default in ("[]", "{}"):
+                return cel.or_empty(self.text, default)
             return f"{self.text}.orValue({default})"
         if default == "[]":
-            return f"{self.text}.orValue([]){self.suffix}"
+            return f"{cel.or_empty(self.text, '[]')}{self.suffix}"
         return f"{self.text}.optMap(items, dyn(items{self.suffix})).orValue({default})"
 
     def then(self, step: str) -> Expr:
