@@ -34,6 +34,7 @@ from typing import Any
 
 from assertree.languages.kyverno.anchors import parse_anchor
 from assertree.languages.kyverno.operators import parse_quantity
+from assertree.languages.kyverno.wildcard import contains_wildcard, match
 
 __all__ = ["LIMIT", "Reads", "reads_of", "variants", "wrapped_in_controllers"]
 
@@ -358,7 +359,14 @@ def _positions(value: Any, path: Path, at: tuple = ()) -> list[tuple]:
         return out
     if isinstance(value, dict) and step in value:
         return _positions(value[step], rest, (*at, step))
+    if isinstance(value, dict) and _wildcard_key(at, step):
+        # a wildcard label/annotation key of a pattern stands for the keys it matches (Kyverno picks one)
+        return [found for key in value if match(step, str(key)) for found in _positions(value[key], rest, (*at, key))]
     return []
+
+
+def _wildcard_key(at: tuple, step: Any) -> bool:
+    return bool(at) and at[-1] in ("labels", "annotations") and isinstance(step, str) and contains_wildcard(step)
 
 
 def _get(value: Any, position: tuple) -> Any:
@@ -408,6 +416,8 @@ def _create(resource: dict, path: Path, value: Any) -> bool:
             target[step] = [] if following == _ANY else {}
         target = target[step]
     last = path[-1]
+    if _wildcard_key(path[:-1], last):  # a key the wildcard matches (none holds `*` itself)
+        last = str(last).replace("*", "x").replace("?", "y")
     if last == _ANY:
         if not isinstance(target, list):
             return False

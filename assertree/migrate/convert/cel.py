@@ -127,6 +127,11 @@ def or_empty(optional: str, empty: str) -> str:
     return f"{optional}.optFlatMap(value, optional.ofNonZeroValue(value)).orValue({empty})"
 
 
+def not_null(optional: str) -> str:
+    """The CEL optional `optional`, empty when it holds null (JMESPath reads a null field as a missing one)."""
+    return f"{optional}.optFlatMap(value, value == null ? optional.none() : optional.of(value))"
+
+
 def has(base: str, key: str) -> str:
     """Whether the map `base` holds `key` (a null value counts as held)."""
     return f"{string(key)} in {base}"
@@ -347,6 +352,19 @@ def ternary(condition: str, then: str, otherwise: str) -> str:
 
 
 _REGEX_SPECIAL = set(r"\.+*?()|[]{}^$")
+
+
+def reverse_wildcard(text: str, values: list[str]) -> str:
+    """Whether the CEL string `text`, read as a wildcard pattern, matches one of the texts `values` (Kyverno's
+    set operators match both ways: a key item ``*`` is in every list). The pattern becomes a regular
+    expression at run time, quoted between ``\\Q`` and ``\\E`` but for its wildcards (a key holding ``\\E``
+    itself is not read right)."""
+    if not values:
+        return FALSE
+    regex = (f"{string('(?s)^' + chr(92) + 'Q')} + {text}.replace('*', {string(chr(92) + 'E.*' + chr(92) + 'Q')})"
+             f".replace('?', {string(chr(92) + 'E.' + chr(92) + 'Q')}) + {string(chr(92) + 'E$')}")
+    matches = or_(f"{string(value)}.matches(pattern)" for value in values)
+    return f"({text}.contains('*') || {text}.contains('?')) && [{regex}].exists(pattern, {matches})"
 
 
 def wildcard_regex(pattern: str) -> str:

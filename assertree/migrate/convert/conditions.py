@@ -23,8 +23,8 @@ Conditions whose value holds variables are translated directly (``==``,
 them against Kyverno's engine.
 
 A set operator's reverse wildcard (a key that itself holds ``*`` matching a
-value) is not reproduced: the check does not probe keys holding wildcards the
-value does not mention, and neither does the proof.
+value, as RBAC rules do) is reproduced with a regular expression made from
+the key at run time (`cel.reverse_wildcard`).
 """
 
 from __future__ import annotations
@@ -179,8 +179,8 @@ def _dynamic(operator: str, key: Expr, value: Expr, path: tuple) -> str:
             values = cel.paren(value.value())
 
         def member(item: str) -> str:
-            in_list = f"{values}.exists(value, value == {item} || value == '*')"
-            one = f"{values} == {item} || {values} == '*'"
+            in_list = f"{values}.exists(value, dyn(value) == dyn({item}) || dyn(value) == '*')"
+            one = f"dyn({values}) == dyn({item}) || dyn({values}) == '*'"
             if value.kind == "list":
                 return in_list
             if value.kind == "string":
@@ -226,6 +226,7 @@ def _matches_any(text: str, values: list[str]) -> str:
     if plain:
         tests.append(f"{text} in {cel.literal(plain)}" if len(plain) > 1 else f"{text} == {cel.literal(plain[0])}")
     tests.extend(cel.wildcard_test(value, text) for value in values if value not in plain)
+    tests.append(cel.reverse_wildcard(text, values))
     return cel.or_(tests)
 
 
@@ -465,7 +466,7 @@ def _form(operator: str, value_json: str, key_kind: str, default_json: str | Non
     ``x.orValue(d)`` first (a missing `optional` key gives ``d``), then as JMESPath's exact ``||``."""
     value = json.loads(value_json)
     default = NO_DEFAULT if default_json is None else json.loads(default_json)
-    samples = _key_samples(value, key_kind)
+    samples = _key_samples(value, key_kind, wildcards=operator.lower() in _SET_OPERATORS)
     if default is not NO_DEFAULT:
         # the falsy values a key of its kind can hold (any: every one), which JMESPath replaces by the default
         by_kind: dict[str, list[Any]] = {"list": [[]], "string": [""], "map": [{}], "bool": [False], "number": []}
@@ -519,8 +520,9 @@ def _agrees(expression: str, operator: str, value: Any, samples: list[Any], defa
     return True
 
 
-def _key_samples(value: Any, key_kind: str) -> list[Any]:
-    """Keys that tell the operator's answers apart: every JSON kind, and values drawn from `value`."""
+def _key_samples(value: Any, key_kind: str, *, wildcards: bool = False) -> list[Any]:
+    """Keys that tell the operator's answers apart: every JSON kind, and values drawn from `value`; with
+    `wildcards` (the set operators, which match both ways) keys holding wildcards too."""
     scalars: list[Any] = [None, True, False, 0.0, 1.0, 3.0, -1.0, 1.5, 100.0, "", "a", "0", "3", "true", "x:y"]
     drawn: list[Any] = []
     for item in value if isinstance(value, list) else [value]:
@@ -540,6 +542,10 @@ def _key_samples(value: Any, key_kind: str) -> list[Any]:
         elif isinstance(item, int | float):
             drawn.extend([float(item), float(item) + 1, float(item) - 1, str(item), f"{item}s"])
     drawn = [item for item in drawn if not (isinstance(item, str) and ("*" in item or "?" in item))]
+    if wildcards:
+        texts = [item for item in drawn if isinstance(item, str) and item]
+        drawn.extend(["*", "?", "x*", *(text[:1] + "*" for text in texts[:3]), *("*" + text[-1:] for text in texts[:3]),
+                      *(text[:-1] + "?" for text in texts[:2]), "a.b*", "(*)"])
     lists: list[Any] = [[], [item for item in drawn[:2]], ["other"], [*drawn[:1], "other"], [1.0], [True]]
     maps: list[Any] = [{}, {"a": "b"}]
     if key_kind == "list":

@@ -65,7 +65,7 @@ class Expr:
             return f"{self.text}.orValue({default})"
         if default == "[]":
             return f"{cel.or_empty(self.text, '[]')}{self.suffix}"
-        return f"{self.text}.optMap(items, dyn(items{self.suffix})).orValue({default})"
+        return f"{cel.not_null(self.text)}.optMap(items, dyn(items{self.suffix})).orValue({default})"
 
     def then(self, step: str) -> Expr:
         """This list with one more method step (``.map(...)``, ``.filter(...)``)."""
@@ -317,6 +317,8 @@ class _Translator:
     def _resolve(self, chain: list[str], strict: bool) -> Expr:
         if chain[0] == "images" and "images" not in self.names.roots:
             return self._images(chain, strict)
+        if chain[0] == "":  # `x || ""`: a field named "" (a quoted identifier, not a text) is null
+            return Expr("null", "null")
         for length in range(len(chain), 0, -1):
             name = ".".join(chain[:length])
             if name in self.names.refused:
@@ -717,6 +719,25 @@ def _replace_all(t: _Translator, args: list[Expr]) -> Expr:
     return Expr(f"{cel.paren(args[0].text)}.replace({args[1].text}, {args[2].text})", "string")
 
 
+def _to_array(t: _Translator, args: list[Expr]) -> Expr:
+    _arity(t, "to_array", args, 1)
+    value = cel.paren(args[0].text)  # a list read from a missing field is null: [null]
+    return Expr(f"type({value}) == list ? {value} : [{value}]", "list")
+
+
+def _divide(t: _Translator, args: list[Expr]) -> Expr:
+    """``divide(a, b)`` of numbers, or of two quantities (their ratio, a number); durations and mixed operands
+    are refused at run time (CEL cannot divide them as Kyverno does)."""
+    _arity(t, "divide", args, 2)
+    left, right = (cel.paren(arg.text) for arg in args)
+    if all(arg.kind == "number" for arg in args):
+        return Expr(f"double({left}) / double({right})", "number")
+    quantities = (f"quantity(string({left})).asApproximateFloat() / "
+                  f"quantity(string({right})).asApproximateFloat()")
+    return Expr(f"(type({left}) == string && type({right}) == string && isQuantity({left}) && isQuantity({right})) ? "
+                f"{quantities} : double(dyn({left})) / double(dyn({right}))", "number")
+
+
 def _lookup(t: _Translator, args: list[Expr]) -> Expr:
     _arity(t, "lookup", args, 2)
     return Expr(f"{cel.paren(args[0].text)}[?{args[1].text}]", optional=True)
@@ -744,6 +765,8 @@ FUNCTIONS: Mapping[str, _FunctionTranslation] = {
     "sum": _method("sum", "sum", "number"),
     "replace_all": _replace_all,
     "regex_replace_all": _regex_replace_all,
+    "to_array": _to_array,
+    "divide": _divide,
     "lookup": _lookup,
     "parse_yaml": lambda t, args: Expr(f"yaml.parse({args[0].text})", "any"),
     "parse_json": lambda t, args: Expr(f"json.unmarshal({args[0].text})", "any"),

@@ -21,9 +21,10 @@ Two forms are written, and the first that agrees with Kyverno is kept:
 
 "Agrees" is checked here, on values drawn from the pattern itself (each
 operand, its neighbours, zero values, each JSON kind), by running both the
-CEL and Kyverno's function; a leaf where neither form agrees is refused
-(Kyverno prints numbers with Go's ``%E`` before a wildcard reads them, which
-CEL cannot reproduce). A leaf whose answer for null is true puts
+CEL and Kyverno's function. Kyverno prints numbers with Go's ``%E`` before a
+wildcard reads them, which CEL cannot reproduce: for such leaves a form that
+agrees on every value but numbers is kept (the proof then shows whether the
+field ever holds one); a leaf where no form agrees even so is refused. A leaf whose answer for null is true puts
 ``x == null`` first, since ``string(null)`` fails.
 """
 
@@ -105,15 +106,28 @@ def _form(key: str, exact: bool) -> str | None:
             continue
         if _agrees(expression, pattern, own_text=name not in ("operators", "guarded"), exact=exact):
             return name
+    for name, build in _FORMS.items():  # numbers aside: Kyverno prints them with %E before reading them as text
+        if exact and name in ("operators", "text"):
+            continue
+        try:
+            expression = build(_PLACEHOLDER, pattern)
+        except NotConvertible:
+            continue
+        if _agrees(expression, pattern, own_text=name not in ("operators", "guarded"), exact=exact, numbers=False):
+            return name
     return None
 
 
-def _agrees(expression: str, pattern: Any, *, own_text: bool, exact: bool) -> bool:
+def _agrees(expression: str, pattern: Any, *, own_text: bool, exact: bool, numbers: bool = True) -> bool:
+    """Whether `expression` gives Kyverno's answer on every probe value (numbers left out without `numbers`:
+    a text field never holds one in an admitted object, and the migration's proof tries them elsewhere)."""
     from assertree.languages.cel.engine import CelError
     from assertree.languages.kyverno.cel_policies.compile import compile_expression
 
     program = compile_expression(expression, ("leaf",))
     for sample in probe_values(pattern, own_text=own_text):
+        if not numbers and isinstance(sample, int | float) and not isinstance(sample, bool):
+            continue
         want = validate_value(sample, pattern)
         try:
             got = program.evaluate({"object": {"v": sample}, "oldObject": None, "request": None, "params": None,

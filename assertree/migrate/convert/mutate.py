@@ -169,6 +169,10 @@ class _Builder:
                 if anchor.kind is AnchorKind.ADD_IF_NOT_PRESENT:
                     fields.append(f"{label}: {_optional(reach, name, literal)}.orValue({items.text})")
                     changes.append(cel.not_(present))
+                elif value and all(isinstance(item, dict) and _selects(item) for item in value):
+                    # items chosen from the resource's list: nothing to write when the resource has no list
+                    fields.append(f"?{label}: {present} ? optional.of({items.text}) : optional.none()")
+                    changes.append(items.changes)
                 else:
                     fields.append(f"{label}: {items.text}")
                     changes.append(items.changes)
@@ -212,7 +216,11 @@ class _Builder:
             anchored = [key for key in item if parse_anchor(str(key).strip()).kind not in (
                 None, AnchorKind.ADD_IF_NOT_PRESENT)]
             if not anchored:
+                before = len(self.global_conditions)
                 built = self.map(item, "item", type_name, (*at, i))
+                if built.conditions or len(self.global_conditions) != before:
+                    raise NotConvertible("anchors below a list item that no anchor of its own selects: which "
+                                         "resource items Kyverno patches then is not converted", (*self.path, *at, i))
                 literal_items.append(built.text)
                 name = item.get("name")
                 if name is not None and not isinstance(name, dict | list):
@@ -228,9 +236,10 @@ class _Builder:
             self.scope = self.scope.enter(variable)
             conditions = [self.condition(variable, str(key).strip(), item[key], (*at, i, key)) for key in anchored]
             if any(parse_anchor(str(key).strip()).kind is AnchorKind.GLOBAL for key in anchored):
-                # a global condition in a list item: some item must meet it, or the whole patch is left out
-                self.global_conditions.append(cel.and_([present, (f"{current}.exists({variable}, "
-                                                                 f"{cel.and_(conditions)})")]))
+                # a global condition in a list item: some item must meet it (an empty list does), or the whole
+                # patch is left out
+                self.global_conditions.append(cel.and_([present, cel.or_([
+                    f"size({current}) == 0", f"{current}.exists({variable}, {cel.and_(conditions)})"])]))
                 continue
             rest = {key: value for key, value in item.items() if key not in anchored}
             rest.setdefault("name", None)
@@ -287,6 +296,11 @@ def _reorder(patch: dict, pods: bool) -> str | None:
             terms.append(f"({guard} ? [JSONPatch{{op: 'replace', path: {cel.string(pointer)}, "
                          f"value: {' + '.join(ordered)}}}] : [])")
     return " + ".join(terms) if terms else None
+
+
+def _selects(item: dict) -> bool:
+    """Whether a patch list item is chosen among the resource's items by anchors (``(name): "*"``)."""
+    return any(parse_anchor(str(key).strip()).kind not in (None, AnchorKind.ADD_IF_NOT_PRESENT) for key in item)
 
 
 def _whole_template(raw: Any) -> bool:

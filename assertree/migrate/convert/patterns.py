@@ -116,6 +116,18 @@ class Scope:
         return Scope({*self.names, name})
 
 
+# Kubernetes fields holding lists of plain values, which a pattern may check with one plain value.
+_SCALAR_LISTS = frozenset({"supplementalGroups", "args", "command", "finalizers", "add", "drop", "externalIPs",
+                           "accessModes", "verbs", "resources", "apiGroups", "resourceNames", "nonResourceURLs",
+                           "hosts", "nameservers", "searches", "loadBalancerSourceRanges", "ipFamilies",
+                           "clusterIPs", "dnsNames", "usages", "groups", "audiences", "allowedTopologies"})
+
+
+def _key_name(key: Any) -> str:
+    found = parse_anchor(str(key).strip())
+    return found.key if found.kind is not None else str(key)
+
+
 def _singular(key: str) -> str:
     """A name for the items of the list under `key`: ``containers`` -> ``container``, else ``item``."""
     word = "".join(char for char in key if char.isalnum())
@@ -203,11 +215,21 @@ class _Compiler:
         if isinstance(pattern, list):
             return self.array(value, pattern, path, scope, exact)
         try:
-            if isinstance(pattern, str) and "{{" in pattern:
-                return Outcome(self.dynamic(value, pattern))
-            return Outcome(leaf_test(value, pattern, exact=exact))
+            key = _key_name(path[-1]) if path else ""
+            if key in _SCALAR_LISTS:
+                # Kyverno checks each item of a list against a plain pattern value (supplementalGroups: "100-200")
+                item = scope.variable(key)
+                return Outcome(cel.ternary(f"type({value}) == list",
+                                           f"{value}.all({item}, {self.leaf(item, pattern, exact)})",
+                                           self.leaf(value, pattern, exact)))
+            return Outcome(self.leaf(value, pattern, exact))
         except NotConvertible as refusal:
             raise refusal if refusal.path else refusal.at(path) from None
+
+    def leaf(self, value: str, pattern: Any, exact: bool) -> str:
+        if isinstance(pattern, str) and "{{" in pattern:
+            return self.dynamic(value, pattern)
+        return leaf_test(value, pattern, exact=exact)
 
     def dynamic(self, value: str, pattern: str) -> str:
         from assertree.migrate.convert.jmespath import translate_template
@@ -405,6 +427,6 @@ def condition_test(value: str, key: str, pattern: Any, path: tuple, scope: Scope
     if anchor.kind is AnchorKind.NEGATION:
         return cel.not_(present)
     inner = _Compiler().element(cel.select(value, anchor.key), pattern, path, scope or Scope(), exact=True)
-    if anchor.kind is AnchorKind.CONDITION:
+    if anchor.kind in (AnchorKind.CONDITION, AnchorKind.GLOBAL):  # a missing key does not meet either
         return cel.and_([present, inner.ok])
     return cel.or_([cel.not_(present), inner.ok])
