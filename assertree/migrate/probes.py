@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -119,6 +120,22 @@ def _conditions_reads(block: Any, names: dict[str, Path], reads: Reads) -> None:
             reads.add(path, _mentioned(value) if final else ())
         for path, final in _template_paths(value, names):
             reads.add(path, _mentioned(key) if final else ())
+        for side, other in ((key, value), (value, key)):
+            _images_reads(side, other, reads)
+
+
+def _images_reads(text: Any, other: Any, reads: Reads) -> None:
+    """Kyverno's ``images.<containers>...`` reads the containers' images: probe images made of the parts the
+    condition mentions (a registry, a tag, a name)."""
+    if not isinstance(text, str):
+        return
+    for kind in sorted(set(re.findall(r"images\.(containers|initContainers|ephemeralContainers)\b", text))):
+        images = ["nginx", "nginx:latest", "nginx:1.25", "ghcr.io/org/app:1", "localhost:5000/app",
+                  "nginx@sha256:" + "a" * 64]
+        for part in _mentioned(other):
+            if isinstance(part, str) and part and "*" not in part and "?" not in part:
+                images.extend([f"{part}/app:1", f"app:{part}", f"{part}:1", f"{part}/org/app"])
+        reads.add(("spec", kind, _ANY, "image"), images)
 
 
 def _mentioned(value: Any) -> list[Any]:

@@ -89,7 +89,8 @@ def condition_test(condition: Any, names: Names, path: tuple) -> str:
     value = condition.get("value")
     if _is_constant(value):
         default_json = None if default is NO_DEFAULT else json.dumps(default)
-        found = _form(operator, json.dumps(value, sort_keys=True), key.kind, default_json, key.optional)
+        plain = key.text.startswith("request.operation")  # an admission operation holds no wildcard
+        found = _form(operator, json.dumps(value, sort_keys=True), key.kind, default_json, key.optional, plain)
         if found is None:
             raise NotConvertible(f"no CEL form agrees with Kyverno's {operator} for the value "
                                  f"{json.dumps(value)} on every kind of key", path)
@@ -219,14 +220,16 @@ def _equality(operator: str, key: str, value: Any) -> str:
     raise NotConvertible("not an equality")
 
 
-def _matches_any(text: str, values: list[str]) -> str:
-    """Whether the CEL string `text` matches one of `values` (Kyverno's wildcards in the values)."""
+def _matches_any(text: str, values: list[str], reverse: bool = True) -> str:
+    """Whether the CEL string `text` matches one of `values` (Kyverno's wildcards in the values, and with
+    `reverse` in `text`)."""
     plain = [value for value in values if "*" not in value and "?" not in value]
     tests = []
     if plain:
         tests.append(f"{text} in {cel.literal(plain)}" if len(plain) > 1 else f"{text} == {cel.literal(plain[0])}")
     tests.extend(cel.wildcard_test(value, text) for value in values if value not in plain)
-    tests.append(cel.reverse_wildcard(text, values))
+    if reverse:
+        tests.append(cel.reverse_wildcard(text, values))
     return cel.or_(tests)
 
 
@@ -239,7 +242,7 @@ def _set_values(value: Any) -> list[str] | None:
 
 
 def _set_form(operator: str, key: str, value: Any, *, scalar: bool = True, lists: bool = True,
-              guard: bool = False) -> str:
+              guard: bool = False, reverse: bool = True) -> str:
     """The set operators: each key item printed (``string()``) and matched against the values."""
     kind = operator.lower()
     values = _set_values(value)
@@ -247,7 +250,7 @@ def _set_form(operator: str, key: str, value: Any, *, scalar: bool = True, lists
         raise NotConvertible("not a set operator on a list")
 
     def member(item: str) -> str:
-        return _matches_any(item, values)
+        return _matches_any(item, values, reverse)
 
     def printed(item: str) -> str:
         return f"string({item})"
@@ -445,6 +448,9 @@ _BUILDERS: dict[str, Callable[[str, str, Any], str]] = {
     "wildcard-equality": _wildcard_equality,
     "typed-equality": _typed_equality,
     "typed-not-equality": _typed_not_equality,
+    # keys that never hold wildcards (the request's operation) need not be read as patterns themselves
+    "plain-scalar-set": lambda operator, key, value: _set_form(operator, key, value, lists=False, reverse=False),
+    "plain-set": lambda operator, key, value: _set_form(operator, key, value, reverse=False),
     "scalar-set": _scalar_set,
     "list-set": _list_set,
     "set": _either_set,
@@ -460,13 +466,13 @@ _MISSING = object()
 
 @lru_cache(maxsize=4096)
 def _form(operator: str, value_json: str, key_kind: str, default_json: str | None,
-          optional: bool) -> tuple[str, str] | None:
+          optional: bool, plain: bool = False) -> tuple[str, str] | None:
     """(builder, key mode) of the first form that agrees with Kyverno's operator on every sample key, with no
     error; keys of `key_kind` only, when known. A key ``x || d`` (`default_json`) is tried as
     ``x.orValue(d)`` first (a missing `optional` key gives ``d``), then as JMESPath's exact ``||``."""
     value = json.loads(value_json)
     default = NO_DEFAULT if default_json is None else json.loads(default_json)
-    samples = _key_samples(value, key_kind, wildcards=operator.lower() in _SET_OPERATORS)
+    samples = _key_samples(value, key_kind, wildcards=operator.lower() in _SET_OPERATORS and not plain)
     if default is not NO_DEFAULT:
         # the falsy values a key of its kind can hold (any: every one), which JMESPath replaces by the default
         by_kind: dict[str, list[Any]] = {"list": [[]], "string": [""], "map": [{}], "bool": [False], "number": []}

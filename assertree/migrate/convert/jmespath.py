@@ -195,10 +195,11 @@ def _parsed(expression: str, names: Names) -> tuple[Node, _Translator]:
     return tree, translator
 
 
-def translate_template(text: str, names: Names, *, as_text: bool = False) -> Expr:
+def translate_template(text: str, names: Names, *, as_text: bool = False, message: bool = False) -> Expr:
     """A string with ``{{ }}`` variables as CEL: the variable's own value when the string is exactly one
     variable (Kyverno keeps its type) and not `as_text`, else the text with each variable rendered as a
-    string (a list or map, which Kyverno renders as JSON, is refused)."""
+    string (a list or map, which Kyverno renders as JSON, is refused). A `message` never fails: a missing
+    value is written as nothing."""
     from assertree.languages.kyverno.substitution import has_markers
 
     if not isinstance(text, str) or not has_markers(text):
@@ -212,9 +213,13 @@ def translate_template(text: str, names: Names, *, as_text: bool = False) -> Exp
             if piece:
                 parts.append(cel.string(piece))
             continue
-        value = translate(piece[0], names)
+        value = translate(piece[0], names.lenient() if message else names)
         if value.kind in ("list", "map"):
             raise NotConvertible(f"{{{{ {piece[0].strip()} }}}} is a list or map, which Kyverno writes as JSON")
+        if message:
+            found = value.value()
+            parts.append(f"(dyn({found}) == null ? '' : string({found}))")
+            continue
         parts.append(value.value() if value.kind == "string" else f"string({value.value()})")
     return Expr(" + ".join(parts) if parts else "''", "string")
 
@@ -364,11 +369,18 @@ class _Translator:
         if base.kind == "imageref":
             if name not in PARTS:
                 raise self.refuse(f"the image field {name!r} of Kyverno's `images` variable has no CEL form here")
-            return Expr(image_part(base.text, name))
+            part = image_part(base.text, name)
+            if strict and name in ("tag", "digest"):  # Kyverno: a variable that resolves to nothing is an error
+                return Expr(f"dyn({part}) != null ? {part} : dyn({{}}[{cel.string(f'no {name} in the image')}])",
+                            "string")
+            return Expr(part)
         if base.kind == "image":
             if name not in PARTS:
                 raise self.refuse(f"the image field {name!r} of Kyverno's `images` variable has no CEL form here")
-            return Expr(f"{base.text}.map(container, {image_part('container.image', name)})[?0]", optional=True)
+            values = f"{base.text}.map(container, {image_part('container.image', name)})"
+            if strict:  # Kyverno: a variable that resolves to nothing (no such container, no tag) is an error
+                return Expr(f"{values}.filter(value, value != null)[0]")
+            return Expr(f"{values}[?0]", optional=True)
         if name in self.nested:  # a field named by a variable
             key = self.nested[name].value()
             if base.suffix:
@@ -379,6 +391,11 @@ class _Translator:
         if base.text in ("object", "oldObject") and name in ("spec", "metadata") and not base.optional:
             # always written `object.spec`: Kyverno's CEL autogen moves exactly that text under the template
             return Expr(cel.select(base.text, name))
+        if base.text in ("object.metadata", "oldObject.metadata") and name in ("labels", "annotations") and \
+                not base.optional and not strict:
+            # `object.metadata.labels` as written, which the autogen of a MutatingPolicy moves too
+            field_text = f"{base.text}.{name}"
+            return Expr(f"(has({field_text}) ? optional.of({field_text}) : optional.none())", "map", optional=True)
         if base.optional:
             return Expr(_optional_select(base.text, name), optional=True)
         if strict:

@@ -23,7 +23,7 @@ from typing import Any
 
 from assertree.migrate.convert import cel
 
-__all__ = ["merge_mutating"]
+__all__ = ["guarded", "merge_mutating"]
 
 _SHARED = ("matchConstraints", "autogen", "failurePolicy", "evaluation", "webhookConfiguration", "reinvocationPolicy")
 
@@ -59,10 +59,10 @@ def merge_mutating(name: str, documents: list[dict]) -> dict | None:
         guard = cel.and_(own) if own else cel.TRUE
         guards.append(guard)
         for mutation in spec.get("mutations") or []:
-            guarded = _guarded(mutation, guard, rename)
-            if guarded is None:
+            guarded_mutation = guarded(mutation, guard, rename)
+            if guarded_mutation is None:
                 return None
-            mutations.append(guarded)
+            mutations.append(guarded_mutation)
     merged = copy.deepcopy(documents[0])
     merged["metadata"]["name"] = name
     body: dict[str, Any] = {}
@@ -88,7 +88,9 @@ def merge_mutating(name: str, documents: list[dict]) -> dict | None:
     return merged
 
 
-def _guarded(mutation: dict, guard: str, rename: Any) -> dict | None:
+def guarded(mutation: dict, guard: str, rename: Any) -> dict | None:
+    """`mutation` doing nothing where `guard` is false (None when an apply configuration's shape does not allow
+    it)."""
     if mutation.get("patchType") == "JSONPatch":
         text = rename(mutation["jsonPatch"]["expression"])
         expression = text if guard == cel.TRUE else f"{cel.paren(guard)} ? {cel.paren(text)} : []"

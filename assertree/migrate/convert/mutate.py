@@ -384,9 +384,7 @@ def _foreach(entries: list, names: Names, path: tuple, spec: MutateSpec) -> None
         return
     if len(entries) != 1 or not isinstance(entries[0], dict) or entries[0].get("patchStrategicMerge") is None:
         raise NotConvertible("a foreach mixing patch kinds, or of several strategic merge patches", path)
-    spec.mutations.append({"patchType": "ApplyConfiguration",
-                           "applyConfiguration": {"expression": _element_merge(entries[0], names, (*path, 0),
-                                                                               spec)}})
+    _element_merge(entries[0], names, (*path, 0), spec)
 
 
 def _foreach_operations(entries: list, names: Names, path: tuple, depth: int, outer: list[str]) -> str:
@@ -420,31 +418,40 @@ def _foreach_operations(entries: list, names: Names, path: tuple, depth: int, ou
     return " + ".join(lists)
 
 
-def _element_merge(entry: dict, names: Names, path: tuple, spec: MutateSpec) -> str:
-    """A strategic merge patch per element of the walked list, aimed at that very item by its name."""
+def _element_merge(entry: dict, names: Names, path: tuple, spec: MutateSpec) -> None:
+    """A strategic merge patch per element of the walked list, aimed at that very item by its name (the walked
+    list may join a Pod's container lists, whose names are unique across them), and patch parts that do not
+    depend on the element, merged once when some element is patched."""
+    import copy
+
     from assertree.migrate.convert.jmespath import Expr
+    from assertree.migrate.convert.merge import guarded
 
     walked = str(entry.get("list") or "").strip()
     patch = entry["patchStrategicMerge"]
-    steps = walked.removeprefix("request.object.").split(".") if walked.startswith("request.object.") else []
-    target: Any = patch
-    for step in steps:
-        target = target.get(step) if isinstance(target, dict) else None
-    if not steps or not isinstance(target, list) or len(target) != 1 or not isinstance(target[0], dict) or \
-            _only_keys(patch, steps) is False:
-        raise NotConvertible("a foreach strategic merge patch that does not patch the walked list's own item",
-                             (*path, "patchStrategicMerge"))
-    item = dict(target[0])
+    where = (*path, "patchStrategicMerge")
+    lists = _walked_lists(walked)
+    targets = [steps for steps in lists if _item_at(patch, steps) is not None]
+    if len(targets) != 1 or (len(lists) > 1 and targets[0][-1] not in _CONTAINER_LISTS):
+        raise NotConvertible("a foreach strategic merge patch that does not patch the walked list's own item", where)
+    steps = targets[0]
+    item = dict(_item_at(patch, steps) or {})
     selector = item.pop("(name)", item.get("name"))
     if selector not in ("{{element.name}}", "{{ element.name }}"):
         raise NotConvertible("a foreach strategic merge patch whose item is not the element (name: "
-                             "'{{ element.name }}')", (*path, "patchStrategicMerge"))
+                             "'{{ element.name }}')", where)
     item.pop("name", None)
     if entry.get("context"):
         raise NotConvertible("context entries inside a mutate foreach", (*path, "context"))
+    if len(lists) > 1 and "elementIndex" in str(entry):
+        raise NotConvertible("elementIndex in a foreach over joined lists", path)
+    rest = copy.deepcopy(patch)
+    _remove(rest, steps)
+    if "{{" in str(rest):
+        raise NotConvertible("a foreach strategic merge patch whose other parts depend on the element", where)
     variable = "element"
-    inner = names.bind("element", Expr(variable, "map")).walking(variable, str(entry.get("list") or ""))
-    builder = _Builder(inner, (*path, "patchStrategicMerge"))
+    inner = names.bind("element", Expr(variable, "map")).walking(variable, f"request.object.{'.'.join(steps)}")
+    builder = _Builder(inner, where)
     list_type = "Object." + ".".join(steps)
     built = builder.map(item, variable, list_type, ())
     if built.conditions or builder.global_conditions:
@@ -453,15 +460,70 @@ def _element_merge(entry: dict, names: Names, path: tuple, spec: MutateSpec) -> 
     if entry.get("preconditions") is not None:
         condition = block_test(entry["preconditions"], inner.lenient(), (*path, "preconditions"))
     current = "object." + ".".join(steps)
+    present = cel.and_([f"has(object.{'.'.join(steps[:depth])})" for depth in range(1, len(steps) + 1)])
+    applies = cel.and_([present, f"{current}.exists({variable}, {condition})"])
     selected = f"{current}.filter({variable}, {cel.and_([condition, built.changes])})"
     entry_text = built.text.replace(f"{list_type}{{", f"{list_type}{{name: {variable}.name, ", 1)
-    changes = f"{current}.exists({variable}, {cel.and_([condition, built.changes])})"
-    spec.match_conditions.append({"name": "changes-something", "expression": changes})
+    changes = [cel.and_([present, f"{current}.exists({variable}, {cel.and_([condition, built.changes])})"])]
     body = f"{selected}.map({variable}, {entry_text})"
     for depth in range(len(steps) - 1, -1, -1):
         prefix = "Object" + "".join("." + step for step in steps[:depth])
         body = f"{prefix}{{{steps[depth]}: {body}}}"
-    return body
+    if rest:
+        constant = _Builder(names, where)
+        once = constant.map(rest, "object", "Object", (), root=True)
+        if once.conditions or constant.global_conditions:
+            raise NotConvertible("anchored conditions in the parts of a foreach strategic merge patch that do not "
+                                 "depend on the element", where)
+        mutation = guarded({"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": once.text}},
+                           applies, lambda text: text)
+        if mutation is None:
+            raise NotConvertible("a foreach strategic merge patch part with nothing empty to give", where)
+        spec.mutations.append(mutation)
+        changes.append(cel.and_([applies, once.changes]))
+    spec.match_conditions.append({"name": "changes-something", "expression": cel.or_(changes)})
+    spec.mutations.append({"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": body}})
+
+
+_CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
+
+
+def _walked_lists(text: str) -> list[list[str]]:
+    """The resource's lists a foreach walks: ``request.object.spec.containers``, or several joined
+    (``request.object.spec.[initContainers, containers][]``)."""
+    text = text.strip()
+    if not text.startswith("request.object."):
+        return []
+    rest = text.removeprefix("request.object.")
+    name = r"[A-Za-z_][A-Za-z0-9_]*"
+    joined = re.fullmatch(rf"((?:{name}\.)*)\[\s*({name}(?:\s*,\s*{name})*)\s*\]\[\]", rest)
+    if joined:
+        prefix = [step for step in joined.group(1).split(".") if step]
+        return [[*prefix, name.strip()] for name in joined.group(2).split(",")]
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", rest):
+        return [rest.split(".")]
+    return []
+
+
+def _item_at(patch: Any, steps: list[str]) -> dict | None:
+    """The one map item of the list at `steps` in `patch`, if that is what is there."""
+    for step in steps:
+        patch = patch.get(step) if isinstance(patch, dict) else None
+    if isinstance(patch, list) and len(patch) == 1 and isinstance(patch[0], dict):
+        return patch[0]
+    return None
+
+
+def _remove(patch: dict, steps: list[str]) -> None:
+    """`patch` without the path `steps`, and without the maps that leaves empty."""
+    if len(steps) == 1:
+        patch.pop(steps[0], None)
+        return
+    child = patch.get(steps[0])
+    if isinstance(child, dict):
+        _remove(child, steps[1:])
+        if not child:
+            patch.pop(steps[0])
 
 
 def _only_keys(patch: Any, steps: list[str]) -> bool:

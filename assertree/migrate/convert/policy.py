@@ -203,7 +203,26 @@ def checks_delete(rule: dict) -> bool:
     checked against a resource being deleted)."""
     validate = rule.get("validate") or {}
     return isinstance(validate, dict) and (validate.get("deny") is not None or bool(validate.get("foreach"))
-                                           or validate.get("cel") is not None)
+                                           or validate.get("cel") is not None) and not _skips_delete(rule)
+
+
+def _skips_delete(rule: dict) -> bool:
+    """Whether one of the rule's ``all`` preconditions leaves DELETE requests out (``request.operation`` in a
+    list without DELETE, or not DELETE)."""
+    block = rule.get("preconditions")
+    conditions = block.get("all") if isinstance(block, dict) else block if isinstance(block, list) else None
+    for condition in conditions or []:
+        if not isinstance(condition, dict) or "request.operation" not in str(condition.get("key")):
+            continue
+        operator = str(condition.get("operator") or "").lower()
+        value = condition.get("value")
+        values = [str(item) for item in value] if isinstance(value, list) else [str(value)]
+        if operator in ("anyin", "allin", "in", "equals", "equal") and "DELETE" not in values and \
+                not any("*" in item or "?" in item for item in values):
+            return True
+        if operator in ("notequals", "notequal", "anynotin", "allnotin", "notin") and values == ["DELETE"]:
+            return True
+    return False
 
 
 def _actions(spec: dict, validate: dict, path: tuple) -> list[str]:

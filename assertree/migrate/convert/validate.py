@@ -192,7 +192,7 @@ def _message(message: Any, names: Names, path: tuple, spec: RuleSpec) -> dict:
     if "{{" not in message:
         return {"message": message}
     try:
-        return {"messageExpression": translate_template(message, names, as_text=True).value()}
+        return {"messageExpression": translate_template(message, names, as_text=True, message=True).value()}
     except NotConvertible as refusal:
         spec.notes.append(f"{_field(path)}: kept as text, its variables are not converted ({refusal.why})")
         return {"message": message}
