@@ -18,11 +18,12 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
+from assertree.errors import Problem
 from assertree.tree.errors import INTERNAL, INVALID, REQUIRED, TYPE_INVALID, FieldError
 
 __all__ = ["ERROR", "FAIL", "INTERNAL", "INVALID", "PASS", "REQUIRED", "SKIP", "TYPE_INVALID", "WARN", "FieldError",
-           "PolicyInfo", "Resource", "RuleError", "RuleInfo", "RuleResult", "ScanResult", "Status", "Summary",
-           "Violation"]
+           "PolicyInfo", "RefusedRule", "Resource", "RuleError", "RuleInfo", "RuleResult", "ScanResult", "Status",
+           "Summary", "Violation", "refused_rules"]
 
 
 @runtime_checkable
@@ -75,6 +76,26 @@ class PolicyInfo(Protocol):
 
     @property
     def description(self) -> str | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RefusedRule:
+    """A rule assertree does not run (it needs a registry, a cluster, or is not implemented): reported once,
+    when its policy is loaded, while the policy's other rules run. `problem` is a located warning whose field
+    path names the part at fault."""
+
+    rule: str
+    problem: Problem
+
+    def __str__(self) -> str:
+        return str(self.problem)
+
+
+def refused_rules(policy: Any) -> tuple[RefusedRule, ...]:
+    """The rules of a compiled policy, or of its `PolicyInfo`, that are not run (an optional member of both:
+    a language whose rules all run has none)."""
+    info = getattr(policy, "policy", policy)
+    return tuple(getattr(info, "refused", None) or ())
 
 
 class Status(StrEnum):
@@ -162,6 +183,8 @@ class RuleResult:
     message: str | None = None  # Kyverno: the rule's message, variables substituted
     exception: str | None = None  # the PolicyException that made this result a skip
     patched: Any = None  # Kyverno mutate: the resource after this rule's patches
+    generated: list[Any] = field(default_factory=list)  # Kyverno generate: the resources the rule would create
+    target: Any = None  # Kyverno mutate existing: the existing resource this result patched, after the patch
     identifier_error: RuleError | None = None  # the identifier expression failed (`identifier` says so too)
 
     def feedback_json(self) -> dict[str, Any]:

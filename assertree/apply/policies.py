@@ -36,17 +36,13 @@ def load_mutate_policies(paths: Iterable[str | Path], *, values: str | Path | No
     from assertree.languages.kyverno.exceptions import parse_exception
     from assertree.languages.kyverno.language import load_kyverno_documents
     from assertree.languages.kyverno.values import load_user_info, load_values
-    from assertree.languages.load import compile_document, locate, policy_files
+    from assertree.languages.load import compile_read, policy_files
 
     paths = list(paths)
     documents = load_kyverno_documents(policy_files(paths))
     policies: list[Any] = list(documents.policies)
     for document in documents.others:
-        try:
-            policies.append(compile_document(document.value, source=document.path, index=document.index,
-                                             line=document.line))
-        except PolicyError as error:
-            raise PolicyError.of(locate(error.problem, document)) from None
+        policies.append(compile_read(document))
     exceptions = tuple(parse_exception(document) for document in documents.exceptions)
     values_read = load_values(values) if values is not None else None
     context = ScanContext(values=values_read,

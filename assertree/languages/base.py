@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from assertree.results import PolicyInfo, Resource, RuleInfo, RuleResult
 
 __all__ = ["CompiledPolicy", "CompiledRule", "Mutator", "PolicyInfo", "RuleInfo", "RuleRunner", "ScanContext",
-           "recompile", "reduce_compiled"]
+           "locate_refusals", "recompile", "reduce_compiled"]
 
 
 @dataclass
@@ -33,6 +33,7 @@ class ScanContext:
     operation: str = "CREATE"  # the admission operation Kyverno evaluates
     exceptions: Sequence[Any] = ()  # PolicyException documents that may exempt resources
     lookups: Any = None  # Kyverno CEL: resource/image/globalContext lookups from a test's context file
+    cluster: Any = None  # existing objects rules may read or change (`assertree.languages.cluster.Cluster`)
     memo: dict = field(default_factory=dict, compare=False, repr=False)  # one scan's caches (a Scanner's own)
 
 
@@ -68,6 +69,29 @@ class CompiledPolicy(Protocol):
     def mutator(self, context: ScanContext) -> Mutator | None:
         """None when the policy mutates nothing."""
         ...
+
+
+def locate_refusals(compiled: Any, document: Any) -> Any:
+    """`compiled` with the warnings of its refused rules (`results.RefusedRule`) given the file, line and column
+    of their field in `document` (an `assertree.documents.reader.Document`); returns `compiled`.
+
+    A language compiles a document without knowing where it was read; whoever read it locates the problems.
+    """
+    from dataclasses import replace
+
+    from assertree.errors import Location
+
+    info = getattr(compiled, "policy", None)
+    refused = getattr(info, "refused", None)
+    if info is None or not refused:
+        return compiled
+    located = []
+    for item in refused:
+        problem = item.problem
+        line, column = document.locate(problem.path) if problem.path else (document.line, None)
+        located.append(replace(item, problem=problem.located(Location(document.path, line, column))))
+    info.refused = located
+    return compiled
 
 
 # Pickling compiled policies (for worker processes: `assertree.scale`). A compiled policy holds closures, regexes,

@@ -24,6 +24,7 @@ from typing import Any
 
 from assertree.documents.reader import SUFFIXES, Document, load_documents
 from assertree.errors import AssertreeError, DocumentError, Location, PolicyError, Problem, Severity
+from assertree.languages.base import locate_refusals
 
 LANGUAGES = {
     "json.kyverno.io": "assertree.languages.kyverno_json.language",
@@ -93,6 +94,16 @@ def compile_document(document: Any, *, source: str | None = None, index: int | N
 policy_from_mapping = compile_document  # the name the 0.1 API had
 
 
+def compile_read(document: Document) -> Any:
+    """A document read from a file, compiled: a PolicyError, and the warnings of refused rules, carry its file,
+    line and column."""
+    try:
+        compiled = compile_document(document.value, source=document.path, index=document.index, line=document.line)
+    except PolicyError as error:
+        raise PolicyError.of(locate(error.problem, document)) from None
+    return locate_refusals(compiled, document)
+
+
 def load_policies(*paths: str | Path, selector: Callable[[Mapping[str, str]], bool] | None = None) -> list[Any]:
     """Every policy in `paths`, compiled; raises PolicyError at the first problem.
 
@@ -118,10 +129,9 @@ def read_policies(paths: Iterable[str | Path]) -> Iterator[Any]:
             continue
         for document in documents:
             try:
-                yield compile_document(document.value, source=document.path, index=document.index,
-                                       line=document.line)
+                yield compile_read(document)
             except PolicyError as error:
-                yield locate(error.problem, document)
+                yield error.problem
 
 
 _POLICY_MARKERS = (b"kyverno.io", b"ValidatingPolicy", b"ClusterPolicy")

@@ -24,7 +24,7 @@ POLICY_SOURCE = "policy"  # ... and the playground's policy text
 def compile_policy_text(text: str) -> list[Any]:
     """Every policy document of `text` (YAML stream or JSON), compiled; any language assertree reads."""
     from assertree.documents.reader import load_documents
-    from assertree.languages.load import compile_document, locate
+    from assertree.languages.load import compile_read
 
     try:
         documents = load_documents(POLICY_SOURCE, text)
@@ -37,10 +37,9 @@ def compile_policy_text(text: str) -> list[Any]:
     policies = []
     for document in documents:
         try:
-            policies.append(compile_document(document.value, source=document.path, index=document.index,
-                                             line=document.line))
+            policies.append(compile_read(document))
         except PolicyError as error:
-            raise RequestError(f"invalid policy: {locate(error.problem, document)}") from None
+            raise RequestError(f"invalid policy: {error.problem}") from None
     return policies
 
 

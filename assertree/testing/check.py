@@ -12,7 +12,18 @@ For each expected entry (policy, rule, result, resources):
   phase, tidied, against the same resource in that file; absent from the
   file, the row is dropped unless ``failOnMissingResources``), then the status;
 - a policy response with no such rule result is a pass, ``Excluded``;
-- no response of the policy at all is a failure, ``Not found``.
+- no response of the policy at all is a failure, ``Not found``;
+- a rule assertree does not run (`results.RefusedRule`) is a failure, ``Not run``,
+  with the reason: a test never passes for checking less than it says.
+
+Generate rules (``output.go``: rule type ``Generation``): each resource the rule
+generated is one compared row, looked up in ``generatedResource`` (or the first
+of ``generatedResources`` that holds an equal one) by its own apiVersion, kind,
+namespace and name, both sides' labels normalised (``generate.kyverno.io/*``
+dropped, ``app.kubernetes.io/managed-by: kyverno`` set); a rule that generated
+nothing is compared on its status alone. Target resources (``targetResources``)
+are compared through the result that patched them: its patched target against
+``patchedResources``.
 
 The outcome is one `RowCheck` per compared (entry, resource, rule), with
 ``actual`` the status, ``excluded`` or ``not-found``.
@@ -69,9 +80,12 @@ class RowCheck:
         }
 
 
-PatchedLookup = Callable[[Path, Any], "tuple[bool | None, str]"]
-"""(file, actual resource) -> (equal, diff text); equal is None when the file lacks the resource.
-Raises FileNotFoundError (or an AssertreeError for a file that is not YAML): the row fails."""
+PatchedLookup = Callable[[Path, Any, bool], "tuple[bool | None, str]"]
+"""(file, actual resource, generated) -> (equal, diff text); equal is None when the file lacks the resource;
+`generated` normalises both sides' labels as for generated resources. Raises FileNotFoundError (or an
+AssertreeError for a file that is not YAML): the row fails."""
+NOT_RUN = "not-run"
+GENERATING_KINDS = frozenset({"GeneratingPolicy", "NamespacedGeneratingPolicy"})
 
 
 def check_test(test: KyvernoTest, responses: list[ResourceResponses], patched: PatchedLookup,
@@ -94,7 +108,14 @@ def check_expected(test: KyvernoTest, expected: ExpectedResult, responses: list[
         for response in item.responses:
             if response.policy.name != expected.policy_name:
                 continue
+            rows.extend(_not_run(expected, item, response))
+            if item.target:
+                rows.extend(_compare_target(test, expected, item, response, patched))
+                continue
             for result in _rule_results(expected, response):
+                if _generates(response.policy, result):
+                    rows.extend(_compare_generated(test, expected, item, response, result, patched))
+                    continue
                 row = _compare(test, expected, item, response, result, patched)
                 if row is None:
                     dropped = True
@@ -108,6 +129,86 @@ def check_expected(test: KyvernoTest, expected: ExpectedResult, responses: list[
                                  f"policy {expected.policy!r} gave no response for this resource"))
         out.extend(rows)
     return out
+
+
+def _not_run(expected: ExpectedResult, item: ResourceResponses, response: PolicyResponse) -> list[RowCheck]:
+    """A failed row for each refused rule the entry names (all of the policy's when it names none)."""
+    from assertree.results import refused_rules
+
+    names = {expected.rule, f"autogen-{expected.rule}", f"autogen-cronjob-{expected.rule}"} if expected.rule \
+        and not _ruleless(response.policy) else None
+    return [RowCheck(expected, item.key, refused.rule, NOT_RUN, False, "Not run", refused.problem.message)
+            for refused in refused_rules(response.policy) if names is None or refused.rule in names]
+
+
+def _generates(policy: Any, result: Any) -> bool:
+    """Whether `result` comes from a generate rule (ClusterPolicy) or a GeneratingPolicy."""
+    return bool(getattr(result.rule, "generates", False)) or policy.kind in GENERATING_KINDS
+
+
+def _compare_generated(test: KyvernoTest, expected: ExpectedResult, item: ResourceResponses,
+                       response: PolicyResponse, result: Any, patched: PatchedLookup) -> list[RowCheck]:
+    """One row per generated resource, compared with the expected files; the status alone when none."""
+    rule_name = None if _ruleless(response.policy) else result.rule.name
+    files = expected.generated_resources
+    if not result.generated or not files:
+        return [_status_row(expected, item, rule_name, result)]
+    rows = []
+    for resource in result.generated:
+        diffs: list[str] = []
+        errors: list[str] = []
+        found = False
+        for name in files:
+            try:
+                equal, diff = patched(test.path(name), resource, True)
+            except (FileNotFoundError, AssertreeError) as error:
+                errors.append(str(error))
+                continue
+            if equal is None:
+                errors.append(f"{name}: resource not found in manifest")
+            elif equal:
+                found = True
+                break
+            else:
+                diffs.append(diff)
+        if found:
+            rows.append(_status_row(expected, item, rule_name, result))
+        elif diffs:
+            rows.append(RowCheck(expected, item.key, rule_name, str(result.status), False, "Resource diff",
+                                 "generated resource didn't match the generated resource in the test result\n"
+                                 + diffs[-1]))
+        else:
+            rows.append(RowCheck(expected, item.key, rule_name, str(result.status), False, "Resource error",
+                                 "; ".join(errors)))
+    return rows
+
+
+def _compare_target(test: KyvernoTest, expected: ExpectedResult, item: ResourceResponses, response: PolicyResponse,
+                    patched: PatchedLookup) -> list[RowCheck]:
+    """A target resource's row: the target as the rule patched it, then the rule's status."""
+    result = response.results[0]
+    rule_name = None if _ruleless(response.policy) else result.rule.name
+    if expected.patched_resources:
+        try:
+            equal, diff = patched(test.path(expected.patched_resources), result.target, False)
+        except (FileNotFoundError, AssertreeError) as error:
+            return [RowCheck(expected, item.key, rule_name, str(result.status), False, "Resource error", str(error))]
+        if equal is None:
+            return [RowCheck(expected, item.key, rule_name, str(result.status), False, "Resource error",
+                             f"{expected.patched_resources}: resource not found in manifest")]
+        if not equal:
+            return [RowCheck(expected, item.key, rule_name, str(result.status), False, "Resource diff",
+                             f"patched resource didn't match the patched resource in the test result\n{diff}")]
+    return [_status_row(expected, item, rule_name, result)]
+
+
+def _status_row(expected: ExpectedResult, item: ResourceResponses, rule_name: str | None, result: Any) -> RowCheck:
+    actual = str(result.status)
+    message = result.message or ""
+    if actual != expected.result:
+        return RowCheck(expected, item.key, rule_name, actual, False, f"Want {expected.result}, got {actual}",
+                        message)
+    return RowCheck(expected, item.key, rule_name, actual, True, "Ok", message)
 
 
 def select_resources(expected: ExpectedResult, responses: list[ResourceResponses]) -> list[ResourceResponses]:
@@ -142,7 +243,7 @@ def _compare(test: KyvernoTest, expected: ExpectedResult, item: ResourceResponse
     if expected.patched_resources:
         resource = response.patched if response.phase == MUTATE else response.resource
         try:
-            equal, diff = patched(test.path(expected.patched_resources), resource)
+            equal, diff = patched(test.path(expected.patched_resources), resource, False)
         except (FileNotFoundError, AssertreeError) as error:
             return RowCheck(expected, item.key, rule_name, actual, False, "Resource error", str(error))
         if equal is None:
@@ -153,8 +254,4 @@ def _compare(test: KyvernoTest, expected: ExpectedResult, item: ResourceResponse
         if not equal:
             return RowCheck(expected, item.key, rule_name, actual, False, "Resource diff",
                             f"patched resource didn't match the patched resource in the test result\n{diff}")
-    message = result.message or ""
-    if actual != expected.result:
-        return RowCheck(expected, item.key, rule_name, actual, False, f"Want {expected.result}, got {actual}",
-                        message)
-    return RowCheck(expected, item.key, rule_name, actual, True, "Ok", message)
+    return _status_row(expected, item, rule_name, result)

@@ -3,7 +3,14 @@
 The order is ``kyverno test``'s (``processor/policy_processor.go``): for each
 resource, every policy that mutates runs its mutate rules on the output of the
 previous one, then every policy that validates runs its validate rules on the
-mutated resource. Each phase of each policy is one `PolicyResponse`.
+mutated resource (generate rules last). Each phase of each policy is one
+`PolicyResponse`.
+
+The test's existing resources (``commands/test/test.go``): its ``resources``,
+``targetResources`` and every result's ``cloneSourceResource`` file make the
+fake cluster (`ScanContext.cluster`) that mutate-existing targets and clone
+sources are looked up in. Each target resource also gets its own
+`ResourceResponses`, holding the results that patched it (``TestResponse.Target``).
 
 This is a small run loop over `CompiledPolicy` objects (`languages.base`), so
 kyverno-json ValidatingPolicy documents named by a Test run too; the
@@ -17,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assertree.errors import AssertreeError
 from assertree.languages.base import ScanContext
-from assertree.results import Resource
+from assertree.languages.cluster import ResourceSet
+from assertree.results import Resource, refused_rules
 from assertree.testing.responses import MUTATE, VALIDATE, PolicyResponse, ResourceResponses
 from assertree.testing.testfile import KyvernoTest, KyvernoTestError
 
@@ -34,6 +41,7 @@ class LoadedTest:
     context: ScanContext
     exceptions: list = field(default_factory=list)  # parsed PolicyExceptions
     warnings: list[str] = field(default_factory=list)  # problems the CLI reports without stopping
+    targets: list = field(default_factory=list)  # manifests.Manifest of targetResources
 
 
 def load_test(test: KyvernoTest) -> LoadedTest:
@@ -51,15 +59,33 @@ def load_test(test: KyvernoTest) -> LoadedTest:
         path = _existing(test, name, "exceptions")
         exceptions.extend(bridge.parse_exceptions(load_kyverno_documents([path]).exceptions, str(path)))
     manifests = []
-    warnings = []
+    warnings = [str(item) for policy in policies for item in refused_rules(policy)]
     for name in test.resources:
         if not test.path(name).exists():  # the CLI reports a missing resource file and carries on
             warnings.append(f"failed to load resources: {name}: file not found")
             continue
         for file in _files(test, name, "resources"):
             manifests.extend(read_manifests(file))
+    targets = [manifest for name in test.target_resources for file in _files(test, name, "targetResources")
+               for manifest in read_manifests(file)]
     context = _scan_context(test, exceptions)
-    return LoadedTest(test, policies, unique(manifests), context, exceptions, warnings)
+    context.cluster = ResourceSet(item.value for item in (*manifests, *targets, *_clone_sources(test, warnings)))
+    return LoadedTest(test, policies, unique(manifests), context, exceptions, warnings, targets)
+
+
+def _clone_sources(test: KyvernoTest, warnings: list[str]) -> list:
+    """The objects of every result's ``cloneSourceResource`` file (a missing one is reported, as by the CLI)."""
+    from assertree.languages.kyverno.manifests import read_manifests
+
+    found = []
+    for name in dict.fromkeys(expected.clone_source_resource for expected in test.results
+                              if expected.clone_source_resource):
+        path = test.path(name)
+        if not path.is_file():
+            warnings.append(f"failed to load cloneSourceResource: {name}: file not found")
+            continue
+        found.extend(read_manifests(path))
+    return found
 
 
 def run_loaded(loaded: LoadedTest) -> list[ResourceResponses]:
@@ -73,7 +99,7 @@ def run_loaded(loaded: LoadedTest) -> list[ResourceResponses]:
             mutator = policy.mutator(loaded.context)
             if mutator is not None:
                 mutators.append((policy, mutator))
-            if policy.rules:
+            if policy.rules or refused_rules(policy):  # a response, so that rows of a refused rule say so
                 validators.append((policy, _validator([rule.runner(loaded.context) for rule in policy.rules])))
         else:
             validators.append((policy, _kyverno_json_validator(policy)))
@@ -90,7 +116,31 @@ def run_loaded(loaded: LoadedTest) -> list[ResourceResponses]:
         for policy, validate in validators:
             item.responses.append(PolicyResponse(_info(policy), VALIDATE, value, value, validate(resource)))
         out.append(item)
+    return out + _target_responses(loaded, out)
+
+
+def _target_responses(loaded: LoadedTest, triggers: list[ResourceResponses]) -> list[ResourceResponses]:
+    """One entry per target resource: the results (of any trigger) that patched it, one response per policy."""
+    from assertree.languages.cluster import identity
+
+    out = []
+    for manifest in loaded.targets:
+        wanted = identity(manifest.value)
+        item = ResourceResponses(manifest.key, manifest.value, target=True)
+        for trigger in triggers:
+            for response in trigger.responses:
+                found = [result for result in response.results
+                         if result.target is not None and _same_object(identity(result.target), wanted)]
+                if found:
+                    item.responses.append(PolicyResponse(response.policy, MUTATE, manifest.value, found[0].target,
+                                                         found))
+        out.append(item)
     return out
+
+
+def _same_object(found: tuple, wanted: tuple) -> bool:
+    """Kyverno's ``extractPatchedTargetFromEngineResponse``: a target without a namespace takes the patched one's."""
+    return found[:2] == wanted[:2] and found[3] == wanted[3] and (not wanted[2] or found[2] == wanted[2])
 
 
 def _validator(runners: list):
@@ -117,7 +167,7 @@ def _files(test: KyvernoTest, name: str, field_name: str) -> list[Path]:
     path = _existing(test, name, field_name)
     if not path.is_dir():
         return [path]
-    if field_name == "resources":
+    if field_name in ("resources", "targetResources"):
         return sorted(p for p in path.iterdir() if p.is_file() and p.suffix in (".yaml", ".yml"))
     return sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in (".yaml", ".yml", ".json"))
 
@@ -125,13 +175,9 @@ def _files(test: KyvernoTest, name: str, field_name: str) -> list[Path]:
 def _other_policy(document: Any) -> Any:
     """A document of another policy language (kyverno-json's ValidatingPolicy, ...), compiled by the
     language its apiVersion names; a document no language reads is an error."""
-    from assertree.languages.load import compile_document
+    from assertree.languages.load import compile_read
 
-    try:
-        return compile_document(document.value, source=document.path, index=document.index, line=document.line)
-    except AssertreeError as error:
-        line, column = document.locate(error.path) if error.path else (document.line, None)
-        raise error.located(source=document.path, line=line, column=column) from None
+    return compile_read(document)
 
 
 def _kyverno_json_validator(policy: Any):

@@ -32,11 +32,12 @@ STAGES = [
     ("assertree",),  # the public API may reach everything, lazily
 ]
 
-# Within `languages`: the shared parts (the interface, label selectors, schema errors as problems), then the
+# Within `languages`: the shared parts (the interface, label selectors, schema errors as problems, the fake
+# cluster lookups read), then the
 # CEL engine every language may use, then the languages, which never import each other, then the loader that
 # routes documents to them.
 SHARED_LANGUAGE_MODULES = ("assertree.languages.base", "assertree.languages.selectors",
-                           "assertree.languages.schema_problems")
+                           "assertree.languages.schema_problems", "assertree.languages.cluster")
 
 
 def language_rank(name: str) -> tuple[int, str]:

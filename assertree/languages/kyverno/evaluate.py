@@ -6,8 +6,9 @@ The order (``pkg/engine/validation.go`` and ``handlers/validation/validate_resou
    means no result;
 2. `prelude.enter_rule`: match/exclude (no result), context entries (ERROR),
    preconditions (SKIP), PolicyExceptions (SKIP, with the exception's name);
-3. a ``validate.cel`` rule runs its compiled CEL (`cel_policies.validate_cel`);
-   any other runs exactly one of, in Kyverno's precedence: ``deny`` conditions (true:
+3. a ``validate.cel`` rule runs its compiled CEL (`cel_policies.validate_cel`),
+   a ``validate.manifests`` rule checks the resource's signatures
+   (`signed_manifests`); any other runs exactly one of, in Kyverno's precedence: ``deny`` conditions (true:
    FAIL), ``pattern``/``anyPattern`` (variables substituted first; an
    unresolvable variable is an ERROR; a conditional anchor not met: SKIP),
    ``foreach`` (each element with its own context, preconditions and check;
@@ -69,6 +70,7 @@ class Plan:
     check: Check | None
     message: str | None
     cel: Any = None  # cel_policies.validate_cel.CompiledValidateCel
+    manifests: dict | None = None  # validate.manifests, verified by `signed_manifests`
 
 
 @dataclass
@@ -93,10 +95,12 @@ def prepare_rule(compiled: CompiledKyvernoRule, path: tuple) -> None:
         from assertree.languages.kyverno.cel_policies.validate_cel import compile_validate_cel
 
         cel = compile_validate_cel(document, path)
+    manifests = validate.get("manifests") if isinstance(validate, dict) else None
     compiled.plan = Plan(
         check=check,
         message=(validate or {}).get("message") if isinstance(validate, dict) else None,
         cel=cel,
+        manifests=manifests if isinstance(manifests, dict) else None,
     )
 
 
@@ -163,6 +167,8 @@ def evaluate_rule(compiled: CompiledKyvernoRule, plan: Plan, resource: Resource,
         return None
     if plan.cel is not None:
         outcome = _run_cel(plan.cel, entered.session, context)
+    elif plan.manifests is not None:
+        outcome = _run_manifests(plan.manifests, entered.session)
     else:
         outcome = _run_body(check, entered.session, rule.name, plan.message, nesting=0)
     if outcome.status is None:
@@ -193,6 +199,19 @@ def _run_cel(cel: Any, session: Any, context: ScanContext) -> Outcome:
                               lookups=getattr(context, "lookups", None))
     status, message = cel.evaluate(bridge.resource_of(session) or None, request)
     return Outcome(str(status), message)
+
+
+def _run_manifests(manifests: dict, session: Any) -> Outcome:
+    """A ``validate.manifests`` rule: the resource's own signatures (no result for a DELETE, as in Kyverno)."""
+    from assertree.languages.kyverno.signed_manifests import verify_manifests
+
+    if bridge.is_delete(session):
+        return Outcome(None)
+    verdict = verify_manifests(bridge.resource_of(session), manifests)
+    if verdict.error is not None:
+        text = f"error occurred during manifest verification: {verdict.error}"
+        return Outcome(ERROR, text, RuleError(text, ("validate", "manifests")))
+    return Outcome(PASS if verdict.verified else FAIL, verdict.reason)
 
 
 def _run_check(check: Check, session: Any, rule_name: str, message: str | None, nesting: int,

@@ -1,10 +1,10 @@
 """Recognising and loading ``kyverno.io`` documents: ClusterPolicy/Policy, and PolicyException.
 
 `compile_document` is the one entry point from data to a compiled policy: it
-checks the structure (`schema`), refuses what assertree does not run yet with
-the field named (``spec.rules[0].validate.cel: ...``), builds the model (with
-autogen rules) and compiles every rule, so a bad policy fails at load time with
-its file, line and field path. PolicyException documents are not policies:
+checks the structure (`schema`), builds the model (with autogen rules) and
+compiles every rule, so a bad policy fails at load time with its file, line and
+field path; a rule assertree cannot run offline is left out with a warning
+naming its field (``policy.refused``), and the others run. PolicyException documents are not policies:
 `load_kyverno_documents` returns them apart, for `ScanContext.exceptions`.
 """
 
@@ -51,7 +51,8 @@ def compile_document(document: dict, *, source: str | None = None, index: int | 
 
 
 def lint_document(document: Any) -> Iterator[Problem]:
-    """Every structural problem of one document, else the first compile problem (no location yet)."""
+    """Every structural problem of one document, else the first compile problem, else a warning for each rule
+    that is not run offline (no location yet)."""
     from assertree.languages.kyverno.schema import problems
 
     found = problems(document) if is_kyverno_policy(document) else []
@@ -59,9 +60,11 @@ def lint_document(document: Any) -> Iterator[Problem]:
         yield from found
         return
     try:
-        _compile(document, None, None, None)
+        compiled = _compile(document, None, None, None)
     except PolicyError as error:
         yield error.problem
+        return
+    yield from (item.problem for item in compiled.policy.refused)
 
 
 def _compile(document: dict, source: str | None, index: int | None, line: int | None) -> CompiledKyvernoPolicy:
@@ -111,11 +114,14 @@ def load_kyverno_documents(paths: Iterable[str | Path]) -> KyvernoDocuments:
         for document in documents:
             value = document.value
             if is_kyverno_policy(value):
+                from assertree.languages.base import locate_refusals
+
                 try:
-                    found.policies.append(_compile(value, document.path, document.index, document.line))
+                    compiled = _compile(value, document.path, document.index, document.line)
                 except PolicyError as error:
                     line, column = document.locate(error.path) if error.path else (document.line, None)
                     raise error.located(source=document.path, line=line, column=column) from None
+                found.policies.append(locate_refusals(compiled, document))
             elif is_policy_exception(value):
                 found.exceptions.append(value)
             else:
