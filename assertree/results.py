@@ -185,6 +185,8 @@ class RuleResult:
     patched: Any = None  # Kyverno mutate: the resource after this rule's patches
     generated: list[Any] = field(default_factory=list)  # Kyverno generate: the resources the rule would create
     target: Any = None  # Kyverno mutate existing: the existing resource this result patched, after the patch
+    action: str | None = None  # what the rule would do in a cluster ("generate", "mutate existing", "delete"):
+    # `message` says it ("would generate NetworkPolicy/ns/name"), and reports show it for a pass too
     identifier_error: RuleError | None = None  # the identifier expression failed (`identifier` says so too)
 
     def feedback_json(self) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""What ``assertree apply`` applies: the mutating policies in some files, and what they run with.
+"""What ``assertree apply`` applies: the policies in some files that mutate or generate, and what they run with.
 
 Mutate rules are Kyverno's (``kyverno.io`` ClusterPolicy and Policy), so the
 files are read by the Kyverno language (`load_kyverno_documents`), which also
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from assertree.errors import PolicyError
-from assertree.languages.base import ScanContext
+from assertree.languages.base import ScanContext, generator_of
 
 __all__ = ["MutatePolicies", "load_mutate_policies"]
 
@@ -31,8 +31,8 @@ class MutatePolicies:
 
 def load_mutate_policies(paths: Iterable[str | Path], *, values: str | Path | None = None,
                          user_info: str | Path | None = None) -> MutatePolicies:
-    """The policies with mutate rules in the files and directories at `paths`; PolicyError (located)
-    at the first problem, and when none of them mutates anything."""
+    """The policies with mutate or generate rules in the files and directories at `paths`; PolicyError
+    (located) at the first problem, and when none of them mutates or generates anything."""
     from assertree.languages.kyverno.exceptions import parse_exception
     from assertree.languages.kyverno.language import load_kyverno_documents
     from assertree.languages.kyverno.values import load_user_info, load_values
@@ -49,8 +49,9 @@ def load_mutate_policies(paths: Iterable[str | Path], *, values: str | Path | No
                           user_info=load_user_info(user_info) if user_info is not None else None,
                           operation=(values_read.operation if values_read is not None else "") or "CREATE",
                           exceptions=exceptions)
-    mutating = [policy for policy in policies if policy.mutator(context) is not None]
+    mutating = [policy for policy in policies
+                if policy.mutator(context) is not None or generator_of(policy, context) is not None]
     if not mutating:
         where = ", ".join(str(path) for path in paths)
-        raise PolicyError(f"no policy with mutate rules in {where}: nothing would be applied")
+        raise PolicyError(f"no policy with mutate or generate rules in {where}: nothing would be applied")
     return MutatePolicies(mutating, context)

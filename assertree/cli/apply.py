@@ -1,4 +1,5 @@
-"""``assertree apply``: fix resource files with mutate rules, and write, show or diff the result."""
+"""``assertree apply``: fix resource files with mutate rules, write what generate rules create, and patch the
+existing resources (``--target``) mutate-existing rules change; write, show or diff the result."""
 
 from __future__ import annotations
 
@@ -20,6 +21,10 @@ EXAMPLES = """Examples:
   assertree apply --policy mutate/ -o fixed/ k8s/
 
   assertree apply --in-place --policy mutate/ --values values.yaml deploy.yaml
+
+  assertree apply --policy generate/ -o out/ namespaces.yaml     (out/<policy>-generated.yaml)
+
+  assertree apply --policy sync/ --target secrets.yaml --diff trigger.yaml
 """
 
 
@@ -35,6 +40,10 @@ def apply(
         "--values", show_default=False, help="Kyverno values file (cli.kyverno.io/v1alpha1 Values).")] = None,
     user_info: Annotated[Path | None, typer.Option(
         "--user-info", show_default=False, help="Kyverno user-info file (request.userInfo, roles).")] = None,
+    target: Annotated[list[str] | None, typer.Option(
+        "--target", show_default=False,
+        help="Existing resources (files or directories) that mutate-existing rules (mutate.targets) patch and "
+        "generate rules clone from; patched ones are written like the resource files. Repeatable.")] = None,
     output: Annotated[Path | None, typer.Option(
         "--output", "-o", show_default=False,
         help="Write every resource file, changed or not, under this directory (created if needed).")] = None,
@@ -44,61 +53,98 @@ def apply(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only rule errors on stderr.")] = False,
 ) -> None:
     """Apply the mutate rules of Kyverno policies to resource files: the fixed YAML on stdout, under
-    -o DIR, in place, or as a diff. Unchanged parts of a file keep their text."""
-    from assertree.apply import apply_to_files, apply_to_text, load_mutate_policies
+    -o DIR, in place, or as a diff. Unchanged parts of a file keep their text. What generate rules create
+    follows on stdout, goes to DIR/<policy>-generated.yaml, or shows as new files in the diff."""
+    from assertree.apply import apply_to_text, load_mutate_policies
+    from assertree.apply.files import read_text_file
+    from assertree.apply.generated import generated_files
+    from assertree.apply.targets import patched_target_files, read_target_files
     from assertree.cli.arguments import paths_from
+    from assertree.cli.notices import warn_refused
     from assertree.errors import UsageError
     from assertree.inputs.payload import STDIN, STDIN_SOURCE, payload_files
+    from assertree.languages.cluster import ResourceSet
+    from assertree.languages.kyverno.manifests import parse_manifests, to_float64
 
     if not policy:
         raise UsageError("give at least one --policy file or directory")
     if sum((output is not None, diff, in_place)) > 1:
         raise UsageError("choose one of -o/--output, --diff and --in-place")
     files = payload_files(resources)
+    target_files = payload_files(target) if target else []
     if STDIN in files and (output is not None or in_place):
         raise UsageError("standard input ('-') can only be written to stdout or diffed")
-    targets = _targets(resources, files, output) if output is not None else {}
+    if STDIN in target_files:
+        raise UsageError("--target files must be files or directories, not standard input ('-')")
+    both = {str(Path(file).resolve()) for file in files} & {str(Path(file).resolve()) for file in target_files}
+    if both:
+        raise UsageError(f"{sorted(both)[0]} is both a resource file and a --target file")
     loaded = load_mutate_policies(paths_from(policy, "--policy"), values=values, user_info=user_info)
-    changes = []
-    for file in files:
-        if file == STDIN:
-            from assertree.documents.reader import read_stdin_text
-
-            text = read_stdin_text(STDIN_SOURCE)  # capped, as payloads are
-            changes.append(apply_to_text(text, STDIN_SOURCE, loaded.policies, context=loaded.context))
-        else:
-            changes.extend(apply_to_files([file], loaded.policies, context=loaded.context))
+    warn_refused(loaded.policies)
+    texts = {file: read_text_file(file) if file != STDIN else _stdin() for file in files}
+    existing = read_target_files(target_files)
+    cluster = ResourceSet([to_float64(item.value) for file, text in texts.items()
+                           for item in parse_manifests(text, file if file != STDIN else STDIN_SOURCE)]
+                          + [value for item in existing for value in item.values])
+    loaded.context.cluster = cluster
+    changes = [apply_to_text(text, file if file != STDIN else STDIN_SOURCE, loaded.policies, context=loaded.context)
+               for file, text in texts.items()]
+    target_changes = patched_target_files(existing, cluster)
+    generated = generated_files(item for change in changes for item in change.applied)
+    destinations = _targets(resources + (target or []), files + target_files, output,
+                            [file.name for file in generated]) if output is not None else {}
     _tell(changes, quiet)
+    _tell_targets(target_changes, quiet)
+    _tell_generated(generated, quiet, written=not in_place and not diff)
     if diff:
-        sys.stdout.write("".join(change.diff() for change in changes))
+        from assertree.apply.files import unified_diff
+
+        sys.stdout.write("".join(change.diff() for change in [*changes, *target_changes]))
+        sys.stdout.write("".join(unified_diff("", file.text, file.name, new_file=True) for file in generated))
     elif in_place:
-        for change in changes:
+        from assertree.writes import write_file
+
+        for change in [*changes, *target_changes]:
             if change.changed:
-                Path(change.path).write_bytes(change.new_text.encode("utf-8"))
+                write_file(change.path, change.new_text, "the fixed file")
     elif output is not None:
-        for change in changes:
-            target = targets[change.path]
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(change.new_text.encode("utf-8"))
+        from assertree.writes import write_file
+
+        for change in [*changes, *target_changes]:
+            destination = destinations[change.path]
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            write_file(destination, change.new_text, "the fixed file")
+        for file in generated:
+            write_file(output / file.name, file.text, "the generated resources")
     else:
-        texts = [change.new_text if change.new_text.endswith("\n") or not change.new_text
-                 else change.new_text + "\n" for change in changes]
-        sys.stdout.write("---\n".join(texts))
+        outputs = [change.new_text for change in [*changes, *target_changes]] + [file.text for file in generated]
+        sys.stdout.write("---\n".join(text if text.endswith("\n") or not text else text + "\n" for text in outputs))
     failed = any(item.errors for change in changes for item in change.applied)
-    if failed or (diff and any(change.changed for change in changes)):
+    if failed or (diff and (any(change.changed for change in [*changes, *target_changes]) or generated)):
         raise typer.Exit(EXIT_FAILED)
     raise typer.Exit(EXIT_OK)
 
 
-def _targets(arguments: list[str], files: list[str], output: Path) -> dict[str, Path]:
+def _stdin() -> str:
+    from assertree.documents.reader import read_stdin_text
+    from assertree.inputs.payload import STDIN_SOURCE
+
+    return read_stdin_text(STDIN_SOURCE)  # capped, as payloads are
+
+
+def _targets(arguments: list[str], files: list[str], output: Path, generated: list[str]) -> dict[str, Path]:
     """Where each file goes under `output`: its path below the directory argument that found it, or its
-    name; two files with one target, or a target that is an input file, is a usage error."""
+    name; two files with one target, or a target that is an input file, is a usage error (the generated
+    files, ``<policy>-generated.yaml``, take their names first)."""
     from assertree.errors import UsageError
 
     directories = [Path(argument).resolve() for argument in arguments if Path(argument).is_dir()]
     inputs = {Path(file).resolve() for file in files}
     targets: dict[str, Path] = {}
-    taken: dict[Path, str] = {}
+    taken: dict[Path, str] = {output / name: f"the resources generated ({name})" for name in generated}
+    for name in generated:
+        if (output / name).resolve() in inputs:
+            raise UsageError(f"-o {output} would overwrite the input {output / name} with generated resources")
     for file in files:
         resolved = Path(file).resolve()
         below = next((directory for directory in directories if resolved.is_relative_to(directory)), None)
@@ -128,3 +174,22 @@ def _tell(changes: list[FileChange], quiet: bool) -> None:
                 print(f"assertree: {where}: {name}: mutated by {rules}", file=sys.stderr)
     if not quiet and not any(change.changed for change in changes):
         print("assertree: no resource changed", file=sys.stderr)
+
+
+def _tell_targets(changes: list[FileChange], quiet: bool) -> None:
+    """One line on stderr per target file that existing-resource rules patched."""
+    if quiet:
+        return
+    for change in changes:
+        if change.changed:
+            print(f"assertree: {change.path}: existing resources patched (mutate.targets)", file=sys.stderr)
+
+
+def _tell_generated(generated: list, quiet: bool, *, written: bool) -> None:
+    """One line on stderr per policy that generated resources (and, with --in-place, that they are not written)."""
+    for file in generated:
+        if not quiet:
+            print(f"assertree: {file.name}: {file.count} generated resource{'s' if file.count != 1 else ''}",
+                  file=sys.stderr)
+    if generated and not written:
+        print("assertree: note: generated resources are written with -o DIR (or shown on stdout)", file=sys.stderr)

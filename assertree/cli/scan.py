@@ -188,6 +188,7 @@ def _streamed(files: list[str], *, stream: bool, payload_format: str, terraform:
 
 
 def _load_policies(paths: list[Path], selector):
+    from assertree.cli.notices import warn_refused
     from assertree.errors import PolicyError
     from assertree.languages.load import load_policies
 
@@ -196,6 +197,7 @@ def _load_policies(paths: list[Path], selector):
         where = ", ".join(str(p) for p in paths)
         detail = " match the --labels selector" if selector else " were found"
         raise PolicyError(f"no policies{detail} in {where}: nothing would be checked")
+    warn_refused(policies)
     return policies
 
 

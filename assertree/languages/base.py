@@ -19,8 +19,8 @@ from typing import Any, Protocol
 
 from assertree.results import PolicyInfo, Resource, RuleInfo, RuleResult
 
-__all__ = ["CompiledPolicy", "CompiledRule", "Mutator", "PolicyInfo", "RuleInfo", "RuleRunner", "ScanContext",
-           "locate_refusals", "recompile", "reduce_compiled"]
+__all__ = ["CompiledPolicy", "CompiledRule", "Generator", "Mutator", "PolicyInfo", "RuleInfo", "RuleRunner",
+           "ScanContext", "generator_of", "locate_refusals", "recompile", "reduce_compiled"]
 
 
 @dataclass
@@ -42,6 +42,18 @@ RuleRunner = Callable[[Resource], "RuleResult | None"]
 
 Mutator = Callable[[Resource], tuple[Resource, list[RuleResult]]]
 """A policy's mutate rules on one resource: the mutated resource and one result per rule that applied."""
+
+
+Generator = Callable[[Resource], list[RuleResult]]
+"""A policy's rules that create resources (Kyverno ``generate``, GeneratingPolicy) on one trigger: one result per
+rule that applied, the objects in `RuleResult.generated`. An optional member of a compiled policy
+(``generator(context)``): `assertree apply` writes what it gives; a scan reports the same rules as results."""
+
+
+def generator_of(policy: Any, context: ScanContext) -> Generator | None:
+    """`policy`'s `Generator` for `context`, or None when it generates nothing."""
+    make = getattr(policy, "generator", None)
+    return make(context) if make is not None else None
 
 
 class CompiledRule(Protocol):

@@ -28,7 +28,7 @@ from assertree.languages.base import reduce_compiled
 from assertree.languages.kyverno.model import KyvernoPolicy, KyvernoRule, policy_from_document
 
 if TYPE_CHECKING:
-    from assertree.languages.base import Mutator, RuleRunner, ScanContext
+    from assertree.languages.base import Generator, Mutator, RuleRunner, ScanContext
 
 _OFFLINE_CONTEXT = ("configMap", "apiCall", "imageRegistry", "globalReference")
 
@@ -69,6 +69,13 @@ class CompiledKyvernoPolicy:
     def refused(self) -> list:
         """The rules left out, one located warning each (`refusals`)."""
         return self.policy.refused
+
+    def generator(self, context: ScanContext) -> Generator | None:
+        """The policy's ``generate`` rules on one trigger (`base.Generator`); None when it has none."""
+        runners = [rule.runner(context) for rule in self.rules if rule.rule.generates]
+        if not runners:
+            return None
+        return lambda resource: [found for run in runners if (found := run(resource)) is not None]
 
     def mutator(self, context: ScanContext) -> Mutator | None:
         if not self.mutate_rules:

@@ -67,14 +67,16 @@ class Generation:
     resources: list[dict] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     problem: str | None = None
+    unknown: list[str] = field(default_factory=list)  # clones whose source is not among the given resources
 
     def message(self) -> str:
         """``would generate KIND/ns/name, ...``, or why nothing would be."""
         if self.problem is not None:
             return f"would generate nothing: {self.problem}"
         parts = []
-        if self.resources:
-            parts.append("would generate " + ", ".join(describe(item) for item in self.resources))
+        if self.resources or self.unknown:
+            parts.append("would generate " + ", ".join([*(describe(item) for item in self.resources),
+                                                         *self.unknown]))
         if self.skipped:
             parts.append("would leave " + ", ".join(self.skipped) + " as it is (it exists; synchronize is off)")
         return "; ".join(parts) or "would generate nothing"
@@ -103,7 +105,7 @@ def generate_runner(compiled: CompiledKyvernoRule, context: ScanContext) -> Rule
             return applied
         generation = generated_resources(compiled, applied, context.cluster)
         return RuleResult(resource, compiled.policy, compiled.rule, PASS, identifier=resource_key(value),
-                          message=generation.message(), generated=generation.resources)
+                          message=generation.message(), generated=generation.resources, action="generate")
 
     return run
 
@@ -228,10 +230,13 @@ def _generate(compiled: CompiledKyvernoRule, session: bridge.Session, block: dic
     for target_spec, source_spec in pairs:
         if source_spec[2] == target_spec[2] and source_spec[3] == target_spec[3]:
             continue  # Kyverno: "skip resource self-clone"
-        found = cluster.get(*source_spec) if cluster is not None else None
+        if cluster is None:  # a scan: what would be cloned is known, not what it holds
+            generation.unknown.append(f"{_text(target_spec)} (a clone of {_text(source_spec)}, not among the "
+                                      "given resources)")
+            continue
+        found = cluster.get(*source_spec)
         if found is None:
-            raise GenerateProblem(f"source resource {_text(source_spec)} not found"
-                                  + ("" if cluster is not None else " (no existing resources were given)"))
+            raise GenerateProblem(f"source resource {_text(source_spec)} not found")
         _add(compiled, session, target_spec, _cloned(found, target_spec[2]), synchronize, cluster, generation)
 
 
@@ -246,7 +251,10 @@ def _text(spec: tuple[str, str, str, str]) -> str:
 def _clone_list(clone_list: dict, namespace: str, cluster: Any) -> list[tuple[tuple, tuple]]:
     """(target, source) for every source a ``cloneList`` names (``manageCloneList``)."""
     if cluster is None:
-        raise GenerateProblem("cloneList copies existing resources, and none were given")
+        kinds = ", ".join(str(kind) for kind in clone_list.get("kinds") or [])
+        raise GenerateProblem(f"cloneList copies the existing {kinds} of namespace "
+                              f"{clone_list.get('namespace') or '(all)'} into {namespace or '(cluster)'}, and no "
+                              "existing resources were given")
     source_namespace = str(clone_list.get("namespace") or "")
     selector = _dict(clone_list.get("selector")) or None
     pairs = []
@@ -297,7 +305,9 @@ def _add(compiled: CompiledKyvernoRule, session: bridge.Session, target: tuple[s
     resource["apiVersion"] = api_version
     metadata["labels"] = _labels(metadata.get("labels"), compiled, session)
     resource["metadata"] = metadata
-    generation.resources.append(_whole_numbers(resource))
+    ordered = {key: resource[key] for key in ("apiVersion", "kind", "metadata")}  # as people write them
+    ordered.update((key, value) for key, value in resource.items() if key not in ordered)
+    generation.resources.append(_whole_numbers(ordered))
 
 
 def _labels(labels: Any, compiled: CompiledKyvernoRule, session: bridge.Session) -> dict:

@@ -49,7 +49,7 @@ def mutate_targets(compiled: CompiledKyvernoRule, resource: Resource, current: A
 
     def result(status: str, message: str, target: Any = None, error: RuleError | None = None) -> RuleResult:
         return RuleResult(resource, policy, rule, status, message=message, error=error, patched=current,
-                          target=target)
+                          target=target, action="mutate existing")
 
     entered = enter_rule(policy, rule, current, context, context=document.get("context") or [],
                          preconditions=document.get("preconditions"))
@@ -72,7 +72,7 @@ def mutate_targets(compiled: CompiledKyvernoRule, resource: Resource, current: A
             spec = _resolve(entry, session, position)
             if context.cluster is None:
                 results.append(result(SKIP, f"would mutate existing {_describe(spec)}: the existing resources are "
-                                            "not known (give them as target resources)"))
+                                            "not known (give them with --target)"))
                 continue
             targets = _lookup(context.cluster, spec, policy)
         except _TargetError as problem:

@@ -33,7 +33,7 @@ _NOT_YET = {
     ("validate", "podSecurity"): "validate.podSecurity (Pod Security Standards) is not supported yet",
     ("validate", "assert"): "validate.assert (assertion trees in a ClusterPolicy) is not supported yet",
 }
-REGISTRY = "assertree never reaches an image registry"
+REGISTRY = "assertree never reaches the network"
 
 
 def refusal(rule: dict, at: tuple) -> Problem | None:
@@ -49,7 +49,7 @@ def refusal(rule: dict, at: tuple) -> Problem | None:
         where = (*at, "verifyImages", position)
         for key, what in (("attestors", "image signatures"), ("attestations", "image attestations")):
             if entry.get(key):
-                return _refused(name, f"verifying {what} reads them from the image registry ({REGISTRY})",
+                return _refused(name, f"verifying {what} needs the image registry, where they are kept ({REGISTRY})",
                                 (*where, key))
         if str(entry.get("type") or "Cosign") not in ("Cosign", "Notary"):
             return _refused(name, f"unknown verifyImages type {entry['type']!r}", (*where, "type"))
