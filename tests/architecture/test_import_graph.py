@@ -17,6 +17,7 @@ PACKAGE = Path(assertree.__file__).parent
 
 STAGES = [
     ("assertree.errors",),
+    ("assertree.writes",),  # the one way to write a user's file (needs only errors)
     ("assertree.documents",),
     ("assertree.jp",),
     ("assertree.tree",),

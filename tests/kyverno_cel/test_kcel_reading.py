@@ -32,7 +32,8 @@ def test_every_version_is_read(version: str) -> None:
 def test_recognises_its_documents() -> None:
     assert is_cel_policy(policy_document(VALID))
     assert not is_cel_policy({"apiVersion": "kyverno.io/v1", "kind": "ClusterPolicy"})
-    assert not is_cel_policy({"apiVersion": "policies.kyverno.io/v1", "kind": "GeneratingPolicy"})
+    assert not is_cel_policy({"apiVersion": "policies.kyverno.io/v1", "kind": "PolicyException"})
+    assert is_cel_policy({"apiVersion": "policies.kyverno.io/v1", "kind": "GeneratingPolicy"})
     assert "ValidatingPolicy" in DESCRIPTION and "MutatingPolicy" in DESCRIPTION
 
 

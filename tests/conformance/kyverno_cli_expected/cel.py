@@ -9,16 +9,6 @@ XFAIL: dict[str, str] = {
         "not yet: None: Want skip, got pass: success",
     "cel:test-mutating-policy/mutate-custom-crd:set-annotations-for-widget:-:Widget/test-namespace/my-widget:pass":
         "not yet: test file not read: test/cli/test-mutating-policy/mutate-custom-crd/kyverno-test.yaml:2:1: clusterResources: not supported by assertree test yet",
-    "cel:test-validating-policy/allowed-base-images:allowed-base-images:-:Pod/default/badpod01:fail":
-        "not yet: no result compared for this row: test/cli/test-validating-policy/allowed-base-images/policy.yaml:12:7: spec.variables[0].expression: invalid CEL expression: 1:1: undeclared reference to 'resource' (in container ''); 1:13: undeclared referen",
-    "cel:test-validating-policy/allowed-base-images:allowed-base-images:-:Pod/default/badpod02:fail":
-        "not yet: no result compared for this row: test/cli/test-validating-policy/allowed-base-images/policy.yaml:12:7: spec.variables[0].expression: invalid CEL expression: 1:1: undeclared reference to 'resource' (in container ''); 1:13: undeclared referen",
-    "cel:test-validating-policy/allowed-base-images:allowed-base-images:-:Pod/default/badpod03:fail":
-        "not yet: no result compared for this row: test/cli/test-validating-policy/allowed-base-images/policy.yaml:12:7: spec.variables[0].expression: invalid CEL expression: 1:1: undeclared reference to 'resource' (in container ''); 1:13: undeclared referen",
-    "cel:test-validating-policy/allowed-base-images:allowed-base-images:-:Pod/default/goodpod01:pass":
-        "not yet: no result compared for this row: test/cli/test-validating-policy/allowed-base-images/policy.yaml:12:7: spec.variables[0].expression: invalid CEL expression: 1:1: undeclared reference to 'resource' (in container ''); 1:13: undeclared referen",
-    "cel:test-validating-policy/allowed-base-images:allowed-base-images:-:Pod/default/goodpod02:pass":
-        "not yet: no result compared for this row: test/cli/test-validating-policy/allowed-base-images/policy.yaml:12:7: spec.variables[0].expression: invalid CEL expression: 1:1: undeclared reference to 'resource' (in container ''); 1:13: undeclared referen",
     "cel:test-validating-policy/envoy-allow:envoy-allow:-://./request.json:pass":
         "not yet: test file not read: test/cli/test-validating-policy/envoy-allow/kyverno-test.yaml:2:1: envoyPayloads: not supported by assertree test yet",
     "cel:test-validating-policy/envoy-deny:envoy-deny:-://./request.json:fail":
@@ -41,24 +31,6 @@ XFAIL: dict[str, str] = {
         "not yet: test file not read: test/cli/test-validating-policy/json-multiple-payloads/kyverno-test.yaml:2:1: jsonPayloads: not supported by assertree test yet",
     "cel:test-validating-policy/json-with-exceptions:check-json-data:-://skipped-payload.json:skip":
         "not yet: test file not read: test/cli/test-validating-policy/json-with-exceptions/kyverno-test.yaml:4:1: jsonPayloads: not supported by assertree test yet",
-    "cel:test-validating-policy/policy-with-cm:disallow-host-path:-:Pod/default/bad-pod:fail":
-        "not yet: no result compared for this row: test/cli/test-validating-policy/policy-with-cm/policy.yaml:14:7: spec.variables[0].expression: invalid CEL expression: 1:1: undeclared reference to 'resource' (in container ''); 1:13: undeclared reference to",
-    "cel:test-validating-policy/policy-with-cm:disallow-host-path:-:Pod/default/good-pod:pass":
-        "not yet: no result compared for this row: test/cli/test-validating-policy/policy-with-cm/policy.yaml:14:7: spec.variables[0].expression: invalid CEL expression: 1:1: undeclared reference to 'resource' (in container ''); 1:13: undeclared reference to",
-    "cel:test-validating-policy/restrict-image-registries:advanced-restrict-image-registries:-:Pod/default/badpod01:fail":
-        "not yet: no result compared for this row: test/cli/test-validating-policy/restrict-image-registries/policy.yaml:19:7: spec.variables[0].expression: invalid CEL expression: 1:1: undeclared reference to 'resource' (in container ''); 1:13: undeclared r",
-    "cel:test-validating-policy/restrict-image-registries:advanced-restrict-image-registries:-:Pod/imageregistries-ns01/badpod02:fail":
-        "not yet: no result compared for this row: test/cli/test-validating-policy/restrict-image-registries/policy.yaml:19:7: spec.variables[0].expression: invalid CEL expression: 1:1: undeclared reference to 'resource' (in container ''); 1:13: undeclared r",
-    "cel:test-validating-policy/restrict-image-registries:advanced-restrict-image-registries:-:Pod/imageregistries-ns01/badpod03:fail":
-        "not yet: no result compared for this row: test/cli/test-validating-policy/restrict-image-registries/policy.yaml:19:7: spec.variables[0].expression: invalid CEL expression: 1:1: undeclared reference to 'resource' (in container ''); 1:13: undeclared r",
-    "cel:test-validating-policy/restrict-image-registries:advanced-restrict-image-registries:-:Pod/default/badpod04:fail":
-        "not yet: no result compared for this row: test/cli/test-validating-policy/restrict-image-registries/policy.yaml:19:7: spec.variables[0].expression: invalid CEL expression: 1:1: undeclared reference to 'resource' (in container ''); 1:13: undeclared r",
-    "cel:test-validating-policy/restrict-image-registries:advanced-restrict-image-registries:-:Pod/imageregistries-ns01/goodpod01:pass":
-        "not yet: no result compared for this row: test/cli/test-validating-policy/restrict-image-registries/policy.yaml:19:7: spec.variables[0].expression: invalid CEL expression: 1:1: undeclared reference to 'resource' (in container ''); 1:13: undeclared r",
-    "cel:test-validating-policy/restrict-image-registries:advanced-restrict-image-registries:-:Pod/imageregistries-ns01/goodpod02:pass":
-        "not yet: no result compared for this row: test/cli/test-validating-policy/restrict-image-registries/policy.yaml:19:7: spec.variables[0].expression: invalid CEL expression: 1:1: undeclared reference to 'resource' (in container ''); 1:13: undeclared r",
-    "cel:test-validating-policy/restrict-image-registries:advanced-restrict-image-registries:-:Pod/default/goodpod03:pass":
-        "not yet: no result compared for this row: test/cli/test-validating-policy/restrict-image-registries/policy.yaml:19:7: spec.variables[0].expression: invalid CEL expression: 1:1: undeclared reference to 'resource' (in container ''); 1:13: undeclared r",
     "cel:test/cel-http-post-mock-deny:check-pod-admission:-:Pod/default/test-pod:fail":
         "not yet: test file not read: test/cli/test/cel-http-post-mock-deny/kyverno-test.yaml:1:1: apiCallResponses: not supported by assertree test yet",
     "cel:test/mock-gce-resource-files:check-deployment-replicas-cel:-:Deployment/test-ns/test-deployment:pass":

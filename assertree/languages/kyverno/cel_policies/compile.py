@@ -3,10 +3,15 @@
 `compile_policy` builds the policy's rules (the policy as written, then its
 autogen variants), compiles each rule's expressions in the Kyverno
 environment (`environment`), and wires them to the engine's interface
-(`assertree.languages.base`): a ValidatingPolicy gives rules whose runners
-return one `RuleResult` per selected resource; a MutatingPolicy gives a
-mutator. Selection is `matching` on the resource's admission request
-(`request`) in Kubernetes mode; JSON mode selects every payload.
+(`assertree.languages.base`): a ValidatingPolicy, ImageValidatingPolicy
+(`images`) or DeletingPolicy (`deleting`) gives rules whose runners return
+one `RuleResult` per selected resource; a MutatingPolicy gives a mutator
+(which also patches the existing resources of ``context.cluster`` its
+``mutateExisting`` targets: `existing`); a GeneratingPolicy (`generating`)
+gives rules and a generator. Selection is `matching` on the resource's
+admission request (`request`) in Kubernetes mode; JSON mode selects every
+payload. An ImageValidatingPolicy that reads signatures, attestations or image
+data from a registry is refused (``policy.refused``), with the function named.
 """
 
 from __future__ import annotations
@@ -14,73 +19,84 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from assertree.errors import PolicyError
-from assertree.languages.base import Mutator, RuleRunner, ScanContext, reduce_compiled
-from assertree.languages.cel.engine import CelCompileError, CelUnavailableError, Program
-from assertree.languages.kyverno.cel_policies.environment import environment, uses_authorizer
+from assertree.errors import PolicyError, Problem, Severity
+from assertree.languages.base import Generator, Mutator, RuleRunner, ScanContext, reduce_compiled
+from assertree.languages.cel.engine import CelCompileError, CelUnavailableError, Environment, Program
+from assertree.languages.kyverno.cel_policies.environment import (
+    environment,
+    generating_environment,
+    image_environment,
+    registry_function,
+    uses_authorizer,
+)
 from assertree.languages.kyverno.cel_policies.evaluate import (
     CompiledSpec,
     Outcome,
     evaluate_mutations,
     evaluate_validations,
 )
-from assertree.languages.kyverno.cel_policies.matching import matches
 from assertree.languages.kyverno.cel_policies.model import CelPolicy, CelRule, PolicySpec
 from assertree.languages.kyverno.cel_policies.reading import ReadError, read_policy, read_spec
-from assertree.languages.kyverno.cel_policies.request import admission_request
 from assertree.languages.kyverno.cel_policies.rewrite import rewrite
-from assertree.results import ERROR, FAIL, WARN, Resource, RuleError, RuleResult, Violation
+from assertree.languages.kyverno.cel_policies.selection import selected_data
+from assertree.results import ERROR, FAIL, PASS, WARN, RefusedRule, Resource, RuleError, RuleResult, Violation
 
 __all__ = ["CompiledCelPolicy", "CompiledCelRule", "compile_expression", "compile_policy", "compile_spec"]
 
 
-def compile_expression(text: str, path: tuple) -> Program:
-    """One CEL text compiled in Kyverno's environment; PolicyError naming `path` when it does not compile."""
+def compile_expression(text: str, path: tuple, env: Environment | None = None) -> Program:
+    """One CEL text compiled in Kyverno's environment (or `env`); PolicyError naming `path` when it does not
+    compile."""
     if uses_authorizer(text):
         raise PolicyError("the Kubernetes authorizer needs a cluster: expressions using `authorizer` cannot run "
                           "offline", path=path)
     try:
-        return environment().compile(rewrite(text))
+        return (env or environment()).compile(rewrite(text))
     except CelUnavailableError as error:
         raise PolicyError(error.message, path=path) from None
     except CelCompileError as error:
         raise PolicyError(f"invalid CEL expression: {error.message}", path=path) from None
 
 
-def compile_spec(spec: PolicySpec) -> CompiledSpec:
-    """Every expression of `spec`, compiled; PolicyError at the first that does not compile."""
-    compiled = CompiledSpec(failure_policy=spec.failure_policy)
+def compile_spec(spec: PolicySpec, kind: str = "ValidatingPolicy") -> CompiledSpec:
+    """Every expression of `spec`, compiled in the environment of `kind`; PolicyError at the first that does
+    not compile."""
+    from assertree.languages.kyverno.cel_policies.model import GENERATING_KINDS, IMAGE_KINDS
+
+    env = generating_environment() if kind in GENERATING_KINDS else image_environment() if kind in IMAGE_KINDS \
+        else environment()
+
+    def text(source: str, path: tuple) -> Program:
+        return compile_expression(source, path, env)
+
+    compiled = CompiledSpec(failure_policy=spec.failure_policy, verify_digest=spec.verify_digest,
+                            required=spec.required)
     for item in spec.variables:
-        compiled.variables.append((item.name, compile_expression(item.text, item.path), item.path))
+        compiled.variables.append((item.name, text(item.text, item.path), item.path))
     for item in spec.match_conditions:
-        compiled.match_conditions.append((item.name, compile_expression(item.text, item.path), item.path))
+        compiled.match_conditions.append((item.name, text(item.text, item.path), item.path))
+    for item in spec.conditions:
+        compiled.conditions.append((item.name, text(item.text, item.path), item.path))
     for validation in spec.validations:
         message = None
         if validation.message_expression:
             message_path = (*validation.path[:-1], "messageExpression")
-            message = compile_expression(validation.message_expression, message_path)
-        compiled.validations.append((validation, compile_expression(validation.expression, validation.path),
-                                     message))
+            message = text(validation.message_expression, message_path)
+        compiled.validations.append((validation, text(validation.expression, validation.path), message))
     for mutation in spec.mutations:
-        compiled.mutations.append((mutation, compile_expression(mutation.expression, mutation.path)))
+        compiled.mutations.append((mutation, text(mutation.expression, mutation.path)))
+    if spec.generations:
+        from assertree.languages.kyverno.cel_policies.generating import compile_generation
+
+        compiled.generations = [compile_generation(generation, text) for generation in spec.generations]
+    for reference in spec.image_references:
+        program = text(reference.expression, reference.path) if reference.expression else None
+        compiled.image_references.append((reference, program))
+    for item in spec.image_extractors:
+        compiled.image_extractors.append((item.name, text(item.text, item.path), item.path))
+    if spec.target_expression is not None:
+        compiled.target_expression = text(spec.target_expression.text, spec.target_expression.path)
     return compiled
-
-
-def _data(policy: CelPolicy, rule: CelRule, resource: Any, context: ScanContext) -> dict[str, Any] | None:
-    """The CEL variables for `resource`, or None when the rule's match constraints do not select it."""
-    if rule.spec.mode == "JSON":
-        return {"object": resource, "oldObject": None, "request": None, "params": None, "namespaceObject": None}
-    if rule.spec.match is None:
-        return None
-    if policy.kind.startswith("Namespaced") and policy.namespace is not None:
-        metadata = resource.get("metadata") if isinstance(resource, dict) else None
-        if not isinstance(metadata, dict) or metadata.get("namespace") != policy.namespace:
-            return None  # a namespaced policy sees only its own namespace
-    request = admission_request(resource, operation=context.operation, values=context.values,
-                                user_info=context.user_info)
-    if not matches(rule.spec.match, request.attributes):
-        return None
-    return request.variables()
 
 
 def _lookups(context: ScanContext) -> Any:
@@ -114,18 +130,54 @@ class CompiledCelRule:
 
     def runner(self, context: ScanContext) -> RuleRunner:
         lookups = _lookups(context)
+        policy = self.policy
 
         def run(resource: Resource) -> RuleResult | None:
             try:
-                data = _data(self.policy, self.rule, resource.value, context)
+                data = selected_data(policy, self.rule, resource.value, context, any_operation=policy.deleting)
             except ValueError as error:  # a label selector Kubernetes would not build
-                return RuleResult(resource, self.policy, self.rule, ERROR, message=str(error),
+                return RuleResult(resource, policy, self.rule, ERROR, message=str(error),
                                   error=RuleError(f"failed to execute matching: {error}", kind="match"))
             if data is None:
                 return None
+            if policy.generating:
+                return self._generate(resource, data, lookups)
+            if policy.deleting:
+                from assertree.languages.kyverno.cel_policies.deleting import evaluate_conditions
+                from assertree.languages.kyverno.generate import describe
+
+                outcome = evaluate_conditions(self.compiled, data, lookups, describe(resource.value))
+                found = self.result(resource, outcome)
+                found.action = "delete" if outcome.status == PASS else None
+                return found
+            if policy.validates_images:
+                from assertree.languages.kyverno.cel_policies.images import evaluate_images
+                from assertree.languages.kyverno.cel_policies.resources import plural_of
+
+                kind = str(resource.value.get("kind") or "") if isinstance(resource.value, dict) else ""
+                return self.result(resource, evaluate_images(self.compiled, data, lookups, plural_of(kind)))
             return self.result(resource, evaluate_validations(self.compiled, data, lookups))
 
         return run
+
+    def _generate(self, resource: Resource, data: dict[str, Any], lookups: Any) -> RuleResult | None:
+        """A GeneratingPolicy on one selected trigger: no result when its match conditions are false."""
+        from assertree.languages.kyverno.cel_policies.evaluate import check_match_conditions, prepare_variables
+        from assertree.languages.kyverno.cel_policies.generating import evaluate_generations
+        from assertree.languages.kyverno.generate import describe
+
+        scope = prepare_variables(self.compiled, data, lookups)
+        stopped = check_match_conditions(self.compiled, scope, lookups)
+        if stopped is not None:
+            return None if stopped.status != ERROR else self.result(resource, stopped)
+        outcome = evaluate_generations(self.compiled.generations, scope, lookups, self.policy.namespace)
+        result = self.result(resource, Outcome(outcome.status, outcome.message, error=outcome.error))
+        if outcome.status == PASS:
+            result.generated = outcome.generated
+            result.action = "generate"
+            result.message = ("would generate " + ", ".join(describe(item) for item in outcome.generated)
+                              if outcome.generated else "would generate nothing")
+        return result
 
 
 @dataclass(eq=False)
@@ -139,6 +191,17 @@ class CompiledCelPolicy:
     def rules(self) -> list[CompiledCelRule]:
         return [] if self.policy.mutating else self.compiled_rules
 
+    @property
+    def refused(self) -> list[RefusedRule]:
+        return self.policy.refused
+
+    def generator(self, context: ScanContext) -> Generator | None:
+        """A GeneratingPolicy's rules on one trigger (`base.Generator`); None for the other kinds."""
+        if not self.policy.generating:
+            return None
+        runners = [rule.runner(context) for rule in self.compiled_rules]
+        return lambda resource: [found for run in runners if (found := run(resource)) is not None]
+
     def mutator(self, context: ScanContext) -> Mutator | None:
         if not self.policy.mutating:
             return None
@@ -150,7 +213,7 @@ class CompiledCelPolicy:
             current = resource
             for rule in rules:
                 try:
-                    data = _data(self.policy, rule.rule, current.value, context)
+                    data = selected_data(self.policy, rule.rule, current.value, context)
                 except ValueError as error:
                     results.append(RuleResult(current, self.policy, rule.rule, ERROR, message=str(error),
                                               error=RuleError(f"failed to execute matching: {error}", kind="match")))
@@ -165,6 +228,10 @@ class CompiledCelPolicy:
                                        default_identifier=current.default_identifier, file=current.file)
                     result.patched = outcome.patched
                 results.append(result)
+            if self.policy.spec.mutate_existing and context.cluster is not None:
+                from assertree.languages.kyverno.cel_policies.existing import mutate_targets
+
+                results.extend(mutate_targets(self, resource, context))
             return current, results
 
         return mutate
@@ -185,10 +252,15 @@ def compile_policy(policy: CelPolicy) -> CompiledCelPolicy:
     from assertree.languages.kyverno.cel_policies.autogen import variants
 
     spec_document = policy.document.get("spec") or {}
+    refusal = _refusal(policy)
+    if refusal is not None:
+        policy.refused = [RefusedRule(policy.name, refusal)]
+        policy.rules = []
+        return CompiledCelPolicy(policy, [])
     base = CelRule(name=policy.name, index=0, document=spec_document, spec=policy.spec)
-    compiled = CompiledCelPolicy(policy, [CompiledCelRule(policy, base, compile_spec(policy.spec))])
+    compiled = CompiledCelPolicy(policy, [CompiledCelRule(policy, base, compile_spec(policy.spec, policy.kind))])
     rules = [base]
-    if policy.spec.mode != "JSON":
+    if policy.spec.mode != "JSON" and not (policy.generating or policy.deleting):
         for group, kinds, rewritten in variants(spec_document, mutating=policy.mutating):
             name = f"autogen-cronjob-{policy.name}" if group == "cronjobs" else f"autogen-{policy.name}"
             try:
@@ -197,6 +269,22 @@ def compile_policy(policy: CelPolicy) -> CompiledCelPolicy:
                 raise PolicyError(f"autogen ({', '.join(kinds)}): {error}", path=error.path) from None
             rule = CelRule(name=name, index=len(rules), document=rewritten, spec=spec, targets=tuple(kinds))
             rules.append(rule)
-            compiled.compiled_rules.append(CompiledCelRule(policy, rule, compile_spec(spec)))
+            compiled.compiled_rules.append(CompiledCelRule(policy, rule, compile_spec(spec, policy.kind)))
     policy.rules = rules
     return compiled
+
+
+def _refusal(policy: CelPolicy) -> Problem | None:
+    """Why an ImageValidatingPolicy cannot run offline: the first expression that reads a registry."""
+    if not policy.validates_images:
+        return None
+    spec = policy.spec
+    texts = [*((item.text, item.path) for item in (*spec.variables, *spec.match_conditions)),
+             *((item.expression, item.path) for item in spec.validations)]
+    for text, path in texts:
+        function = registry_function(text)
+        if function is not None:
+            return Problem(f"rule {policy.name!r} is not run: {function} reads image signatures, attestations or "
+                           "data from the image registry (assertree never reaches the network)", path=path,
+                           severity=Severity.WARNING)
+    return None

@@ -29,9 +29,11 @@ from assertree.languages.cel.engine import Environment, Function, FunctionError,
 from assertree.languages.kyverno.cel_policies.resources import plural_of
 from assertree.languages.kyverno.cel_policies.rewrite import INDEX_FUNCTIONS
 
-__all__ = ["FUNCTIONS", "VARIABLES", "Lookups", "environment", "read_context_file", "uses_authorizer"]
+__all__ = ["FUNCTIONS", "GENERATOR", "IMAGE_VARIABLES", "VARIABLES", "Generated", "Lookups", "environment",
+           "generating_environment", "image_environment", "read_context_file", "registry_function", "uses_authorizer"]
 
 VARIABLES = ("object", "oldObject", "request", "params", "namespaceObject", "variables", "exceptions")
+IMAGE_VARIABLES = ("images", "attestors", "attestations", "ref")
 _AUTHORIZER = re.compile(r"(?<![\w.])authorizer\b")
 
 
@@ -43,6 +45,36 @@ class Lookups:
     images: Mapping[str, Any] = field(default_factory=dict)  # image reference -> its data (config, manifest ...)
     global_context: Mapping[str, Any] = field(default_factory=dict)
     source: str | None = None  # the file it was read from, for messages
+
+
+@dataclass
+class Generated(Lookups):
+    """The lookups of one GeneratingPolicy evaluation, and where ``generator.Apply`` puts what it generates.
+
+    As the Kyverno CLI's fake context (``pkg/cel/libs/fake_context.go``, ``GenerateResources``) does, every
+    object given (each item of a list, ``{"items": [...]}``, on its own) is kept with its namespace set to
+    the one named (``""`` removes it); a namespaced policy's generator names no namespace: its own.
+    """
+
+    generated: list[dict] = field(default_factory=list)
+    namespace: str = ""  # a namespaced policy's namespace
+
+    def generate(self, namespace: str, items: Any) -> bool:
+        for item in items if isinstance(items, (list, tuple)) else [items]:
+            if not isinstance(item, Mapping):
+                raise FunctionError("generator.Apply takes a list of objects")
+            listed = item.get("items")
+            for found in listed if isinstance(listed, list) else [item]:
+                resource = dict(found) if isinstance(found, Mapping) else {}
+                metadata = dict(resource.get("metadata") or {}) if isinstance(resource.get("metadata"),
+                                                                               Mapping) else {}
+                if namespace:
+                    metadata["namespace"] = namespace
+                else:
+                    metadata.pop("namespace", None)
+                resource["metadata"] = metadata
+                self.generated.append(resource)
+        return True
 
 
 def read_context_file(path: str | Path) -> Lookups:
@@ -158,6 +190,22 @@ def _index_function(name: str, last: bool) -> Function:
     return Function(name, tuple(overloads))
 
 
+def _generated() -> Generated:
+    found = evaluation_context()
+    if not isinstance(found, Generated):
+        raise FunctionError("generator.Apply only works in a GeneratingPolicy")
+    return found
+
+
+def _generator_apply(namespace: str, items: Any) -> bool:
+    return _generated().generate(namespace, items)
+
+
+def _generator_apply_own(items: Any) -> bool:
+    sink = _generated()
+    return sink.generate(sink.namespace, items)
+
+
 def _refuse_http(*_: Any) -> Any:
     raise FunctionError("http calls are refused: assertree never reaches the network")
 
@@ -166,6 +214,11 @@ FUNCTIONS = (
     Function("resource.Get", (Overload("resource_get", ("string", "string", "string", "string"), "dyn",
                                        _resource_get),)),
     Function("resource.List", (Overload("resource_list", ("string", "string", "string"), "dyn", _resource_list),)),
+    # the lower-case names Kyverno's resource library also has since 1.18 (sdk extensions/cel/libs/resource)
+    Function("resource.get", (Overload("resource_get_camel", ("string", "string", "string", "string"), "dyn",
+                                       _resource_get),)),
+    Function("resource.list", (Overload("resource_list_camel", ("string", "string", "string"), "dyn",
+                                        _resource_list),)),
     Function("image.GetMetadata", (Overload("image_get_metadata", ("string",), "dyn", _image_metadata),)),
     Function("globalContext.Get", (Overload("global_context_get", ("string", "string"), "dyn", _global_context),)),
     Function("http.Get", (Overload("http_get", ("string",), "dyn", _refuse_http),
@@ -176,6 +229,16 @@ FUNCTIONS = (
 )
 """Kyverno's context lookups, served offline (candidates for `assertree.languages.cel.functions`)."""
 
+GENERATOR = tuple(
+    Function(f"generator.{name}", (Overload(f"generator_{name}_string_list", ("string", "list"), "bool",
+                                            _generator_apply),
+                                   Overload(f"generator_{name}_list", ("list",), "bool", _generator_apply_own)))
+    for name in ("Apply", "apply"))
+"""The generator library of GeneratingPolicies (sdk extensions/cel/libs/generator): ``generator.Apply``."""
+
+_REGISTRY_FUNCTIONS = re.compile(r"(?<![\w.])(verifyImageSignatures|verifyAttestationSignatures|extractPayload|"
+                                 r"getImageData)\s*\(")
+
 
 @cache
 def environment() -> Environment:
@@ -185,6 +248,34 @@ def environment() -> Environment:
 
     return Environment(name="policies.kyverno.io", variables=VARIABLES, extensions=EXTENSIONS,
                        functions=(*KYVERNO, *FUNCTIONS), cross_type_numeric_comparisons=True)
+
+
+@cache
+def image_environment() -> Environment:
+    """The environment of ImageValidatingPolicies: Kyverno's, with ``images``, ``attestors``, ``attestations``
+    and, for ``matchImageReferences`` expressions, ``ref``."""
+    from assertree.languages.cel.functions import KYVERNO
+    from assertree.languages.cel.kubernetes import EXTENSIONS
+
+    return Environment(name="policies.kyverno.io images", variables=(*VARIABLES, *IMAGE_VARIABLES),
+                       extensions=EXTENSIONS, functions=(*KYVERNO, *FUNCTIONS), cross_type_numeric_comparisons=True)
+
+
+@cache
+def generating_environment() -> Environment:
+    """The environment of GeneratingPolicies: Kyverno's, with ``generator.Apply``."""
+    from assertree.languages.cel.functions import KYVERNO
+    from assertree.languages.cel.kubernetes import EXTENSIONS
+
+    return Environment(name="policies.kyverno.io generating", variables=VARIABLES, extensions=EXTENSIONS,
+                       functions=(*KYVERNO, *FUNCTIONS, *GENERATOR), cross_type_numeric_comparisons=True)
+
+
+def registry_function(text: str) -> str | None:
+    """The image-verification function of ImageValidatingPolicies `text` calls (each reads signatures,
+    attestations or image data from the registry), or None."""
+    found = _REGISTRY_FUNCTIONS.search(text)
+    return found.group(1) if found else None
 
 
 def uses_authorizer(text: str) -> bool:

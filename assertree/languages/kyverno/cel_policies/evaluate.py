@@ -27,7 +27,8 @@ from assertree.languages.cel.engine import CelError, Program
 from assertree.languages.kyverno.cel_policies.model import Mutation, Validation
 from assertree.results import ERROR, FAIL, PASS, SKIP, RuleError
 
-__all__ = ["CompiledSpec", "Outcome", "evaluate_mutations", "evaluate_validations", "prepare_variables"]
+__all__ = ["CompiledSpec", "Outcome", "check_match_conditions", "evaluate_mutations", "evaluate_validations",
+           "prepare_variables"]
 
 NO_EXCEPTIONS: dict[str, list[str]] = {"allowedImages": [], "allowedValues": []}
 
@@ -41,6 +42,13 @@ class CompiledSpec:
     validations: list[tuple[Validation, Program, Program | None]] = field(default_factory=list)
     mutations: list[tuple[Mutation, Program]] = field(default_factory=list)
     failure_policy: str = "Fail"
+    conditions: list[tuple[str, Program, tuple]] = field(default_factory=list)  # DeletingPolicy
+    generations: list[Any] = field(default_factory=list)  # GeneratingPolicy: generating.CompiledGeneration
+    image_references: list[tuple[Any, Program | None]] = field(default_factory=list)  # (ImageReference, its CEL)
+    image_extractors: list[tuple[str, Program, tuple]] = field(default_factory=list)  # ImageValidatingPolicy
+    target_expression: Program | None = None  # MutatingPolicy: targetMatchConstraints.expression
+    verify_digest: bool = False
+    required: bool = False
 
 
 @dataclass
@@ -78,7 +86,7 @@ def prepare_variables(spec: CompiledSpec, data: dict[str, Any], lookups: Any) ->
     return scope
 
 
-def _matches(spec: CompiledSpec, scope: dict[str, Any], lookups: Any) -> Outcome | None:
+def check_match_conditions(spec: CompiledSpec, scope: dict[str, Any], lookups: Any) -> Outcome | None:
     """None when every match condition holds; else the SKIP or ERROR outcome."""
     errors: list[tuple[str, tuple]] = []
     for name, program, path in spec.match_conditions:
@@ -114,7 +122,7 @@ def _message(validation: Validation, message_program: Program | None, scope: dic
 def evaluate_validations(spec: CompiledSpec, data: dict[str, Any], lookups: Any = None) -> Outcome:
     """PASS, FAIL (the first false validation), SKIP (match conditions) or ERROR for one resource."""
     scope = prepare_variables(spec, data, lookups)
-    skipped = _matches(spec, scope, lookups)
+    skipped = check_match_conditions(spec, scope, lookups)
     if skipped is not None:
         return skipped
     for index, (validation, program, message_program) in enumerate(spec.validations):
@@ -135,7 +143,7 @@ def evaluate_mutations(spec: CompiledSpec, data: dict[str, Any], lookups: Any = 
     from assertree.languages.kyverno.cel_policies.mutate import MutationError, apply_configuration, apply_json_patch
 
     scope = prepare_variables(spec, data, lookups)
-    skipped = _matches(spec, scope, lookups)
+    skipped = check_match_conditions(spec, scope, lookups)
     if skipped is not None:
         return skipped
     current = scope.get("object")

@@ -12,7 +12,7 @@ from assertree.languages.kyverno.cel_policies.reading import ReadError, problems
 
 __all__ = ["DESCRIPTION", "GROUP", "compile_document", "is_cel_policy", "lint_document"]
 
-DESCRIPTION = f"{GROUP} ValidatingPolicy, MutatingPolicy"
+DESCRIPTION = f"{GROUP} ValidatingPolicy, MutatingPolicy, GeneratingPolicy, DeletingPolicy, ImageValidatingPolicy"
 
 
 def is_cel_policy(document: Any) -> bool:
@@ -35,12 +35,15 @@ def compile_document(document: Any, *, source: str | None = None, index: int | N
 
 
 def lint_document(document: Any) -> Iterator[Problem]:
-    """Every problem of one document (no location yet: the loader adds the file and line)."""
+    """Every problem of one document, and a warning when it is not run offline (no location yet: the loader
+    adds the file and line)."""
     found = list(problems(document))
     yield from found
     if any(problem.severity == "error" for problem in found):
         return
     try:
-        compile_document(document)
+        compiled = compile_document(document)
     except PolicyError as error:
         yield error.problem
+        return
+    yield from (item.problem for item in compiled.refused)

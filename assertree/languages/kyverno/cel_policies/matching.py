@@ -106,8 +106,9 @@ def _scope_matches(scope: str, namespace: str) -> bool:
     return (scope == "Namespaced") == bool(namespace)
 
 
-def _rule_matches(rule: ResourceRule, attributes: Attributes) -> bool:
-    if not (_one_of(rule.operations, attributes.operation) and _one_of(rule.api_groups, attributes.group)
+def _rule_matches(rule: ResourceRule, attributes: Attributes, any_operation: bool = False) -> bool:
+    operation = any_operation or _one_of(rule.operations, attributes.operation)
+    if not (operation and _one_of(rule.api_groups, attributes.group)
             and _one_of(rule.api_versions, attributes.version)
             and _resource_matches(rule.resources, attributes.resource, attributes.subresource)
             and _scope_matches(rule.scope, attributes.namespace)):
@@ -120,14 +121,15 @@ def _rule_matches(rule: ResourceRule, attributes: Attributes) -> bool:
     return any(str(generate_name).startswith(name) for name in rule.resource_names)
 
 
-def matches(constraints: MatchConstraints, attributes: Attributes) -> bool:
-    """Whether `constraints` select the request `attributes` describe."""
+def matches(constraints: MatchConstraints, attributes: Attributes, *, any_operation: bool = False) -> bool:
+    """Whether `constraints` select the request `attributes` describe; with `any_operation`, whatever the
+    operation (an existing resource, as DeletingPolicies and mutate-existing targets are matched)."""
     if not _namespace_matches(constraints.namespace_selector, attributes):
         return False
     if not _object_matches(constraints.object_selector, attributes):
         return False
-    if any(_rule_matches(rule, attributes) for rule in constraints.exclude_resource_rules):
+    if any(_rule_matches(rule, attributes, any_operation) for rule in constraints.exclude_resource_rules):
         return False
     if not constraints.resource_rules:
         return True
-    return any(_rule_matches(rule, attributes) for rule in constraints.resource_rules)
+    return any(_rule_matches(rule, attributes, any_operation) for rule in constraints.resource_rules)
