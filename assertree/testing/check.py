@@ -204,7 +204,7 @@ def _compare_target(test: KyvernoTest, expected: ExpectedResult, item: ResourceR
     return [_status_row(expected, item, rule_name, result)]
 
 
-DELETING_KINDS = frozenset({"DeletingPolicy", "NamespacedDeletingPolicy"})
+DELETING_KINDS = frozenset({"DeletingPolicy", "NamespacedDeletingPolicy", "CleanupPolicy", "ClusterCleanupPolicy"})
 
 
 def kyverno_status(policy: Any, result: Any) -> str:

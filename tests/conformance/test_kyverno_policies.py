@@ -12,6 +12,10 @@ not cases.
 
 Rows that cannot pass yet are listed in XFAIL, one reason each; they run as
 ``xfail(strict=True)`` so a row that starts agreeing must leave the list.
+
+The generate and GeneratingPolicy rows of ``extraTests`` are scored the same
+way (`test_generate_row`), and each must have generated what its
+``generatedResource`` file holds (the file is compared, not only the status).
 """
 
 from __future__ import annotations
@@ -89,6 +93,39 @@ def test_kyverno_policies_row(test, index):
         assert check.reason not in ("Resource diff", "Resource error"), check.message
         assert check.actual == want or (want == "skip" and check.actual == EXCLUDED), (
             f"rule {check.rule}: expected {want}, got {check.actual}: {check.message}")
+
+
+GENERATE_FEATURES = {"generate", "CEL policy kind GeneratingPolicy"}
+
+
+def _generate_cases():
+    for test in MANIFEST["extraTests"]:
+        if not GENERATE_FEATURES & set(test.get("features") or ()):
+            continue
+        for index, row in enumerate(test["rows"]):
+            yield pytest.param(test, index, id=f"{test['path']}#{index}")
+
+
+GENERATE_CASES = list(_generate_cases())
+
+
+def test_the_generate_extra_tests_are_all_scored():
+    """kyverno/policies' generate rules and GeneratingPolicies: 8 tests, 9 rows (its manifest's extraTests)."""
+    assert len({case.values[0]["path"] for case in GENERATE_CASES}) == 8
+    assert len(GENERATE_CASES) == 9
+
+
+@pytest.mark.parametrize(("test", "index"), GENERATE_CASES)
+def test_generate_row(test, index):
+    row = test["rows"][index]
+    computed, error = _computed(test, index)
+    assert error is None, f"test did not run: {error}"
+    assert computed, "no result was compared for this row"
+    for check in computed:
+        assert check.reason not in ("Resource diff", "Resource error"), check.message
+        assert check.actual == row["result"], f"expected {row['result']}, got {check.actual}: {check.message}"
+        if row.get("generatedResource"):
+            assert check.message.startswith("would generate ") and "nothing" not in check.message, check.message
 
 
 def test_xfail_ids_exist():

@@ -18,18 +18,20 @@ from typing import TYPE_CHECKING, Any
 from assertree.errors import PolicyError, Problem
 
 if TYPE_CHECKING:
+    from assertree.languages.kyverno.cleanup import CompiledCleanupPolicy
     from assertree.languages.kyverno.compile import CompiledKyvernoPolicy
 
 GROUP = "kyverno.io"
-DESCRIPTION = f"{GROUP} ClusterPolicy, Policy"
+DESCRIPTION = f"{GROUP} ClusterPolicy, Policy, CleanupPolicy, ClusterCleanupPolicy"
 POLICY_KINDS = ("ClusterPolicy", "Policy")
+CLEANUP_KINDS = ("CleanupPolicy", "ClusterCleanupPolicy")
 POLICY_VERSIONS = ("kyverno.io/v1", "kyverno.io/v2beta1")
 EXCEPTION_KIND = "PolicyException"
 
 
 def is_kyverno_policy(document: Any) -> bool:
-    """Whether `document` is a ``kyverno.io`` ClusterPolicy or Policy (any version)."""
-    return (isinstance(document, dict) and document.get("kind") in POLICY_KINDS
+    """Whether `document` is a ``kyverno.io`` ClusterPolicy or Policy (any version), or a cleanup policy."""
+    return (isinstance(document, dict) and document.get("kind") in (*POLICY_KINDS, *CLEANUP_KINDS)
             and str(document.get("apiVersion", "")).split("/", 1)[0] == GROUP)
 
 
@@ -40,7 +42,7 @@ def is_policy_exception(document: Any) -> bool:
 
 
 def compile_document(document: dict, *, source: str | None = None, index: int | None = None,
-                     line: int | None = None) -> CompiledKyvernoPolicy:
+                     line: int | None = None) -> CompiledKyvernoPolicy | CompiledCleanupPolicy:
     """Check, model and compile one ClusterPolicy/Policy; raises PolicyError with the field path.
 
     Returns a `CompiledKyvernoPolicy` (see `assertree.languages.kyverno.compile`). `source`, `index`
@@ -55,7 +57,7 @@ def lint_document(document: Any) -> Iterator[Problem]:
     that is not run offline (no location yet)."""
     from assertree.languages.kyverno.schema import problems
 
-    found = problems(document) if is_kyverno_policy(document) else []
+    found = problems(document) if is_kyverno_policy(document) and document["kind"] in POLICY_KINDS else []
     if found:
         yield from found
         return
@@ -64,10 +66,11 @@ def lint_document(document: Any) -> Iterator[Problem]:
     except PolicyError as error:
         yield error.problem
         return
-    yield from (item.problem for item in compiled.policy.refused)
+    yield from (item.problem for item in getattr(compiled.policy, "refused", ()))
 
 
-def _compile(document: dict, source: str | None, index: int | None, line: int | None) -> CompiledKyvernoPolicy:
+def _compile(document: dict, source: str | None, index: int | None,
+             line: int | None) -> CompiledKyvernoPolicy | CompiledCleanupPolicy:
     """`compile_document`, raising errors that carry only the field path (the caller locates them)."""
     from assertree.languages.kyverno.compile import compile_policy
     from assertree.languages.kyverno.schema import problems
@@ -77,6 +80,10 @@ def _compile(document: dict, source: str | None, index: int | None, line: int | 
                           "list it under exceptions: in a kyverno-test.yaml", path=("kind",))
     if not is_kyverno_policy(document):
         raise PolicyError("not a kyverno.io ClusterPolicy or Policy", path=("kind",))
+    if document.get("kind") in CLEANUP_KINDS:
+        from assertree.languages.kyverno.cleanup import compile_cleanup
+
+        return compile_cleanup(document, source=source, index=index, line=line)
     if document.get("apiVersion") not in POLICY_VERSIONS:
         raise PolicyError(f"must be one of: {', '.join(POLICY_VERSIONS)}", path=("apiVersion",))
     found = problems(document)

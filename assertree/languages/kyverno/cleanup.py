@@ -1,0 +1,122 @@
+"""CleanupPolicy and ClusterCleanupPolicy (``kyverno.io/v2``): which existing resources Kyverno would delete.
+
+A cleanup policy runs on a schedule over the cluster's resources. As ``kyverno
+apply`` evaluates one (``commands/apply/command.go``, ``applyCleanupPolicies``):
+a namespaced CleanupPolicy only sees its own namespace; ``match`` must select
+the resource and ``exclude`` must not (as a rule's match does, without an
+admission request: no user info); then the ``context`` entries are loaded and
+the ``conditions`` (``any``/``all``, JMESPath, the resource as ``target``)
+decide: true, or no conditions, the resource would be deleted.
+
+Results, as for a DeletingPolicy: PASS "would delete KIND/ns/name" (an action,
+`RuleResult.action`), SKIP when the conditions keep it, ERROR when they cannot
+be evaluated; a resource the policy does not select gives no result.
+``schedule`` and ``deletionPropagationPolicy`` only say when and how a cluster
+deletes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from assertree.errors import PolicyError
+from assertree.languages.base import reduce_compiled
+from assertree.languages.kyverno import bridge
+from assertree.languages.kyverno.manifests import resource_key, to_float64
+from assertree.languages.kyverno.model import KyvernoPolicy, KyvernoRule
+from assertree.results import ERROR, PASS, SKIP, Resource, RuleError, RuleResult
+
+if TYPE_CHECKING:
+    from assertree.languages.base import Mutator, RuleRunner, ScanContext
+
+__all__ = ["CLEANUP_KINDS", "CLEANUP_VERSIONS", "CompiledCleanupPolicy", "compile_cleanup"]
+
+CLEANUP_KINDS = ("CleanupPolicy", "ClusterCleanupPolicy")
+CLEANUP_VERSIONS = ("kyverno.io/v2", "kyverno.io/v2beta1", "kyverno.io/v2alpha1")
+
+
+@dataclass(eq=False)
+class CompiledCleanupRule:
+    """The policy's one rule: its match, exclude, context and conditions (`base.CompiledRule`)."""
+
+    policy: KyvernoPolicy
+    rule: KyvernoRule
+    conditions: Any = None
+
+    def runner(self, context: ScanContext) -> RuleRunner:
+        from assertree.languages.kyverno.generate import describe
+
+        def run(resource: Resource) -> RuleResult | None:
+            if not isinstance(resource.value, dict):
+                return None
+            value = to_float64(resource.value)
+            namespace = self.policy.namespace
+            if namespace and (value.get("metadata") or {}).get("namespace") != namespace:
+                return None
+
+            def result(status: str, message: str, error: RuleError | None = None) -> RuleResult:
+                return RuleResult(resource, self.policy, self.rule, status, identifier=resource_key(value),
+                                  message=message, error=error, action="delete" if status == PASS else None)
+
+            try:
+                session = bridge.session(self.policy, self.rule, value, context)
+                if not bridge.selects(session):
+                    return None
+                session.context.set_target(value)
+                bridge.load_context(session, self.rule.document.get("context") or [])
+                met, why = bridge.conditions_met(self.conditions, session)
+            except bridge.EvaluationProblem as problem:
+                return result(ERROR, str(problem), RuleError(str(problem), problem.path, problem.kind))
+            if met:
+                return result(PASS, f"would delete {describe(value)}")
+            reason = "; ".join(part for part in ("conditions not met", why) if part)
+            return result(SKIP, f"would not delete {describe(value)}: {reason}")
+
+        return run
+
+
+@dataclass(eq=False)
+class CompiledCleanupPolicy:
+    """A cleanup policy ready to run (`base.CompiledPolicy`): one rule, no mutation."""
+
+    policy: KyvernoPolicy
+    rules: list[CompiledCleanupRule] = field(default_factory=list)
+
+    def mutator(self, context: ScanContext) -> Mutator | None:
+        return None
+
+    def __reduce__(self) -> tuple[Any, tuple]:
+        return reduce_compiled(compile_cleanup, self.policy)
+
+
+def compile_cleanup(document: dict, *, source: str | None = None, index: int | None = None,
+                    line: int | None = None) -> CompiledCleanupPolicy:
+    """Check and model a cleanup policy document; PolicyError naming the field at fault."""
+    if document.get("apiVersion") not in CLEANUP_VERSIONS:
+        raise PolicyError(f"must be one of: {', '.join(CLEANUP_VERSIONS)}", path=("apiVersion",))
+    metadata = document.get("metadata")
+    if not isinstance(metadata, dict) or not isinstance(metadata.get("name"), str) or not metadata["name"]:
+        raise PolicyError("required field is missing", path=("metadata", "name"))
+    spec = document.get("spec")
+    if not isinstance(spec, dict):
+        raise PolicyError("required field is missing", path=("spec",))
+    for key in ("match", "exclude", "conditions"):
+        if spec.get(key) is not None and not isinstance(spec[key], dict):
+            raise PolicyError("must be a mapping", path=("spec", key))
+    if not spec.get("match"):
+        raise PolicyError("required field is missing", path=("spec", "match"))
+    if spec.get("context") is not None and not isinstance(spec["context"], list):
+        raise PolicyError("must be a list", path=("spec", "context"))
+    rule_document = {"name": metadata["name"], "match": spec["match"]}
+    for key in ("exclude", "context"):
+        if spec.get(key) is not None:
+            rule_document[key] = spec[key]
+    rule = KyvernoRule(metadata["name"], 0, rule_document)
+    policy = KyvernoPolicy(
+        name=metadata["name"], kind=document["kind"], api_version=document["apiVersion"],
+        namespace=metadata.get("namespace") if document["kind"] == "CleanupPolicy" else None, rules=[rule],
+        annotations={str(k): str(v) for k, v in (metadata.get("annotations") or {}).items()},
+        labels={str(k): str(v) for k, v in (metadata.get("labels") or {}).items()},
+        document=document, source=source, document_index=index, line=line)
+    return CompiledCleanupPolicy(policy, [CompiledCleanupRule(policy, rule, spec.get("conditions"))])
