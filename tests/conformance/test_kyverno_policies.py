@@ -102,7 +102,7 @@ def _generate_cases():
     for test in MANIFEST["extraTests"]:
         if not GENERATE_FEATURES & set(test.get("features") or ()):
             continue
-        for index, row in enumerate(test["rows"]):
+        for index in range(len(test["rows"])):
             yield pytest.param(test, index, id=f"{test['path']}#{index}")
 
 
