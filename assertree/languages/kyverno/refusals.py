@@ -15,6 +15,8 @@ What is refused, and why:
 - ``verifyImages`` entries with ``attestors`` or ``attestations``: checking a
   signature or an attestation reads it from the image's registry (Kyverno's
   cosign and notary verifiers fetch it there; ``kyverno test`` does too);
+- CEL that needs a cluster (the ``authorizer``, ``resource.Post``) in a
+  ``validate.cel`` rule;
 - ``validate.manifests`` attestors other than public keys written in the
   policy: keyless signatures need Fulcio and Rekor, certificates chains and
   ``repository`` bundles need the network, ``k8s://`` and KMS keys a cluster
@@ -54,6 +56,12 @@ def refusal(rule: dict, at: tuple) -> Problem | None:
         if str(entry.get("type") or "Cosign") not in ("Cosign", "Notary"):
             return _refused(name, f"unknown verifyImages type {entry['type']!r}", (*where, "type"))
     validate = rule.get("validate")
+    for path, text in _cel_texts(rule):
+        from assertree.languages.kyverno.cel_policies.environment import needs_cluster
+
+        why = needs_cluster(text)
+        if why is not None:
+            return _refused(name, why, (*at, *path))
     if isinstance(validate, dict) and isinstance(validate.get("manifests"), dict):
         from assertree.languages.kyverno.signed_manifests import offline_problem
 
@@ -62,6 +70,26 @@ def refusal(rule: dict, at: tuple) -> Problem | None:
             path, message = found
             return _refused(name, message, (*at, "validate", "manifests", *path))
     return None
+
+
+def _cel_texts(rule: dict) -> list[tuple[tuple, str]]:
+    """The CEL texts of a ``validate.cel`` rule (and its ``celPreconditions``), with their paths in the rule."""
+    found: list[tuple[tuple, str]] = []
+    for index, item in enumerate(rule.get("celPreconditions") or []):
+        if isinstance(item, dict) and isinstance(item.get("expression"), str):
+            found.append((("celPreconditions", index, "expression"), item["expression"]))
+    validate = rule.get("validate")
+    cel = validate.get("cel") if isinstance(validate, dict) else None
+    if not isinstance(cel, dict):
+        return found
+    for section in ("expressions", "variables", "auditAnnotations"):
+        for index, item in enumerate(cel.get(section) or []):
+            if not isinstance(item, dict):
+                continue
+            for key in ("expression", "messageExpression", "valueExpression"):
+                if isinstance(item.get(key), str):
+                    found.append((("validate", "cel", section, index, key), item[key]))
+    return found
 
 
 def _refused(rule_name: Any, why: str, path: tuple) -> Problem:

@@ -26,6 +26,7 @@ from assertree.languages.kyverno.cel_policies.environment import (
     environment,
     generating_environment,
     image_environment,
+    needs_cluster,
     registry_function,
     uses_authorizer,
 )
@@ -275,16 +276,22 @@ def compile_policy(policy: CelPolicy) -> CompiledCelPolicy:
 
 
 def _refusal(policy: CelPolicy) -> Problem | None:
-    """Why an ImageValidatingPolicy cannot run offline: the first expression that reads a registry."""
-    if not policy.validates_images:
-        return None
+    """Why `policy` cannot run offline: the first expression that needs a cluster, or (ImageValidatingPolicy)
+    reads a registry."""
     spec = policy.spec
-    texts = [*((item.text, item.path) for item in (*spec.variables, *spec.match_conditions)),
-             *((item.expression, item.path) for item in spec.validations)]
+    texts = [*((item.text, item.path) for item in (*spec.variables, *spec.match_conditions, *spec.conditions,
+                                                   *spec.image_extractors)),
+             *((item.expression, item.path) for item in spec.validations),
+             *((item.expression, item.path) for item in spec.mutations),
+             *((item.expression, item.path) for item in spec.generations if item.expression)]
+    if spec.target_expression is not None:
+        texts.append((spec.target_expression.text, spec.target_expression.path))
     for text, path in texts:
-        function = registry_function(text)
+        why = needs_cluster(text)
+        function = registry_function(text) if policy.validates_images else None
         if function is not None:
-            return Problem(f"rule {policy.name!r} is not run: {function} reads image signatures, attestations or "
-                           "data from the image registry (assertree never reaches the network)", path=path,
-                           severity=Severity.WARNING)
+            why = (f"{function} reads image signatures, attestations or data from the image registry (assertree "
+                   "never reaches the network)")
+        if why is not None:
+            return Problem(f"rule {policy.name!r} is not run: {why}", path=path, severity=Severity.WARNING)
     return None

@@ -30,7 +30,8 @@ from assertree.languages.kyverno.cel_policies.resources import plural_of
 from assertree.languages.kyverno.cel_policies.rewrite import INDEX_FUNCTIONS
 
 __all__ = ["FUNCTIONS", "GENERATOR", "IMAGE_VARIABLES", "VARIABLES", "Generated", "Lookups", "environment",
-           "generating_environment", "image_environment", "read_context_file", "registry_function", "uses_authorizer"]
+           "generating_environment", "image_environment", "needs_cluster", "read_context_file", "registry_function",
+           "uses_authorizer"]
 
 VARIABLES = ("object", "oldObject", "request", "params", "namespaceObject", "variables", "exceptions")
 IMAGE_VARIABLES = ("images", "attestors", "attestations", "ref")
@@ -236,6 +237,7 @@ GENERATOR = tuple(
     for name in ("Apply", "apply"))
 """The generator library of GeneratingPolicies (sdk extensions/cel/libs/generator): ``generator.Apply``."""
 
+_CLUSTER_ONLY = re.compile(r"(?<![\w.])resource\s*\.\s*([Pp]ost)\s*\(")
 _REGISTRY_FUNCTIONS = re.compile(r"(?<![\w.])(verifyImageSignatures|verifyAttestationSignatures|extractPayload|"
                                  r"getImageData)\s*\(")
 
@@ -276,6 +278,16 @@ def registry_function(text: str) -> str | None:
     attestations or image data from the registry), or None."""
     found = _REGISTRY_FUNCTIONS.search(text)
     return found.group(1) if found else None
+
+
+def needs_cluster(text: str) -> str | None:
+    """Why `text` cannot run offline because it needs a cluster (the authorizer, ``resource.Post``), or None."""
+    if uses_authorizer(text):
+        return "the Kubernetes authorizer needs a cluster (expressions using `authorizer` cannot run offline)"
+    found = _CLUSTER_ONLY.search(text)
+    if found:
+        return f"resource.{found.group(1)} creates objects in a cluster (assertree has none)"
+    return None
 
 
 def uses_authorizer(text: str) -> bool:
