@@ -105,10 +105,12 @@ def check_expected(test: KyvernoTest, expected: ExpectedResult, responses: list[
     for item in selected:
         rows: list[RowCheck] = []
         dropped = False
+        policies = [response.policy for response in item.responses if response.policy.name == expected.policy_name]
+        if policies:
+            rows.extend(_not_run(expected, item, policies[0]))  # once, however many phases the policy ran
         for response in item.responses:
             if response.policy.name != expected.policy_name:
                 continue
-            rows.extend(_not_run(expected, item, response))
             if item.target:
                 rows.extend(_compare_target(test, expected, item, response, patched))
                 continue
@@ -131,16 +133,16 @@ def check_expected(test: KyvernoTest, expected: ExpectedResult, responses: list[
     return out
 
 
-def _not_run(expected: ExpectedResult, item: ResourceResponses, response: PolicyResponse) -> list[RowCheck]:
+def _not_run(expected: ExpectedResult, item: ResourceResponses, policy: Any) -> list[RowCheck]:
     """A failed row for each refused rule the entry names (all of the policy's when it names none)."""
     from assertree.results import refused_rules
 
+    ruleless = _ruleless(policy)
     names = {expected.rule, f"autogen-{expected.rule}", f"autogen-cronjob-{expected.rule}"} if expected.rule \
-        and not _ruleless(response.policy) else None
-    ruleless = _ruleless(response.policy)
+        and not ruleless else None
     return [RowCheck(expected, item.key, None if ruleless else refused.rule, NOT_RUN, False, "Not run",
                      refused.problem.message)
-            for refused in refused_rules(response.policy) if names is None or refused.rule in names]
+            for refused in refused_rules(policy) if names is None or refused.rule in names]
 
 
 def _generates(policy: Any, result: Any) -> bool:

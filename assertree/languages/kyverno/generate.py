@@ -4,7 +4,7 @@ Two stages, as in Kyverno:
 
 1. whether the rule applies (``pkg/engine/background.go``, ``filterRule``):
    match/exclude (a resource it does not select gives no result; on a DELETE
-   whose old object it selects, FAIL), a PolicyException (SKIP), the rule's
+   of one it selects, FAIL: Kyverno deletes what it generated), a PolicyException (SKIP), the rule's
    context (an entry that fails: no result), its preconditions (an error:
    ERROR; not met: SKIP, or FAIL when they held for the old object of an
    UPDATE); otherwise PASS;
@@ -122,9 +122,9 @@ def _applies(compiled: CompiledKyvernoRule, value: dict, context: ScanContext) -
     try:
         session = bridge.session(policy, rule, value, context)
         if not bridge.selects(session):
-            if session.operation == "DELETE" and _old_selects(session):
-                return stop(FAIL, "the trigger is deleted")
             return None
+        if session.operation == "DELETE":  # no new object to match; the old one matched: "delete the downstream"
+            return stop(FAIL, "the trigger is deleted")
     except bridge.EvaluationProblem as problem:
         return stop(ERROR, str(problem), RuleError(str(problem), problem.path, problem.kind))
     exception = bridge.exception_for(policy, rule, session, context)
@@ -142,12 +142,6 @@ def _applies(compiled: CompiledKyvernoRule, value: dict, context: ScanContext) -
     if met:
         return session
     return stop(SKIP, "; ".join(part for part in ("preconditions not met", why) if part))
-
-
-def _old_selects(session: bridge.Session) -> bool:
-    from dataclasses import replace
-
-    return bridge.selects(replace(session, resource=session.old_resource, operation="CREATE"))
 
 
 def generated_resources(compiled: CompiledKyvernoRule, session: bridge.Session, cluster: Any) -> Generation:
