@@ -21,6 +21,10 @@ CONFIG_MAP = ('[{"apiVersion": dyn("v1"), "kind": dyn("ConfigMap"), "metadata": 
               '"data": dyn({"tier": string(object.metadata.labels.tier)})}]')
 
 
+ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{name}: &{name} [{', '.join([f'*{previous}'] * 9)}]\n" for previous, name in zip("abcde", "bcdef", strict=True))
+
+
 def generating(generate: list[dict], **spec: object) -> dict:
     return policy_document({"matchConstraints": {"resourceRules": NAMESPACES}, "generate": generate, **spec},
                            kind="GeneratingPolicy", name="gen", version="v1beta1")
@@ -89,6 +93,7 @@ def test_without_interpolation_a_template_is_taken_as_it_is():
     ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  (( object.metadata.name )): x\n", "mapping keys"),
     ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: (( object.metadata. ))}\n", "invalid CEL expression"),
     ("- a list\n", "must be a mapping"),
+    (ALIAS_BOMB, "excessive aliasing"),
 ])
 def test_template_problems_are_load_time_errors(value: str, words: str):
     with pytest.raises(PolicyError) as raised:

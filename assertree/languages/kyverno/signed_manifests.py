@@ -37,8 +37,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
 __all__ = ["ManifestVerdict", "offline_problem", "verify_manifests"]
 
 DOMAIN = "cosign.sigstore.dev"
@@ -262,10 +260,13 @@ def _documents(signed: bytes) -> Iterator[Any]:
                         texts.append(stream.read(_MAX_MESSAGE))
     except (tarfile.TarError, OSError, EOFError):
         texts = [content]
+    from assertree.documents.reader import parse_values
+    from assertree.errors import AssertreeError
+
     for text in texts:
-        try:
-            yield from yaml.safe_load_all(text.decode("utf-8", "replace"))
-        except yaml.YAMLError:
+        try:  # within every input's limits: nesting, go-yaml's alias budget
+            yield from parse_values(text, "signed manifest", "yaml")
+        except AssertreeError:
             continue
 
 

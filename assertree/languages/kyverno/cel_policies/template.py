@@ -123,15 +123,15 @@ class Template:
 
 
 def compile_template(text: str, interpolate: bool, compile_expression: Callable[[str], Any]) -> Template:
-    """`text` read and its placeholders compiled (`compile_expression`: CEL text -> program)."""
-    import yaml
-
-    from assertree.documents.loaders import PayloadLoader
+    """`text` read and its placeholders compiled (`compile_expression`: CEL text -> program); the YAML is read
+    within every input's limits (nesting, go-yaml's alias budget)."""
+    from assertree.documents.reader import parse_values
+    from assertree.errors import AssertreeError
 
     try:
-        values = [value for value in yaml.load_all(text, Loader=PayloadLoader) if value is not None]
-    except yaml.YAMLError as error:
-        raise TemplateError(f"failed to parse YAML: {str(error).splitlines()[0]}") from None
+        values = parse_values(text.encode(), "template", "yaml", payload=True)
+    except AssertreeError as error:
+        raise TemplateError(f"failed to parse YAML: {error}") from None
     if not values:
         raise TemplateError("template must contain at least one YAML document")
     documents = []
