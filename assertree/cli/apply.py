@@ -87,6 +87,10 @@ def apply(
                            for item in parse_manifests(text, file if file != STDIN else STDIN_SOURCE)]
                           + [value for item in existing for value in item.values])
     loaded.context.cluster = cluster
+    if loaded.context.lookups is None:  # CEL lookups (resource.Get/List: a GeneratingPolicy's clones) read them too
+        from assertree.languages.kyverno.cel_policies.environment import Lookups
+
+        loaded.context.lookups = Lookups(resources=list(cluster), source="--target")
     changes = [apply_to_text(text, file if file != STDIN else STDIN_SOURCE, loaded.policies, context=loaded.context)
                for file, text in texts.items()]
     target_changes = patched_target_files(existing, cluster)
@@ -117,7 +121,8 @@ def apply(
         for file in generated:
             write_file(output / file.name, file.text, "the generated resources")
     else:
-        outputs = [change.new_text for change in [*changes, *target_changes]] + [file.text for file in generated]
+        outputs = [change.new_text for change in changes] + [change.new_text for change in target_changes
+                                                             if change.changed] + [file.text for file in generated]
         sys.stdout.write("---\n".join(text if text.endswith("\n") or not text else text + "\n" for text in outputs))
     failed = any(item.errors for change in changes for item in change.applied)
     if failed or (diff and (any(change.changed for change in [*changes, *target_changes]) or generated)):

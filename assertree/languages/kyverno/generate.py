@@ -299,9 +299,7 @@ def _add(compiled: CompiledKyvernoRule, session: bridge.Session, target: tuple[s
     resource["apiVersion"] = api_version
     metadata["labels"] = _labels(metadata.get("labels"), compiled, session)
     resource["metadata"] = metadata
-    ordered = {key: resource[key] for key in ("apiVersion", "kind", "metadata")}  # as people write them
-    ordered.update((key, value) for key, value in resource.items() if key not in ordered)
-    generation.resources.append(_whole_numbers(ordered))
+    generation.resources.append(_whole_numbers(resource))
 
 
 def _labels(labels: Any, compiled: CompiledKyvernoRule, session: bridge.Session) -> dict:

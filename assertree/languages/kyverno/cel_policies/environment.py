@@ -46,6 +46,7 @@ class Lookups:
     images: Mapping[str, Any] = field(default_factory=dict)  # image reference -> its data (config, manifest ...)
     global_context: Mapping[str, Any] = field(default_factory=dict)
     source: str | None = None  # the file it was read from, for messages
+    given: bool = True  # False: no data was given (lookups then fail, saying what they need)
 
 
 @dataclass
@@ -105,7 +106,7 @@ def read_context_file(path: str | Path) -> Lookups:
 
 def _lookups(what: str) -> Lookups:
     found = evaluation_context()
-    if not isinstance(found, Lookups):
+    if not isinstance(found, Lookups) or not found.given:
         raise FunctionError(f"{what} needs a cluster; offline, give its data in a context file (none given)")
     return found
 

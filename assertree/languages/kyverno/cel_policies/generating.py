@@ -83,7 +83,7 @@ def evaluate_generations(generations: list[CompiledGeneration], scope: dict[str,
 
 def _lookup_fields(lookups: Any) -> dict[str, Any]:
     if not isinstance(lookups, Lookups):
-        return {}
+        return {"given": False}
     return {"resources": lookups.resources, "images": lookups.images, "global_context": lookups.global_context,
             "source": lookups.source}
 
