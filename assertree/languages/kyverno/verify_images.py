@@ -35,6 +35,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from assertree.languages.kyverno import bridge
+from assertree.languages.kyverno.images import POD_CONTAINERS, POD_SPEC
 from assertree.languages.kyverno.manifests import resource_key
 from assertree.languages.kyverno.prelude import enter_rule
 from assertree.languages.kyverno.wildcard import match as wildcard_match
@@ -47,16 +48,6 @@ if TYPE_CHECKING:
 __all__ = ["image_check_runner", "patch_images", "rule_images"]
 
 SCOPED_ANNOTATION = "kyverno.io/verify-images-scoped"
-_STANDARD = {
-    "Pod": ("spec",),
-    "DaemonSet": ("spec", "template", "spec"),
-    "Deployment": ("spec", "template", "spec"),
-    "ReplicaSet": ("spec", "template", "spec"),
-    "ReplicationController": ("spec", "template", "spec"),
-    "StatefulSet": ("spec", "template", "spec"),
-    "Job": ("spec", "template", "spec"),
-    "CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
-}
 
 
 class ImageError(Exception):
@@ -71,9 +62,8 @@ def rule_images(document: Mapping[str, Any], resource: Any) -> list[tuple[str, A
     extractors = document.get("imageExtractors") if isinstance(document.get("imageExtractors"), dict) else None
     if extractors is not None and kind in extractors:
         configs = [_custom(config) for config in extractors[kind] or [] if isinstance(config, dict)]
-    elif kind in _STANDARD:
-        configs = [([*_STANDARD[kind], field, "*"], "image", None) for field in
-                   ("initContainers", "containers", "ephemeralContainers")]
+    elif kind in POD_SPEC:
+        configs = [([*POD_SPEC[kind], field, "*"], "image", None) for field in POD_CONTAINERS]
     else:
         return []
     found: list[tuple[str, Any]] = []

@@ -21,8 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assertree.languages.cel.engine import CelError
-from assertree.languages.kyverno.cel_policies.evaluate import CompiledSpec, Outcome, prepare_variables
+from assertree.languages.kyverno.cel_policies.evaluate import CompiledSpec, Outcome, first_false, prepare_variables
 from assertree.results import ERROR, PASS, SKIP, RuleError
 
 __all__ = ["evaluate_conditions"]
@@ -31,18 +30,9 @@ __all__ = ["evaluate_conditions"]
 def evaluate_conditions(spec: CompiledSpec, data: dict[str, Any], lookups: Any, describe: str) -> Outcome:
     """PASS (``would delete <describe>``), SKIP (a condition is false) or ERROR, for one selected resource."""
     scope = prepare_variables(spec, data, lookups)
-    errors: list[tuple[str, tuple]] = []
-    for name, program, path in spec.conditions:
-        try:
-            result = program.evaluate(scope, lookups)
-        except CelError as failure:
-            errors.append((f"condition {name!r}: {failure.message}", path))
-            continue
-        if not isinstance(result, bool):
-            errors.append((f"condition {name!r} must evaluate to bool, got {type(result).__name__}", path))
-            continue
-        if not result:
-            return Outcome(SKIP, f"would not delete {describe}: condition {name!r} is false", check=path)
+    false, errors = first_false(spec.conditions, scope, lookups, "condition")
+    if false is not None:
+        return Outcome(SKIP, f"would not delete {describe}: condition {false[0]!r} is false", check=false[1])
     if errors:
         text = "; ".join(message for message, _ in errors)
         return Outcome(ERROR, text, error=RuleError(text, path=errors[0][1], kind="evaluation"), check=errors[0][1])

@@ -28,7 +28,7 @@ from assertree.languages.kyverno.cel_policies.model import Mutation, Validation
 from assertree.results import ERROR, FAIL, PASS, SKIP, RuleError
 
 __all__ = ["CompiledSpec", "Outcome", "check_match_conditions", "evaluate_mutations", "evaluate_validations",
-           "prepare_variables"]
+           "first_false", "prepare_variables"]
 
 NO_EXCEPTIONS: dict[str, list[str]] = {"allowedImages": [], "allowedValues": []}
 
@@ -86,20 +86,30 @@ def prepare_variables(spec: CompiledSpec, data: dict[str, Any], lookups: Any) ->
     return scope
 
 
-def check_match_conditions(spec: CompiledSpec, scope: dict[str, Any], lookups: Any) -> Outcome | None:
-    """None when every match condition holds; else the SKIP or ERROR outcome."""
+def first_false(conditions: list[tuple[str, Program, tuple]], scope: dict[str, Any], lookups: Any,
+                what: str) -> tuple[tuple[str, tuple] | None, list[tuple[str, tuple]]]:
+    """Kyverno's ``match`` over named conditions, in order: the (name, path) of the first that is false, else
+    None; and the (message, path) of each that errored or gave no bool before it (`what` names them)."""
     errors: list[tuple[str, tuple]] = []
-    for name, program, path in spec.match_conditions:
+    for name, program, path in conditions:
         try:
             result = program.evaluate(scope, lookups)
         except CelError as failure:
-            errors.append((f"matchCondition {name!r}: {failure.message}", path))
+            errors.append((f"{what} {name!r}: {failure.message}", path))
             continue
         if not isinstance(result, bool):
-            errors.append((f"matchCondition {name!r} must evaluate to bool, got {type(result).__name__}", path))
+            errors.append((f"{what} {name!r} must evaluate to bool, got {type(result).__name__}", path))
             continue
         if not result:
-            return Outcome(SKIP, f"match condition {name!r} is false", check=path)
+            return (name, path), errors
+    return None, errors
+
+
+def check_match_conditions(spec: CompiledSpec, scope: dict[str, Any], lookups: Any) -> Outcome | None:
+    """None when every match condition holds; else the SKIP or ERROR outcome."""
+    false, errors = first_false(spec.match_conditions, scope, lookups, "matchCondition")
+    if false is not None:
+        return Outcome(SKIP, f"match condition {false[0]!r} is false", check=false[1])
     if not errors:
         return None
     if spec.failure_policy == "Ignore":
