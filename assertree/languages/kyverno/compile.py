@@ -59,7 +59,7 @@ class CompiledKyvernoRule:
 
 @dataclass(eq=False)
 class CompiledKyvernoPolicy:
-    """A policy ready to run (`base.CompiledPolicy`): validate rules and a mutator."""
+    """A policy ready to run (`base.CompiledPolicy`): its checking and generating rules, a mutator, a generator."""
 
     policy: KyvernoPolicy
     rules: list[CompiledKyvernoRule]  # validate and image-check rules, then generate rules, in evaluation order

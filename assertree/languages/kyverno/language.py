@@ -1,11 +1,13 @@
-"""Recognising and loading ``kyverno.io`` documents: ClusterPolicy/Policy, and PolicyException.
+"""Recognising and loading ``kyverno.io`` documents: ClusterPolicy/Policy, CleanupPolicy/ClusterCleanupPolicy
+(`cleanup`), and PolicyException.
 
 `compile_document` is the one entry point from data to a compiled policy: it
 checks the structure (`schema`), builds the model (with autogen rules) and
 compiles every rule, so a bad policy fails at load time with its file, line and
 field path; a rule assertree cannot run offline is left out with a warning
-naming its field (``policy.refused``), and the others run. PolicyException documents are not policies:
-`load_kyverno_documents` returns them apart, for `ScanContext.exceptions`.
+naming its field (``policy.refused``), and the others run. PolicyException
+documents are not policies: `load_kyverno_documents` returns them apart, for
+`ScanContext.exceptions`.
 """
 
 from __future__ import annotations
