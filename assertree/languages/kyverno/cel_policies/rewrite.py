@@ -86,7 +86,7 @@ def rewrite(text: str) -> str:
             out.append(text[position:end])
             position = end
             continue
-        if char.isalpha() or char == "_":
+        if char.isascii() and (char.isalpha() or char == "_"):  # CEL identifiers are ASCII; others are copied
             chain = _CHAIN.match(text, position)
             assert chain is not None
             after = chain.end()
