@@ -1,4 +1,5 @@
-"""Kyverno's image library (kyverno/kyverno pkg/cel/libs/image): ``image(s)``, ``isImage(s)`` and its methods.
+"""Kyverno's image library (kyverno/sdk extensions/cel/libs/image, formerly kyverno/kyverno pkg/cel/libs/image):
+``parseImageReference(s)`` (and ``image(s)``, its deprecated alias), ``isImage(s)`` and the methods.
 
 ``registry``, ``repository``, ``identifier``, ``tag``, ``digest`` and
 ``containsDigest`` read a reference as go-containerregistry's
@@ -41,7 +42,8 @@ def _field(name: str):
 
 
 DECLARATIONS = (
-    Declaration("image", ("string",), "map", lambda text: (parts(text), opaque(TAG, text))[1]),
+    *(Declaration(name, ("string",), "map", lambda text: (parts(text), opaque(TAG, text))[1])
+      for name in ("parseImageReference", "image")),  # the sdk's name, and its deprecated alias
     Declaration("isImage", ("string",), "bool", lambda text: succeeds(parts, text)),
     *(Declaration(name, ("map",), "string", _field(name), member=True, receiver=TAG)
       for name in ("registry", "repository", "identifier", "tag", "digest")),
