@@ -56,8 +56,16 @@ def generated_files(applied: Iterable[Applied]) -> list[GeneratedFile]:
 
 
 def _in_reading_order(resource: dict) -> dict:
-    """`resource` with apiVersion, kind and metadata first, as people write manifests."""
+    """`resource` with apiVersion, kind and metadata first, as people write manifests; a cluster-scoped kind
+    without the namespace Kyverno's CLI may have given it (``generator.Apply(ns, ...)``: the cluster drops it,
+    ``pkg/cel/libs/context.go``)."""
+    from assertree.languages.kyverno.manifests import is_namespaced
+
     first = {key: resource[key] for key in ("apiVersion", "kind", "metadata") if key in resource}
+    metadata = first.get("metadata")
+    if isinstance(metadata, dict) and "namespace" in metadata and not is_namespaced(resource.get("apiVersion"),
+                                                                                     resource.get("kind")):
+        first["metadata"] = {key: value for key, value in metadata.items() if key != "namespace"}
     return {**first, **{key: value for key, value in resource.items() if key not in first}}
 
 

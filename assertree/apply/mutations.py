@@ -52,8 +52,9 @@ class Applied:
 
     @property
     def errors(self) -> list[RuleResult]:
-        """The results of the rules that could not patch it (the resource keeps its other fixes)."""
-        return [result for result in self.results if result.status == ERROR]
+        """The results of the rules that could not patch it (the resource keeps its other fixes), or could not
+        say what it generates."""
+        return [result for result in (*self.results, *self.generated) if result.status == ERROR]
 
     @property
     def patched_targets(self) -> list[RuleResult]:

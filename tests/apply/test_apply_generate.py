@@ -110,3 +110,37 @@ def test_targets_go_under_the_output_folder_and_a_file_cannot_be_both(folder, ca
     code, _, err = run(capsys, "--policy", folder / "sync.yaml", "--target", folder / "trigger.yaml",
                        folder / "trigger.yaml")
     assert code == 2 and "is both a resource file and a --target file" in err
+
+
+GPOL_CLUSTER_SCOPED = """apiVersion: policies.kyverno.io/v1
+kind: GeneratingPolicy
+metadata: {name: view-binding}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [namespaces]}
+  generate:
+  - expression: >-
+      generator.Apply(object.metadata.name, [{"apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRoleBinding", "metadata": {"name": "view-" + object.metadata.name},
+        "subjects": [{"name": "default", "namespace": object.metadata.name, "kind": "ServiceAccount"}],
+        "roleRef": {"name": "view", "kind": "ClusterRole", "apiGroup": "rbac.authorization.k8s.io"}}])
+"""
+
+
+def test_a_cluster_scoped_resource_is_written_without_the_namespace_it_was_given(folder, capsys):
+    (folder / "gpol.yaml").write_text(GPOL_CLUSTER_SCOPED)
+    code, out, _ = run(capsys, "--policy", folder / "gpol.yaml", folder / "namespaces.yaml")
+    binding = next(d for d in yaml.safe_load_all(out) if d and d["kind"] == "ClusterRoleBinding")
+    assert code == 0 and binding["metadata"] == {"name": "view-team-a"}
+    # a CEL map's keys come back in Go's order, the same in every run
+    assert list(binding) == ["apiVersion", "kind", "metadata", "roleRef", "subjects"]
+    assert list(binding["subjects"][0]) == ["kind", "name", "namespace"]
+    assert cli.main(["scan", "--policy", str(folder / "gpol.yaml"), str(folder / "namespaces.yaml")]) == 0
+    assert "would generate ClusterRoleBinding/view-team-a" in capsys.readouterr().out
+
+
+def test_a_generate_rule_that_fails_is_an_error(folder, capsys):
+    (folder / "gpol.yaml").write_text(GPOL_CLUSTER_SCOPED.replace("object.metadata.name, [", "object.missing, ["))
+    code, _, err = run(capsys, "--policy", folder / "gpol.yaml", folder / "namespaces.yaml")
+    assert code == 1 and "Namespace/team-a: view-binding/view-binding: failed to evaluate policy" in err

@@ -83,12 +83,15 @@ class Generation:
 
 
 def describe(resource: Any) -> str:
-    """``KIND/namespace/name`` (``KIND/name`` without a namespace) of a generated resource."""
+    """``KIND/namespace/name`` (``KIND/name`` without a namespace) of a generated resource; a cluster-scoped
+    kind is named without one, as the cluster stores it (Kyverno's CLI may set one: ``generator.Apply(ns, ...)``)."""
+    from assertree.languages.kyverno.manifests import is_namespaced
+
     if not isinstance(resource, dict):
         return "?"
     metadata = _dict(resource.get("metadata"))
-    return "/".join(str(part) for part in (resource.get("kind"), metadata.get("namespace"), metadata.get("name"))
-                    if part)
+    namespace = metadata.get("namespace") if is_namespaced(resource.get("apiVersion"), resource.get("kind")) else None
+    return "/".join(str(part) for part in (resource.get("kind"), namespace, metadata.get("name")) if part)
 
 
 def generate_runner(compiled: CompiledKyvernoRule, context: ScanContext) -> RuleRunner:

@@ -55,7 +55,8 @@ class Generated(Lookups):
 
     As the Kyverno CLI's fake context (``pkg/cel/libs/fake_context.go``, ``GenerateResources``) does, every
     object given (each item of a list, ``{"items": [...]}``, on its own) is kept with its namespace set to
-    the one named (``""`` removes it); a namespaced policy's generator names no namespace: its own.
+    the one named (``""`` removes it), its keys in Go's order; a namespaced policy's generator names no
+    namespace: its own.
     """
 
     generated: list[dict] = field(default_factory=list)
@@ -67,7 +68,7 @@ class Generated(Lookups):
                 raise FunctionError("generator.Apply takes a list of objects")
             listed = item.get("items")
             for found in listed if isinstance(listed, list) else [item]:
-                resource = dict(found) if isinstance(found, Mapping) else {}
+                resource = _go_ordered(found) if isinstance(found, Mapping) else {}
                 metadata = dict(resource.get("metadata") or {}) if isinstance(resource.get("metadata"),
                                                                                Mapping) else {}
                 if namespace:
@@ -77,6 +78,16 @@ class Generated(Lookups):
                 resource["metadata"] = metadata
                 self.generated.append(resource)
         return True
+
+
+def _go_ordered(value: Any) -> Any:
+    """`value` with every map's keys sorted, as Go writes them (the CEL library hands maps over in a hash's
+    order, different in every process)."""
+    if isinstance(value, Mapping):
+        return {key: _go_ordered(item) for key, item in sorted(value.items(), key=lambda pair: str(pair[0]))}
+    if isinstance(value, (list, tuple)):
+        return [_go_ordered(item) for item in value]
+    return value
 
 
 def read_context_file(path: str | Path) -> Lookups:
