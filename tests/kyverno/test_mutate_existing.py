@@ -76,3 +76,16 @@ def test_without_existing_resources_the_rule_says_what_it_would_mutate():
     assert [(r.status, r.message) for r in results] == [
         (SKIP, ("would mutate existing v1 Secret staging/s1: the existing resources are not known (give them with "
                 "--target)"))]
+
+
+def test_api_versions_are_read_as_kyverno_reads_kind_selectors():
+    deployment = {"apiVersion": "apps/v1", "kind": "Secret", "metadata": {"name": "s1", "namespace": "staging"}}
+    cluster = ResourceSet([secret("s1", "staging"), deployment])
+    names = {}
+    for api_version in ("*", "v1", "apps/v1", "v2"):
+        _, results = run(policy([{"apiVersion": api_version, "kind": "Secret", "name": "s*"}]), cluster)
+        names[api_version] = [r.target["apiVersion"] for r in results]
+    # `*` and a version alone stand for any group (ParseKindSelector), a group/version for itself
+    assert names == {"*": ["v1", "apps/v1"], "v1": ["v1", "apps/v1"], "apps/v1": ["apps/v1"], "v2": []}
+    _, results = run(policy([{"apiVersion": "*", "kind": "Secret", "name": "s1", "namespace": "staging"}]), cluster)
+    assert [r.status for r in results] == [PASS]

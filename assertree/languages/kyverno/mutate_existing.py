@@ -103,21 +103,38 @@ def _describe(spec: dict) -> str:
 
 
 def _lookup(cluster: Any, spec: dict, policy: Any) -> list[dict]:
-    """The existing objects a resolved target selector names (``getTargets`` over ``dclient.GetResources``)."""
+    """The existing objects a resolved target selector names (``getTargets`` over ``dclient.GetResources``).
+
+    apiVersion and kind are read as Kyverno's ``ParseKindSelector`` reads ``apiVersion/kind``: a version
+    alone (``v1``) or ``*`` stands for any group, ``*`` for any version; the cluster is asked for any
+    version then, and the answer filtered.
+    """
+    from assertree.languages.kyverno.match import parse_kind_selector
+
     api_version, kind = str(spec.get("apiVersion") or ""), str(spec.get("kind") or "")
+    group, version, kind, _subresource = parse_kind_selector(f"{api_version}/{kind}" if api_version else kind)
+    exact = "" if contains_wildcard(group) or contains_wildcard(version) else (
+        f"{group}/{version}" if group else version)
+
+    def wanted(item: dict) -> bool:
+        their_group, _, their_version = str(item.get("apiVersion") or "").rpartition("/")
+        return wildcard_match(group, their_group) and wildcard_match(version, their_version)
+
     namespace, name = str(spec.get("namespace") or ""), str(spec.get("name") or "")
     if getattr(policy, "namespace", None):
         namespace = policy.namespace
     selector = spec.get("selector") if isinstance(spec.get("selector"), dict) else None
     if namespace and name and not contains_wildcard(namespace) and not contains_wildcard(name):
-        found = cluster.get(api_version, kind, namespace, name)
-        if found is None:
+        found = cluster.get(exact, kind, namespace, name)
+        if found is None or not wanted(found):
             raise _TargetError(f'{kind.lower()}s "{name}" not found')
         return [found]
     out = []
-    for item in cluster.list(api_version, kind, None, selector):
+    for item in cluster.list(exact, kind, None, selector):
         metadata = item.get("metadata") or {}
         their_namespace, their_name = str(metadata.get("namespace") or ""), str(metadata.get("name") or "")
+        if not wanted(item):
+            continue
         if namespace and not wildcard_match(namespace, their_namespace):
             continue
         if name and not wildcard_match(name, their_name):
