@@ -49,3 +49,20 @@ def test_a_cleanup_policy_without_match_is_refused():
     with pytest.raises(PolicyError) as raised:
         compile_document(document)
     assert raised.value.path == ("spec", "match")
+
+
+@pytest.mark.parametrize(("spec", "path", "message"), [
+    ({"schedule": "invalid-schedule"}, ("spec", "schedule"), "expected exactly 5 fields, found 1"),
+    ({"schedule": None}, ("spec", "schedule"), "empty spec string"),
+    ({"context": [{"name": "cm", "configMap": {"name": "c", "namespace": "n"}}]}, ("spec", "context", 0, "configMap"),
+     "ConfigMap is not allowed"),
+    ({"context": [{"name": "i", "imageRegistry": {"reference": "nginx"}}]}, ("spec", "context", 0, "imageRegistry"),
+     "ImageRegistry is not allowed"),
+    ({"match": {"any": [{"resources": {"kinds": ["Pod"]}, "roles": ["admin"]}]}}, ("spec", "match", "any", 0, "roles"),
+     "user info is forbidden"),
+    ({"exclude": {"any": [{"resources": {"kinds": ["Pod"]}}]}}, ("spec", "exclude"), "matching an empty set"),
+])
+def test_what_kyverno_refuses_in_a_cleanup_policy_is_refused(spec, path, message):
+    with pytest.raises(PolicyError) as raised:
+        compile_document(cleanup(**spec))
+    assert raised.value.path == path and message in str(raised.value)

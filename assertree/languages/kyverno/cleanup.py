@@ -12,7 +12,10 @@ Results, as for a DeletingPolicy: PASS "would delete KIND/ns/name" (an action,
 `RuleResult.action`), SKIP when the conditions keep it, ERROR when they cannot
 be evaluated; a resource the policy does not select gives no result.
 ``schedule`` and ``deletionPropagationPolicy`` only say when and how a cluster
-deletes.
+deletes; what Kyverno's webhook refuses in the policy is refused at load time
+(`_check_spec`: a schedule robfig/cron does not parse, `cron`; user info in
+match/exclude; ``configMap``/``imageRegistry`` context entries; an exclude
+that leaves nothing to match).
 """
 
 from __future__ import annotations
@@ -108,6 +111,7 @@ def compile_cleanup(document: dict, *, source: str | None = None, index: int | N
         raise PolicyError("required field is missing", path=("spec", "match"))
     if spec.get("context") is not None and not isinstance(spec["context"], list):
         raise PolicyError("must be a list", path=("spec", "context"))
+    _check_spec(spec)
     rule_document = {"name": metadata["name"], "match": spec["match"]}
     for key in ("exclude", "context"):
         if spec.get(key) is not None:
@@ -120,3 +124,38 @@ def compile_cleanup(document: dict, *, source: str | None = None, index: int | N
         labels={str(k): str(v) for k, v in (metadata.get("labels") or {}).items()},
         document=document, source=source, document_index=index, line=line)
     return CompiledCleanupPolicy(policy, [CompiledCleanupRule(policy, rule, spec.get("conditions"))])
+
+
+def _check_spec(spec: dict) -> None:
+    """What Kyverno's webhook refuses in a cleanup policy (``api/kyverno/v2``, ``CleanupPolicySpec.Validate``):
+    a ``schedule`` cron does not parse, user info in ``match``/``exclude``, a ``configMap`` or
+    ``imageRegistry`` context entry, an ``exclude`` that leaves ``match`` nothing to select."""
+    from assertree.languages.kyverno.cron import schedule_problem
+
+    for index, entry in enumerate(spec.get("context") or []):
+        for key, name in (("imageRegistry", "ImageRegistry"), ("configMap", "ConfigMap")):
+            if isinstance(entry, dict) and entry.get(key) is not None:
+                raise PolicyError(f"{name} is not allowed in a cleanup policy", path=("spec", "context", index, key))
+    problem = schedule_problem(spec.get("schedule"))
+    if problem is not None:
+        raise PolicyError(f"schedule spec in the cleanupPolicy is not in proper cron format ({problem})",
+                          path=("spec", "schedule"))
+    for block in ("match", "exclude"):
+        filters = spec.get(block) or {}
+        for group in ("any", "all"):
+            for index, item in enumerate(filters.get(group) or []):
+                for key in ("roles", "clusterRoles", "subjects"):
+                    if isinstance(item, dict) and item.get(key):
+                        raise PolicyError("usage of user info is forbidden", path=("spec", block, group, index, key))
+    if _matches_nothing(spec["match"], spec.get("exclude")):
+        raise PolicyError("CleanupPolicy is matching an empty set", path=("spec", "exclude"))
+
+
+def _matches_nothing(match: dict, exclude: dict | None) -> bool:
+    """``ValidateMatchExcludeConflict``: an ``any`` exclude entry equal to an ``any`` match entry, or an
+    ``exclude`` with content when neither block uses ``all``."""
+    if exclude is None or exclude.get("all") or match.get("all"):
+        return False
+    if match.get("any") and exclude.get("any"):
+        return any(entry == other for entry in match["any"] for other in exclude["any"])
+    return any(value not in (None, [], {}, "") for value in exclude.values())
