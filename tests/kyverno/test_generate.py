@@ -116,3 +116,49 @@ def test_a_variable_that_does_not_resolve_generates_nothing():
 @pytest.mark.parametrize("key", ["synchronize", "orphanDownstreamOnPolicyDelete"])
 def test_cluster_only_settings_do_not_change_what_one_trigger_generates(key: str):
     assert run(policy({**DATA, key: True})).generated == run(policy(DATA)).generated
+
+
+CLONE_LIST = {"namespace": "{{request.object.metadata.name}}", "cloneList": {"namespace": "default",
+                                                                              "kinds": ["v1/Secret", "v1/ConfigMap"]}}
+
+
+@pytest.mark.parametrize(("generate", "path", "why"), [
+    ({**DATA, "namespace": None}, ("namespace",), "target namespace must be set for a namespaced resource"),
+    ({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "name": "r", "namespace": "x",
+      "data": {}}, ("namespace",), "target namespace must not be set for a cluster-wide resource"),
+    ({**DATA, "apiVersion": None}, ("apiVersion",), "apiVersion can not be empty"),
+    ({**CLONE_LIST, "cloneList": {"namespace": "default", "kinds": ["v1/Secret", "ClusterRole"]}},
+     ("cloneList", "kinds"), "mixed scope of target resources is forbidden"),
+    ({**CLONE_LIST, "cloneList": {"kinds": ["v1/Secret"]}}, ("cloneList", "namespace"),
+     "namespace is required for namespaced target resources"),
+    ({**DATA, "clone": {"namespace": "default", "name": "s"}}, (),
+     "only one of generate patterns(data, clone, cloneList and foreach) can be specified"),
+])
+def test_a_generate_rule_kyverno_refuses_is_not_run_and_says_why(generate, path, why):
+    document = policy({key: value for key, value in generate.items() if value is not None})
+    document["spec"]["rules"].append({"name": "other", "match": {"any": [{"resources": {"kinds": ["Namespace"]}}]},
+                                      "generate": DATA})
+    compiled = compile_document(document)
+    [refused] = compiled.refused
+    assert refused.rule == "make" and refused.problem.path == ("spec", "rules", 0, "generate", *path)
+    assert str(refused.problem.message).endswith(f"is not run: Kyverno refuses it: {why}")
+    assert [rule.rule.name for rule in compiled.rules] == ["other"]  # the other rule runs
+
+
+def test_what_cannot_be_known_offline_is_not_refused():
+    crd = {"apiVersion": "iam.aws.crossplane.io/v1beta1", "kind": "Role", "name": "r", "data": {}}  # scope unknown
+    assert compile_document(policy(crd)).refused == []
+    assert compile_document(policy(CLONE_LIST)).refused == []
+
+
+def test_a_namespaced_policy_generates_into_its_own_namespace_only():
+    document = policy({**DATA, "namespace": "team-b"})
+    document["kind"], document["metadata"]["namespace"] = "Policy", "team-a"
+    [refused] = compile_document(document).refused
+    assert "a namespaced policy cannot generate resources in other namespaces, expected: team-a" in str(
+        refused.problem.message)
+    document["spec"]["rules"][0]["generate"]["namespace"] = "team-a"
+    assert compile_document(document).refused == []
+    document["spec"]["generateExistingOnPolicyUpdate"] = True
+    [refused] = compile_document(document).refused
+    assert refused.problem.path == ("spec", "generateExistingOnPolicyUpdate")

@@ -2,10 +2,11 @@
 
 `compile_policy` builds the model (the written rules plus the autogen rules for
 Pod controllers and CronJobs), leaves out each rule assertree cannot run
-offline (`refusals`: the rule is kept in ``policy.refused`` as a warning, the
-other rules still run), compiles ``validate.cel`` rules with Kyverno's CEL
-environment (`cel_policies.validate_cel`, imported only when a policy has such
-a rule), and gives:
+offline (`refusals`) or that Kyverno would refuse (`generate_checks`: the rule
+is kept in ``policy.refused`` as a warning, the other rules still run),
+compiles ``validate.cel`` rules with Kyverno's CEL environment
+(`cel_policies.validate_cel`, imported only when a policy has such a rule),
+and gives:
 
 - `CompiledKyvernoPolicy` (`base.CompiledPolicy`): ``rules`` are the rules that
   check the resource once it is mutated, in Kyverno's order (validate rules and
@@ -92,12 +93,14 @@ class CompiledKyvernoPolicy:
 def compile_policy(document: dict, *, source: str | None = None, index: int | None = None,
                    line: int | None = None) -> CompiledKyvernoPolicy:
     """Model and compile a schema-checked policy document (see `language.compile_document`)."""
+    from assertree.languages.kyverno.generate_checks import generate_problems
     from assertree.languages.kyverno.refusals import refusal
 
     refused = {}
+    kyverno_refuses = generate_problems(document)
     for position, rule in enumerate(document["spec"]["rules"]):
         _check_context(rule, ("spec", "rules", position))
-        problem = refusal(rule, ("spec", "rules", position))
+        problem = refusal(rule, ("spec", "rules", position)) or kyverno_refuses.get(position)
         if problem is not None:
             refused[rule["name"]] = problem
     generated = generate_autogen_rules(document)

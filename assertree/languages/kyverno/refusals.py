@@ -21,6 +21,9 @@ What is refused, and why:
   policy: keyless signatures need Fulcio and Rekor, certificates chains and
   ``repository`` bundles need the network, ``k8s://`` and KMS keys a cluster
   or a cloud (`assertree.languages.kyverno.signed_manifests`).
+
+A generate rule Kyverno itself would refuse (a target's namespace and scope,
+``cloneList`` kinds) is left out the same way, by `generate_checks`.
 """
 
 from __future__ import annotations
