@@ -14,7 +14,10 @@ rejects makes Kyverno refuse the policy. The standard parser takes
 
 `schedule_problem` says what is wrong with a schedule, in robfig's words, or
 None. Nothing here computes when a schedule fires: offline, assertree only
-says what would be deleted.
+says what would be deleted. Written by hand rather than with a cron library
+(croniter, ...): those accept other grammars (a seconds field, ``7`` for
+Sunday, ``L``/``W``/``#``), and what matters here is exactly what robfig
+refuses.
 """
 
 from __future__ import annotations
