@@ -66,7 +66,10 @@ def test_mutate_digest_needs_no_lookup_for_a_pinned_image_and_errors_otherwise()
 
 
 @pytest.mark.parametrize("entry", [{"attestors": [{"entries": [{"keys": {"publicKeys": "k"}}]}]},
-                                   {"attestations": [{"type": "https://slsa.dev/provenance/v0.2"}]}])
+                                   {"attestations": [{"type": "https://slsa.dev/provenance/v0.2"}]},
+                                   # the legacy fields Kyverno turns into an attestor (ImageVerification.Convert)
+                                   {"image": "*", "key": "-----BEGIN PUBLIC KEY-----"},
+                                   {"image": "*", "issuer": "https://token.actions.githubusercontent.com"}])
 def test_signatures_and_attestations_refuse_the_rule_and_the_others_run(entry: dict):
     document = policy(**entry)
     document["spec"]["rules"].append({"name": "digest", "match": {"any": [{"resources": {"kinds": ["Pod"]}}]},

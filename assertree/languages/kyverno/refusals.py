@@ -12,9 +12,11 @@ that rule (and its autogen copies) out and compiles the others.
 What is refused, and why:
 
 - ``validate.podSecurity`` and ``validate.assert``: not implemented yet;
-- ``verifyImages`` entries with ``attestors`` or ``attestations``: checking a
-  signature or an attestation reads it from the image's registry (Kyverno's
-  cosign and notary verifiers fetch it there; ``kyverno test`` does too);
+- ``verifyImages`` entries with ``attestors`` or ``attestations`` (or the
+  legacy ``key``, ``issuer`` and ``annotations``, which Kyverno turns into an
+  attestor): checking a signature or an attestation reads it from the image's
+  registry (Kyverno's cosign and notary verifiers fetch it there; ``kyverno
+  test`` does too);
 - CEL that needs a cluster (the ``authorizer``, ``resource.Post``) in a
   ``validate.cel`` rule;
 - ``validate.manifests`` attestors other than public keys written in the
@@ -52,7 +54,10 @@ def refusal(rule: dict, at: tuple) -> Problem | None:
         if not isinstance(entry, dict):
             continue
         where = (*at, "verifyImages", position)
-        for key, what in (("attestors", "image signatures"), ("attestations", "image attestations")):
+        # the legacy key, issuer (keyless) and annotations fields are an attestor (ImageVerification.Convert)
+        for key, what in (("attestors", "image signatures"), ("attestations", "image attestations"),
+                          ("key", "image signatures"), ("issuer", "image signatures"),
+                          ("annotations", "image signatures")):
             if entry.get(key):
                 return _refused(name, f"verifying {what} needs the image registry, where they are kept ({REGISTRY})",
                                 (*where, key))
