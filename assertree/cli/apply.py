@@ -35,6 +35,13 @@ def apply(
         "--values", show_default=False, help="Kyverno values file (cli.kyverno.io/v1alpha1 Values).")] = None,
     user_info: Annotated[Path | None, typer.Option(
         "--user-info", show_default=False, help="Kyverno user-info file (request.userInfo, roles).")] = None,
+    params: Annotated[list[Path] | None, typer.Option(
+        "--params", show_default=False,
+        help="Parameter resources of MutatingAdmissionPolicies (files or directories): what a binding's paramRef "
+        "chooses from. Repeatable.")] = None,
+    unbound: Annotated[bool, typer.Option(
+        "--unbound", help="Apply MutatingAdmissionPolicies that no binding names as if bound (Kubernetes would not "
+        "run them).")] = False,
     output: Annotated[Path | None, typer.Option(
         "--output", "-o", show_default=False,
         help="Write every resource file, changed or not, under this directory (created if needed).")] = None,
@@ -43,8 +50,9 @@ def apply(
     in_place: Annotated[bool, typer.Option("--in-place", help="Rewrite the changed files.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only rule errors on stderr.")] = False,
 ) -> None:
-    """Apply the mutate rules of Kyverno policies to resource files: the fixed YAML on stdout, under
-    -o DIR, in place, or as a diff. Unchanged parts of a file keep their text."""
+    """Apply the mutate rules of Kyverno policies, Kyverno MutatingPolicies and Kubernetes
+    MutatingAdmissionPolicies to resource files: the fixed YAML on stdout, under -o DIR, in place, or as a
+    diff. Unchanged parts of a file keep their text."""
     from assertree.apply import apply_to_files, apply_to_text, load_mutate_policies
     from assertree.cli.arguments import paths_from
     from assertree.errors import UsageError
@@ -58,7 +66,8 @@ def apply(
     if STDIN in files and (output is not None or in_place):
         raise UsageError("standard input ('-') can only be written to stdout or diffed")
     targets = _targets(resources, files, output) if output is not None else {}
-    loaded = load_mutate_policies(paths_from(policy, "--policy"), values=values, user_info=user_info)
+    loaded = load_mutate_policies(paths_from(policy, "--policy"), values=values, user_info=user_info,
+                                  params=params or (), run_unbound=unbound)
     changes = []
     for file in files:
         if file == STDIN:

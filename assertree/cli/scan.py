@@ -49,6 +49,15 @@ def scan(
         "--exceptions", metavar="PATH", show_default=False,
         help="PolicyException files or directories (kyverno.io/v2): matching resources are exempt from the "
         "named rules (the result is skip, naming the exception). Repeatable.")] = None,
+    params: Annotated[list[Path] | None, typer.Option(
+        "--params", metavar="PATH", show_default=False,
+        help="Parameter resources of Kubernetes admission policies (files or directories of ConfigMaps, custom "
+        "resources ...): what a binding's paramRef chooses from. Repeatable.")] = None,
+    unbound: Annotated[bool, typer.Option(
+        "--unbound", metavar="",
+        help="Run ValidatingAdmissionPolicies and MutatingAdmissionPolicies that no binding names as if bound "
+        "(validationActions Deny, no params). Without it they are reported as not bound (skip), as Kubernetes "
+        "would not run them.")] = False,
     pre_process: Annotated[list[str] | None, typer.Option(
         "--pre-process", metavar="EXPR", show_default=False,
         help="JMESPath expression applied to each payload before the scan. Repeatable.")] = None,
@@ -146,6 +155,12 @@ def scan(
     use_color = color == "always" or (color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
     context = load_scan_context(values=values, user_info=user_info, exceptions=exceptions or (),
                                 bindings=binding_values)
+    if params:
+        from assertree.inputs.params import load_params
+
+        context.params = tuple(load_params(params))
+    context.run_unbound = unbound
+    _warn_admission(policies, context.params, unbound=unbound)
     processes = jobs if jobs is not None else default_jobs()
     if streamed:
         from assertree.cli.streamed import scan_streamed
@@ -239,6 +254,29 @@ def _load_policies(paths: list[Path], selector):
         detail = " match the --labels selector" if selector else " were found"
         raise PolicyError(f"no policies{detail} in {where}: nothing would be checked")
     return policies
+
+
+def _warn_admission(policies, params, *, unbound: bool) -> None:
+    """One line per admission policy that no binding names (Kubernetes would not run it; --unbound runs it), and
+    per binding whose params are not among --params (the policy never runs for it, or always refuses)."""
+    if not any(str((item.policy.document or {}).get("apiVersion", "")).startswith("admissionregistration.k8s.io/")
+               for item in policies):
+        return
+    from assertree.languages.admission.language import unbound as unbound_policies
+    from assertree.languages.admission.language import without_params
+
+    def where(policy) -> str:
+        line = getattr(policy, "line", None)
+        return f"{policy.source}:{line}" if policy.source and line else policy.source or "<policy>"
+
+    for policy in [] if unbound else unbound_policies(policies):
+        print(f"assertree: warning: {where(policy)}: {policy.kind} {policy.name!r} is not bound: no "
+              f"{policy.binding_kind} names it, so Kubernetes would not run it; its results are skips (--unbound "
+              "runs it as if bound)", file=sys.stderr)
+    for policy, binding in without_params(policies, params):
+        api_version, kind = policy.param_kind
+        print(f"assertree: warning: {where(policy)}: {policy.kind} {policy.name!r}: binding {binding.name!r} takes "
+              f"params of kind {kind} ({api_version}), and --params gave none", file=sys.stderr)
 
 
 def _warn_empty(policies) -> int:

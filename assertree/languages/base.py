@@ -33,6 +33,9 @@ class ScanContext:
     operation: str = "CREATE"  # the admission operation Kyverno evaluates
     exceptions: Sequence[Any] = ()  # PolicyException documents that may exempt resources
     lookups: Any = None  # Kyverno CEL: resource/image/globalContext lookups from a test's context file
+    params: Sequence[Any] = ()  # admission policies: the parameter resources bindings choose from (paramRef)
+    run_unbound: bool = False  # admission policies: run a policy no binding names as if bound (Deny, no params)
+    kubernetes_defaults: bool = True  # admission policies see objects with the apiserver's defaults filled in
     memo: dict = field(default_factory=dict, compare=False, repr=False)  # one scan's caches (a Scanner's own)
 
 

@@ -16,6 +16,7 @@ field path:
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -29,6 +30,7 @@ LANGUAGES = {
     "json.kyverno.io": "assertree.languages.kyverno_json.language",
     "kyverno.io": "assertree.languages.kyverno.language",
     "policies.kyverno.io": "assertree.languages.kyverno.cel_policies.language",
+    "admissionregistration.k8s.io": "assertree.languages.admission.language",
 }
 """apiVersion group -> the module of the language that reads it (imported when first needed)."""
 
@@ -94,18 +96,37 @@ policy_from_mapping = compile_document  # the name the 0.1 API had
 
 
 def load_policies(*paths: str | Path, selector: Callable[[Mapping[str, str]], bool] | None = None) -> list[Any]:
-    """Every policy in `paths`, compiled; raises PolicyError at the first problem.
+    """Every policy in `paths`, compiled and linked (`link`); raises PolicyError at the first problem.
 
     `selector` (see `assertree.languages.selectors`) keeps only policies whose labels match.
     """
-    policies = []
+    compiled = []
     for item in read_policies(paths):
         if isinstance(item, Problem):
             raise PolicyError.of(item)
-        labels = getattr(item.policy, "labels", None) or {}
-        if selector is None or selector(labels):
-            policies.append(item)
-    return policies
+        compiled.append(item)
+    policies, unlinked = link(compiled)
+    if unlinked:
+        raise PolicyError.of(unlinked[0])
+    return [policy for policy in policies
+            if selector is None or selector(getattr(policy.policy, "labels", None) or {})]
+
+
+def link(compiled: Iterable[Any]) -> tuple[list[Any], list[Problem]]:
+    """Documents of one load joined where a language needs several for one policy (Kubernetes' admission
+    policies and the bindings that name them): (the policies, a located problem for each document left over).
+
+    Each language already imported that defines ``link(items) -> (items, problems)`` links its own documents
+    (a language not imported yet compiled none of them).
+    """
+    items = list(compiled)
+    problems: list[Problem] = []
+    for module_name in LANGUAGES.values():
+        language = sys.modules.get(module_name)
+        if language is not None and hasattr(language, "link"):
+            items, found = language.link(items)
+            problems.extend(found)
+    return items, problems
 
 
 def read_policies(paths: Iterable[str | Path]) -> Iterator[Any]:
@@ -124,7 +145,7 @@ def read_policies(paths: Iterable[str | Path]) -> Iterator[Any]:
                 yield locate(error.problem, document)
 
 
-_POLICY_MARKERS = (b"kyverno.io", b"ValidatingPolicy", b"ClusterPolicy")
+_POLICY_MARKERS = (b"kyverno.io", b"ValidatingPolicy", b"ClusterPolicy", b"admissionregistration.k8s.io")
 _OLD_SYNTAX = {
     "kind": "old kyverno-json syntax: the kind is now ValidatingPolicy",
     "validate": "old kyverno-json syntax: write match/assert directly under the rule, without 'validate:'",
@@ -179,6 +200,7 @@ def lint(paths: Iterable[str | Path]) -> list[Problem]:
     """
     problems: list[Problem] = []
     seen_names: dict[tuple, str] = {}
+    together: dict[ModuleType, list[Document]] = {}  # documents of languages that also check them together
     try:
         files, skipped = files_to_lint(paths)
     except AssertreeError as error:
@@ -196,6 +218,8 @@ def lint(paths: Iterable[str | Path]) -> list[Problem]:
                                                                                     for p in found):
                 found.append(Problem(NO_RULES, path=("spec", "rules"), severity=Severity.WARNING))
             problems.extend(locate(_with_hint(problem, document.value), document) for problem in found)
+            if language is not None and hasattr(language, "lint_documents"):
+                together.setdefault(language, []).append(document)
             name = (document.value.get("metadata") or {}).get("name") if isinstance(document.value, dict) else None
             if language is not None and isinstance(name, str) and name:
                 key = (document.value.get("kind"), name)
@@ -204,6 +228,9 @@ def lint(paths: Iterable[str | Path]) -> list[Problem]:
                                                    path=("metadata", "name"), severity=Severity.WARNING), document))
                 else:
                     seen_names[key] = f"{document.path}:{document.line}"
+    for language, documents in together.items():  # a binding naming a policy that is not there ...
+        problems.extend(locate(problem, documents[position])
+                        for position, problem in language.lint_documents([document.value for document in documents]))
     if skipped:
         shown = ", ".join(str(file) for file in skipped[:3]) + (", ..." if len(skipped) > 3 else "")
         problems.append(Problem(f"skipped {len(skipped)} file{'s' if len(skipped) != 1 else ''} that hold no policy "

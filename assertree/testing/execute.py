@@ -41,17 +41,19 @@ def load_test(test: KyvernoTest) -> LoadedTest:
     from assertree.languages.kyverno import bridge
     from assertree.languages.kyverno.language import load_kyverno_documents
     from assertree.languages.kyverno.manifests import read_manifests, unique
+    from assertree.languages.load import link
 
     documents = load_kyverno_documents([file for name in test.policies for file in _files(test, name, "policies")])
     policies: list[Any] = list(documents.policies)
     for document in documents.others:
         policies.append(_other_policy(document))
+    policies, unlinked = link(policies)  # admission policies and their bindings; the CLI ignores a stray binding
     exceptions = []  # as in the CLI, only the files under `exceptions:` give PolicyExceptions
     for name in test.exceptions:
         path = _existing(test, name, "exceptions")
         exceptions.extend(bridge.parse_exceptions(load_kyverno_documents([path]).exceptions, str(path)))
     manifests = []
-    warnings = []
+    warnings = [f"binding ignored: {problem}" for problem in unlinked]
     for name in test.resources:
         if not test.path(name).exists():  # the CLI reports a missing resource file and carries on
             warnings.append(f"failed to load resources: {name}: file not found")
@@ -59,6 +61,12 @@ def load_test(test: KyvernoTest) -> LoadedTest:
         for file in _files(test, name, "resources"):
             manifests.extend(read_manifests(file))
     context = _scan_context(test, exceptions)
+    if test.param_resources:  # what admission policy bindings choose their params from, as written (a param
+        from assertree.inputs.params import load_params  # without a namespace may be of a cluster-scoped kind)
+
+        context.params = tuple(load_params(_existing(test, name, "paramResources") for name in test.param_resources))
+    context.run_unbound = True  # the Kyverno CLI runs a policy no binding names (only its matchConstraints decide)
+    context.kubernetes_defaults = False  # the Kyverno CLI evaluates the manifest as written
     return LoadedTest(test, policies, unique(manifests), context, exceptions, warnings)
 
 

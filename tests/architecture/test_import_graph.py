@@ -36,10 +36,12 @@ STAGES = [
 ]
 
 # Within `languages`: the shared parts (the interface, label selectors, schema errors as problems), then the
-# CEL engine every language may use, then the languages, which never import each other, then the loader that
-# routes documents to them.
+# packages every language may use (the CEL engine; what Kubernetes itself defines: admission requests, match
+# rules, JSON patch), then the languages, which never import each other, then the loader that routes
+# documents to them.
 SHARED_LANGUAGE_MODULES = ("assertree.languages.base", "assertree.languages.selectors",
                            "assertree.languages.schema_problems")
+SHARED_LANGUAGE_PACKAGES = ("cel", "kubernetes")
 
 
 def language_rank(name: str) -> tuple[int, str]:
@@ -49,7 +51,7 @@ def language_rank(name: str) -> tuple[int, str]:
     if name in ("assertree.languages", "assertree.languages.load"):
         return 3, ""
     package = name.split(".")[2]
-    return (1, package) if package == "cel" else (2, package)
+    return (1, package) if package in SHARED_LANGUAGE_PACKAGES else (2, package)
 
 
 def module_name(path: Path) -> str:

@@ -1,6 +1,6 @@
 """Kyverno's small offline CEL helpers (kyverno/kyverno pkg/cel/libs): JSON, YAML, JSON Patch, users, time.
 
-``json.unmarshal(s)``, ``yaml.parse(s)``, ``jsonpatch.escapeKey(s)``,
+``json.unmarshal(s)``, ``yaml.parse(s)``,
 ``parseServiceAccount(s)`` (a map with ``Namespace`` and ``Name``, the Go
 struct's field names the policies select) and ``time.now()``. In Kyverno
 ``json`` and ``yaml`` are variables whose methods these are; here they are
@@ -48,14 +48,9 @@ def _service_account(user: str) -> dict[str, str]:
     return {"Namespace": namespace, "Name": name}
 
 
-def _escape_key(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
-
-
 DECLARATIONS = (
     Declaration("json.unmarshal", ("string",), "dyn", _unmarshal),
     Declaration("yaml.parse", ("string",), "dyn", _parse_yaml),
-    Declaration("jsonpatch.escapeKey", ("string",), "string", _escape_key),
     Declaration("parseServiceAccount", ("string",), "map", _service_account),
     Declaration("time.now", (), "timestamp", lambda: datetime.datetime.now(datetime.UTC)),
 )

@@ -17,6 +17,9 @@ from typing import Any
 from assertree.errors import PolicyError
 from assertree.languages.base import Mutator, RuleRunner, ScanContext, reduce_compiled
 from assertree.languages.cel.engine import CelCompileError, CelUnavailableError, Program
+from assertree.languages.cel.rewrite import rewrite
+from assertree.languages.kubernetes.matching import matches
+from assertree.languages.kubernetes.request import admission_request
 from assertree.languages.kyverno.cel_policies.environment import environment, uses_authorizer
 from assertree.languages.kyverno.cel_policies.evaluate import (
     CompiledSpec,
@@ -24,11 +27,8 @@ from assertree.languages.kyverno.cel_policies.evaluate import (
     evaluate_mutations,
     evaluate_validations,
 )
-from assertree.languages.kyverno.cel_policies.matching import matches
 from assertree.languages.kyverno.cel_policies.model import CelPolicy, CelRule, PolicySpec
 from assertree.languages.kyverno.cel_policies.reading import ReadError, read_policy, read_spec
-from assertree.languages.kyverno.cel_policies.request import admission_request
-from assertree.languages.kyverno.cel_policies.rewrite import rewrite
 from assertree.results import ERROR, FAIL, WARN, Resource, RuleError, RuleResult, Violation
 
 __all__ = ["CompiledCelPolicy", "CompiledCelRule", "compile_expression", "compile_policy", "compile_spec"]
@@ -78,7 +78,7 @@ def _data(policy: CelPolicy, rule: CelRule, resource: Any, context: ScanContext)
             return None  # a namespaced policy sees only its own namespace
     request = admission_request(resource, operation=context.operation, values=context.values,
                                 user_info=context.user_info)
-    if not matches(rule.spec.match, request.attributes):
+    if not matches(rule.spec.match, request.attributes, generate_name=True):
         return None
     return request.variables()
 
@@ -106,7 +106,7 @@ class CompiledCelRule:
             from assertree.errors import field_path_text
 
             violations.append(Violation(field_path_text(outcome.check), outcome.message, []))
-        from assertree.languages.kyverno.manifests import resource_key
+        from assertree.languages.kubernetes.resources import resource_key
 
         return RuleResult(resource=resource, policy=self.policy, rule=self.rule, status=status,
                           identifier=resource_key(resource.value), message=outcome.message, violations=violations,

@@ -26,8 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from assertree.languages.cel.engine import Environment, Function, FunctionError, Overload, evaluation_context
-from assertree.languages.kyverno.cel_policies.resources import plural_of
-from assertree.languages.kyverno.cel_policies.rewrite import INDEX_FUNCTIONS
+from assertree.languages.kubernetes.resources import plural_of
 
 __all__ = ["FUNCTIONS", "VARIABLES", "Lookups", "environment", "read_context_file", "uses_authorizer"]
 
@@ -128,36 +127,6 @@ def _global_context(name: str, projection: str) -> Any:
     raise FunctionError(f"projection {projection!r} not found in global context entry {name!r}")
 
 
-def _string_index(text: str, part: str, offset: int | None = None, *, last: bool = False) -> int:
-    if offset is not None and not 0 <= offset <= len(text):
-        raise FunctionError(f"index out of range: {offset}")
-    if last:
-        return text.rfind(part, 0, len(text) if offset is None else offset + len(part))
-    return text.find(part, 0 if offset is None else offset)
-
-
-def _is_bool(value: Any) -> bool:
-    return isinstance(value, bool)
-
-
-def _list_index(items: list, wanted: Any, *, last: bool = False) -> int:
-    indexes = range(len(items) - 1, -1, -1) if last else range(len(items))
-    return next((i for i in indexes if items[i] == wanted and _is_bool(items[i]) == _is_bool(wanted)), -1)
-
-
-def _index_function(name: str, last: bool) -> Function:
-    """Strings' ``indexOf``/``lastIndexOf`` and Kubernetes' list ones under one name (see `rewrite`)."""
-    overloads = [
-        Overload(f"{name}_string", ("string", "string"), "int", lambda t, p: _string_index(t, p, last=last), True),
-        Overload(f"{name}_string_int", ("string", "string", "int"), "int",
-                 lambda t, p, o: _string_index(t, p, o, last=last), True),
-    ]
-    for kind in ("string", "int", "uint", "double", "bool", "bytes", "null", "list", "map"):
-        overloads.append(Overload(f"{name}_list_{kind}", ("list", kind), "int",
-                                  lambda items, wanted: _list_index(list(items), wanted, last=last), True))
-    return Function(name, tuple(overloads))
-
-
 def _refuse_http(*_: Any) -> Any:
     raise FunctionError("http calls are refused: assertree never reaches the network")
 
@@ -171,8 +140,6 @@ FUNCTIONS = (
     Function("http.Get", (Overload("http_get", ("string",), "dyn", _refuse_http),
                           Overload("http_get_headers", ("string", "map"), "dyn", _refuse_http))),
     Function("http.Post", (Overload("http_post", ("string", "dyn", "map"), "dyn", _refuse_http),)),
-    _index_function(INDEX_FUNCTIONS["indexOf"], last=False),
-    _index_function(INDEX_FUNCTIONS["lastIndexOf"], last=True),
 )
 """Kyverno's context lookups, served offline (candidates for `assertree.languages.cel.functions`)."""
 

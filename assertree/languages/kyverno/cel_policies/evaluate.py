@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assertree.languages.cel.engine import CelError, Program
-from assertree.languages.kyverno.cel_policies.model import Mutation, Validation
+from assertree.languages.kubernetes.expressions import Mutation, Validation
 from assertree.results import ERROR, FAIL, PASS, SKIP, RuleError
 
 __all__ = ["CompiledSpec", "Outcome", "evaluate_mutations", "evaluate_validations", "prepare_variables"]
@@ -132,7 +132,7 @@ def evaluate_validations(spec: CompiledSpec, data: dict[str, Any], lookups: Any 
 
 def evaluate_mutations(spec: CompiledSpec, data: dict[str, Any], lookups: Any = None) -> Outcome:
     """PASS with the patched object, SKIP (match conditions) or ERROR for one resource."""
-    from assertree.languages.kyverno.cel_policies.mutate import MutationError, apply_configuration, apply_json_patch
+    from assertree.languages.kubernetes.patches import MutationError, apply_configuration, apply_json_patch
 
     scope = prepare_variables(spec, data, lookups)
     skipped = _matches(spec, scope, lookups)

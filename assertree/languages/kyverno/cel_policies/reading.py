@@ -12,20 +12,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from assertree.errors import Problem, Severity
-from assertree.languages.kyverno.cel_policies.model import (
-    GROUP,
-    KINDS,
-    MUTATING_KINDS,
-    VERSIONS,
-    CelPolicy,
-    Expression,
-    FieldPath,
-    MatchConstraints,
-    Mutation,
-    PolicySpec,
-    ResourceRule,
-    Validation,
-)
+from assertree.languages.kubernetes.expressions import Expression, FieldPath, Mutation, Validation
+from assertree.languages.kubernetes.matching import MatchConstraints, ResourceRule
+from assertree.languages.kyverno.cel_policies.model import GROUP, KINDS, MUTATING_KINDS, VERSIONS, CelPolicy, PolicySpec
 
 __all__ = ["ReadError", "problems", "read_policy", "read_spec"]
 
@@ -128,6 +117,7 @@ def _match(value: Any, path: FieldPath) -> MatchConstraints | None:
             for i, item in enumerate(_list(data.get("excludeResourceRules"), (*path, "excludeResourceRules")))),
         namespace_selector=_selector(data.get("namespaceSelector"), (*path, "namespaceSelector")),
         object_selector=_selector(data.get("objectSelector"), (*path, "objectSelector")),
+        match_policy="Exact",  # Kyverno's matcher (pkg/cel/matching) does no equivalent-resource matching
     )
 
 

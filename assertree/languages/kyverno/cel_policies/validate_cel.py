@@ -29,9 +29,9 @@ from typing import Any
 
 from assertree.errors import PolicyError
 from assertree.languages.cel.engine import CelError, Program
+from assertree.languages.kubernetes.request import admission_request
 from assertree.languages.kyverno.cel_policies.compile import compile_expression
 from assertree.languages.kyverno.cel_policies.evaluate import CompiledSpec, prepare_variables
-from assertree.languages.kyverno.cel_policies.request import admission_request
 from assertree.results import ERROR, FAIL, PASS, SKIP, Status
 
 __all__ = ["CompiledValidateCel", "compile_validate_cel", "evaluate_validate_cel"]
