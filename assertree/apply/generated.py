@@ -40,7 +40,7 @@ class GeneratedFile:
 
 def generated_files(applied: Iterable[Applied]) -> list[GeneratedFile]:
     """One `GeneratedFile` per policy that generated something, in the order the policies first did."""
-    from assertree.languages.kyverno.manifests import resource_key
+    from assertree.languages.kubernetes.resources import resource_key
 
     files: dict[str, GeneratedFile] = {}
     for item in applied:
@@ -59,7 +59,7 @@ def _in_reading_order(resource: dict) -> dict:
     """`resource` with apiVersion, kind and metadata first, as people write manifests; a cluster-scoped kind
     without the namespace Kyverno's CLI may have given it (``generator.Apply(ns, ...)``: the cluster drops it,
     ``pkg/cel/libs/context.go``)."""
-    from assertree.languages.kyverno.manifests import is_namespaced
+    from assertree.languages.kubernetes.resources import is_namespaced
 
     first = {key: resource[key] for key in ("apiVersion", "kind", "metadata") if key in resource}
     metadata = first.get("metadata")

@@ -37,14 +37,14 @@ def read_target_files(paths: list[str]) -> list[TargetFile]:
 
 def patched_target_files(targets: list[TargetFile], cluster: Any) -> list[FileChange]:
     """Each target file with every resource the rules patched (its final state in `cluster`) written in."""
-    from assertree.languages.cluster import identity
+    from assertree.languages.kubernetes.resources import identity
     from assertree.languages.kyverno.mutate.compare import json_equal
 
     changes = []
     for target in targets:
         changed: dict[int, tuple[Any, Any]] = {}
         for manifest, value in zip(target.manifests, target.values, strict=True):
-            now = cluster.get(*identity(value)) if cluster is not None else None
+            now = cluster.find(*identity(value)) if cluster is not None else None
             if now is not None and manifest.document is not None and not json_equal(value, now):
                 changed[manifest.document] = (value, now)
         changes.append(FileChange(target.path, target.text, _rewritten(target, changed)))

@@ -44,6 +44,13 @@ def apply(
         "--target", show_default=False,
         help="Existing resources (files or directories) that mutate-existing rules (mutate.targets) patch and "
         "generate rules clone from; patched ones are written like the resource files. Repeatable.")] = None,
+    params: Annotated[list[Path] | None, typer.Option(
+        "--params", show_default=False,
+        help="Parameter resources of MutatingAdmissionPolicies (files or directories): what a binding's paramRef "
+        "chooses from. Repeatable.")] = None,
+    unbound: Annotated[bool, typer.Option(
+        "--unbound", help="Apply MutatingAdmissionPolicies that no binding names as if bound (Kubernetes would not "
+        "run them).")] = False,
     output: Annotated[Path | None, typer.Option(
         "--output", "-o", show_default=False,
         help="Write every resource file, changed or not, under this directory (created if needed).")] = None,
@@ -51,27 +58,33 @@ def apply(
         "--diff", help="Print a unified diff of what would change; exit 1 if anything would.")] = False,
     in_place: Annotated[bool, typer.Option("--in-place", help="Rewrite the changed files.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only rule errors on stderr.")] = False,
+    exclude: Annotated[list[str] | None, typer.Option(
+        "--exclude", metavar="GLOB", show_default=False,
+        help="Leave out resource and policy files and folders that GLOB names: a name ('templates') or a path "
+        "('charts/*/templates'). Repeatable.")] = None,
 ) -> None:
-    """Apply the mutate rules of Kyverno policies to resource files: the fixed YAML on stdout, under
-    -o DIR, in place, or as a diff. Unchanged parts of a file keep their text. What generate rules create
-    follows on stdout, goes to DIR/<policy>-generated.yaml, or shows as new files in the diff."""
+    """Apply the mutate rules of Kyverno policies, Kyverno MutatingPolicies and Kubernetes
+    MutatingAdmissionPolicies to resource files: the fixed YAML on stdout, under -o DIR, in place, or as a
+    diff. Unchanged parts of a file keep their text. What generate rules create follows on stdout, goes to
+    DIR/<policy>-generated.yaml, or shows as new files in the diff."""
     from assertree.apply import apply_to_text, load_mutate_policies
     from assertree.apply.files import read_text_file
     from assertree.apply.generated import generated_files
     from assertree.apply.targets import patched_target_files, read_target_files
     from assertree.cli.arguments import paths_from
-    from assertree.cli.notices import warn_refused
+    from assertree.documents.paths import Exclude
     from assertree.errors import UsageError
     from assertree.inputs.payload import STDIN, STDIN_SOURCE, payload_files
-    from assertree.languages.cluster import ResourceSet
+    from assertree.languages.kubernetes.cluster import Cluster
     from assertree.languages.kyverno.manifests import parse_manifests, to_float64
 
     if not policy:
         raise UsageError("give at least one --policy file or directory")
     if sum((output is not None, diff, in_place)) > 1:
         raise UsageError("choose one of -o/--output, --diff and --in-place")
-    files = payload_files(resources)
-    target_files = payload_files(target) if target else []
+    excluded = Exclude.of(exclude)
+    files = payload_files(resources, excluded)
+    target_files = payload_files(target, excluded) if target else []
     if STDIN in files and (output is not None or in_place):
         raise UsageError("standard input ('-') can only be written to stdout or diffed")
     if STDIN in target_files:
@@ -79,18 +92,23 @@ def apply(
     both = {str(Path(file).resolve()) for file in files} & {str(Path(file).resolve()) for file in target_files}
     if both:
         raise UsageError(f"{sorted(both)[0]} is both a resource file and a --target file")
-    loaded = load_mutate_policies(paths_from(policy, "--policy"), values=values, user_info=user_info)
-    warn_refused(loaded.policies)
+    loaded = load_mutate_policies(paths_from(policy, "--policy"), values=values, user_info=user_info,
+                                  exclude=excluded, params=params or (), run_unbound=unbound)
+    if loaded.found is not None:
+        from assertree.cli.policies import tell_refused
+
+        tell_refused(loaded.found, quiet=quiet)
     texts = {file: read_text_file(file) if file != STDIN else _stdin() for file in files}
     existing = read_target_files(target_files)
-    cluster = ResourceSet([to_float64(item.value) for file, text in texts.items()
-                           for item in parse_manifests(text, file if file != STDIN else STDIN_SOURCE)]
-                          + [value for item in existing for value in item.values])
+    # what exists: the resources and the --target files (CEL lookups read them too)
+    cluster = Cluster.of([to_float64(item.value) for file, text in texts.items()
+                          for item in parse_manifests(text, file if file != STDIN else STDIN_SOURCE)]
+                         + [value for item in existing for value in item.values])
     loaded.context.cluster = cluster
-    if loaded.context.lookups is None:  # CEL lookups (resource.Get/List: a GeneratingPolicy's clones) read them too
+    if loaded.context.lookups is None:
         from assertree.languages.kyverno.cel_policies.environment import Lookups
 
-        loaded.context.lookups = Lookups(resources=list(cluster), source="--target")
+        loaded.context.lookups = Lookups(cluster=cluster, source="--target")
     changes = [apply_to_text(text, file if file != STDIN else STDIN_SOURCE, loaded.policies, context=loaded.context)
                for file, text in texts.items()]
     target_changes = patched_target_files(existing, cluster)

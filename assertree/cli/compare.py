@@ -55,6 +55,10 @@ def compare(
         "--strict", metavar="",
         help="Also count 'skip' against 'not-selected' as a difference, and fail when a policy has no twin.")
     ] = False,
+    exclude: Annotated[list[str] | None, typer.Option(
+        "--exclude", metavar="GLOB", show_default=False,
+        help="Leave out resource and policy files and folders that GLOB names: a name ('templates') or a path "
+        "('charts/*/templates'). Repeatable.")] = None,
 ) -> None:
     """List the resources on which old policies and their rewrites give different verdicts: exit 0 when every
     verdict agrees, 1 when one differs, 2 when an input cannot be used or no policy has a twin."""
@@ -62,10 +66,11 @@ def compare(
 
     from assertree.cli import process
     from assertree.cli.arguments import paths_from
+    from assertree.cli.policies import load_policy_arguments
+    from assertree.documents.paths import Exclude
     from assertree.errors import UsageError
     from assertree.inputs.kyverno_files import load_scan_context
     from assertree.inputs.resources import load_resources
-    from assertree.languages.load import load_policies
     from assertree.testing.compare import compare as run_compare
     from assertree.testing.compare_report import FORMATS
 
@@ -73,13 +78,12 @@ def compare(
     if output not in FORMATS:
         raise UsageError(f"unknown --output format {output!r} (choose from: {', '.join(FORMATS)})")
     pairs = _pairs(pair or [])
-    old_policies = load_policies(*paths_from(old, "--old"))
-    new_policies = load_policies(*paths_from(new, "--new"))
-    for side, policies, paths in (("--old", old_policies, old), ("--new", new_policies, new)):
-        if not policies:
-            raise UsageError(f"no policies found in {side} {', '.join(str(p) for p in paths)}: nothing to compare")
-    loaded = load_resources(resources, freeze=process.one_shot)
-    if loaded.problems:
+    excluded = Exclude.of(exclude)
+    old_set = load_policy_arguments(paths_from(old, "--old"), exclude=excluded, option="--old")
+    new_set = load_policy_arguments(paths_from(new, "--new"), exclude=excluded, option="--new")
+    old_policies, new_policies = old_set.policies, new_set.policies
+    loaded = load_resources(resources, freeze=process.one_shot, exclude=excluded)
+    if loaded.problems or old_set.errors or new_set.errors:
         for problem in loaded.problems:
             print(f"assertree: error: {problem}", file=sys.stderr)
         raise typer.Exit(EXIT_BAD_INPUT)

@@ -28,16 +28,21 @@ def lint(
         help="Policy files or directories (searched recursively; files that hold no policy are skipped).")],
     strict: Annotated[bool, typer.Option(
         "--strict", metavar="", help="Exit 1 on warnings too (unused bindings, duplicate policy names).")] = False,
+    exclude: Annotated[list[str] | None, typer.Option(
+        "--exclude", metavar="GLOB", show_default=False,
+        help="Leave out files and folders that GLOB names: a name ('templates') or a path ('charts/*/templates'). "
+        "Repeatable.")] = None,
 ) -> None:
     """Check policies without a payload (schema, expressions, functions, bindings): exit 1 when one has an
     error, 0 when there are only warnings (unless --strict), 2 when a path does not exist."""
     from assertree.cli.arguments import paths_from
+    from assertree.documents.paths import Exclude
     from assertree.errors import Severity
-    from assertree.languages.load import files_to_lint, lint
+    from assertree.languages.load import lint_files
     from assertree.report.totals import plural
 
     paths = paths_from(arguments, "PATH")
-    problems = lint(paths)
+    problems, checked = lint_files(paths, Exclude.of(exclude))
     notes = [p for p in problems if p.severity == Severity.NOTE]
     findings = [p for p in problems if p.severity != Severity.NOTE]
     for problem in findings:
@@ -48,7 +53,6 @@ def lint(
         raise typer.Exit(EXIT_BAD_INPUT)
     errors = sum(1 for p in findings if p.severity == Severity.ERROR)
     warnings = len(findings) - errors
-    checked = len(files_to_lint(paths)[0])
     summary = (f"{plural(checked, 'policy file', 'policy files')} checked: {plural(errors, 'error', 'errors')}, "
                f"{plural(warnings, 'warning', 'warnings')}")
     if errors or (strict and warnings):

@@ -29,6 +29,12 @@ def serve(
     playground: Annotated[bool, typer.Option(
         "--playground/--no-playground", help="Serve the playground page at /.")] = True,
     access_log: Annotated[bool, typer.Option("--access-log/--no-access-log", help="Log every request.")] = True,
+    params: Annotated[list[str] | None, typer.Option(
+        "--params", show_default=False,
+        help="Parameter resources of Kubernetes admission policies (files or directories): what a binding's "
+        "paramRef chooses from. Repeatable.")] = None,
+    unbound: Annotated[bool, typer.Option(
+        "--unbound", help="Run admission policies that no binding names as if bound.")] = False,
 ) -> None:
     """Serve kyverno-json's REST API (POST /api/scan, /api/playground/scan) and a playground page."""
     try:
@@ -47,10 +53,17 @@ def serve(
         raise UsageError("--max-body-size must be at least 1 byte")
     loopback = host in LOOPBACK_HOSTS or host.startswith("127.")
     from assertree.cli.arguments import paths_from
+    from assertree.languages.base import ScanContext
 
+    context = ScanContext(run_unbound=unbound)
+    if params:
+        from assertree.inputs.params import load_params
+
+        context.params = tuple(load_params(params))
     policies = paths_from(policy, "--policy")
     app = create_app(policies, max_body_size=max_body_size, watch=watch, cors_origins=cors or (),
-                     allowed_hosts=(*LOOPBACK_HOSTS, host) if loopback else None, playground=playground)
+                     allowed_hosts=(*LOOPBACK_HOSTS, host) if loopback else None, playground=playground,
+                     context=context)
     store = app.state.store
     if store is not None:
         names = ", ".join(str(p) for p in policies)

@@ -28,6 +28,9 @@ def test(
     strict: Annotated[bool, typer.Option(
         "--strict", help="Fail rows whose rule selected nothing (kyverno test counts them as passed, Excluded).")
     ] = False,
+    exclude: Annotated[list[str] | None, typer.Option(
+        "--exclude", metavar="GLOB", show_default=False,
+        help="Leave out test files and folders that GLOB names: a name or a path ('other/*'). Repeatable.")] = None,
 ) -> None:
     """Run kyverno-test.yaml files (Kyverno ClusterPolicy/Policy and kyverno-json policies); exit 1 if a row fails."""
     from assertree.cli.arguments import paths_from
@@ -40,7 +43,9 @@ def test(
     if name not in FORMATS:
         raise UsageError(f"unknown --output format {name!r} (choose from: {', '.join(FORMATS)})")
     paths = paths_from(arguments, "PATH")
-    run = run_tests(paths, file_name=file_name, strict=strict)
+    from assertree.documents.paths import Exclude
+
+    run = run_tests(paths, file_name=file_name, strict=strict, exclude=Exclude.of(exclude))
     if not run.outcomes:
         where = ", ".join(str(path) for path in paths)
         raise UsageError(f"no {file_name} found in {where}: nothing was tested")

@@ -32,8 +32,12 @@ class ScanContext:
     user_info: Any = None  # Kyverno CLI user-info file: request.userInfo, roles, clusterRoles
     operation: str = "CREATE"  # the admission operation Kyverno evaluates
     exceptions: Sequence[Any] = ()  # PolicyException documents that may exempt resources
-    lookups: Any = None  # Kyverno CEL: resource/image/globalContext lookups from a test's context file
-    cluster: Any = None  # existing objects rules may read or change (`assertree.languages.cluster.Cluster`)
+    lookups: Any = None  # Kyverno: a test's context file, cluster resources (a fake cluster), lookup mocks
+    params: Sequence[Any] = ()  # parameter resources admission bindings and validate.cel choose from (paramRef)
+    run_unbound: bool = False  # admission policies: run a policy no binding names as if bound (Deny, no params)
+    kubernetes_defaults: bool = True  # admission policies see objects with the apiserver's defaults filled in
+    cluster_scoped: frozenset[tuple[str, str]] = frozenset()  # (group, kind) from CRD files: kept out of 'default'
+    cluster: Any = None  # the existing objects rules may read or change (`languages.kubernetes.cluster.Cluster`)
     memo: dict = field(default_factory=dict, compare=False, repr=False)  # one scan's caches (a Scanner's own)
 
 

@@ -92,6 +92,11 @@ class Writer:
         if lines:
             self.out.write("\n".join(lines) + "\n")
         self.body.copy_to(self.out)
+        if options.baseline is not None:
+            fixed = [f"- {paint('FIXED', _GREEN)} (RULE={item.rule}, RESOURCE={item.resource}, SOURCE={item.file}) "
+                     f"-> {item.check}" for item in options.baseline.fixed()]
+            if fixed:
+                self.out.write("\n".join(fixed) + "\n")
         if options.kyverno_json:
             if not quiet:
                 self.out.write("Done\n")
@@ -112,13 +117,20 @@ def rule_lines(result: RuleResult, *, color: bool = False, with_source: bool = F
         names += f", SOURCE={result.resource.label}"
     paint = _paint if color else _plain
     if result.status == ERROR:
-        return [f"- {paint('ERROR', _RED)}: {rule_error(result.error, kyverno_json=kyverno_json)} ({names})"]
-    status = _STATUS[result.status]
-    lines = [f"- {paint(status, _GREEN if result.status == PASS else _RED)} ({names})"]
+        label = paint("BASELINED", _YELLOW) + " ERROR" if result.baselined else paint("ERROR", _RED)
+        return [f"- {label}: {rule_error(result.error, kyverno_json=kyverno_json)} ({names})"]
+    if result.baselined:
+        lines = [f"- {paint('BASELINED', _YELLOW)} (FAILED, {names})"]
+    else:
+        status = _STATUS[result.status]
+        lines = [f"- {paint(status, _GREEN if result.status == PASS else _RED)} ({names})"]
     if (result.status == SKIP or result.action) and result.message:  # Kyverno says why (preconditions, an
         lines.append(f" -> {result.message}")  # exception), or what it would do (generate, delete)
+    if result.gate:
+        lines.append(f" -> a warning: {result.gate}")
     for violation in result.violations:
-        lines.append(f" -> {violation.headline()}")
+        known = " (baselined)" if violation.baselined and not result.baselined else ""
+        lines.append(f" -> {violation.headline()}{known}")
         for error in violation.errors:
             note = None if kyverno_json else item_note(result.resource, error)
             lines.append(f"  -> {paint(str(error), _YELLOW)}" + (f" ({note})" if note else ""))

@@ -23,6 +23,7 @@ import contextlib
 import logging
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -73,12 +74,14 @@ def error(status: int, message: str) -> JSONResponse:
 
 def create_app(policy_paths: Sequence[str | Path] = (), *, max_body_size: int = DEFAULT_MAX_BODY_SIZE,
                watch: bool = False, cors_origins: Sequence[str] = (),
-               allowed_hosts: Sequence[str] | None = LOOPBACK_HOSTS, playground: bool = True) -> Starlette:
+               allowed_hosts: Sequence[str] | None = LOOPBACK_HOSTS, playground: bool = True,
+               context: Any = None) -> Starlette:
     """The application. `policy_paths` are compiled now (PolicyError if they cannot be: the server
     must not start on bad policies); without them ``/api/scan`` answers 400 and only the playground
     works. `watch` reloads the policies when their files change. `allowed_hosts` are the Host
     headers accepted (loopback names by default: a page on another site cannot reach a local
-    server through DNS rebinding); None accepts any. `cors_origins` may call the API from a browser."""
+    server through DNS rebinding); None accepts any. `cors_origins` may call the API from a browser.
+    `context` is the `ScanContext` every scan runs with (parameter resources of admission policies ...)."""
     store = PolicyStore(policy_paths) if policy_paths else None
 
     async def scan_route(request: Request) -> Response:
@@ -93,7 +96,7 @@ def create_app(policy_paths: Sequence[str | Path] = (), *, max_body_size: int = 
 
         def work():
             resources = resources_of_value(scan_request.payload, scan_request.preprocessors)
-            return run_scan(resources, policies, scan_request.bindings)
+            return run_scan(resources, policies, scan_request.bindings, context)
 
         return await _answer(request, work)
 
@@ -105,7 +108,7 @@ def create_app(policy_paths: Sequence[str | Path] = (), *, max_body_size: int = 
 
         def work():
             resources = resources_of_text(play.payload, play.preprocessors, terraform=play.terraform)
-            return run_scan(resources, compile_policy_text(play.policy), play.bindings)
+            return run_scan(resources, compile_policy_text(play.policy), play.bindings, context)
 
         return await _answer(request, work)
 

@@ -22,9 +22,10 @@ POLICY_SOURCE = "policy"  # ... and the playground's policy text
 
 
 def compile_policy_text(text: str) -> list[Any]:
-    """Every policy document of `text` (YAML stream or JSON), compiled; any language assertree reads."""
+    """Every policy document of `text` (YAML stream or JSON), compiled and linked; any language assertree reads
+    (an admission policy's bindings may come in the same text)."""
     from assertree.documents.reader import load_documents
-    from assertree.languages.load import compile_read
+    from assertree.languages.load import compile_read, link
 
     try:
         documents = load_documents(POLICY_SOURCE, text)
@@ -40,6 +41,9 @@ def compile_policy_text(text: str) -> list[Any]:
             policies.append(compile_read(document))
         except PolicyError as error:
             raise RequestError(f"invalid policy: {error.problem}") from None
+    policies, unlinked = link(policies)  # admission policies and the bindings that name them
+    if unlinked:
+        raise RequestError(f"invalid policy: {unlinked[0]}")
     return policies
 
 
@@ -101,11 +105,12 @@ def resources_of_text(text: str, preprocessors: Sequence[str] = (), *, terraform
         raise RequestError(str(error)) from None
 
 
-def run_scan(resources: Sequence[Any], policies: Sequence[Any], bindings: Mapping[str, Any] | None = None):
-    """The scan; a ScanResult."""
+def run_scan(resources: Sequence[Any], policies: Sequence[Any], bindings: Mapping[str, Any] | None = None,
+             context: Any = None):
+    """The scan; a ScanResult. `context` is the server's `ScanContext` (admission policies' params ...)."""
     from assertree.engine.scan import scan
 
     try:
-        return scan(resources, policies, bindings)
+        return scan(resources, policies, bindings, context=context)
     except RecursionError:
         raise RequestError("payload nested too deeply to check") from None

@@ -105,22 +105,27 @@ class TestRun:
 
 def run_test(test: KyvernoTest, *, strict: bool = False) -> TestOutcome:
     """Load, run and check one Test; a loading problem becomes the outcome's error."""
-    from assertree.testing.execute import load_test, run_loaded
+    from assertree.testing.execute import load_test, run_loaded, with_operation
     from assertree.testing.patched import patched_lookup
 
     try:
         loaded = load_test(test)
         responses = run_loaded(loaded)
+        operations = sorted({result.operation for result in test.results if result.operation})
+        by_operation = {operation: run_loaded(with_operation(loaded, operation)) for operation in operations}
     except AssertreeError as error:
         return TestOutcome(test, test.file, error=error)
-    rows = check_test(test, responses, patched_lookup(), strict=strict)
+    rows = check_test(test, responses, patched_lookup(), strict=strict, by_operation=by_operation,
+                      invalid=loaded.invalid)
     return TestOutcome(test, test.file, rows, warnings=list(loaded.warnings))
 
 
-def run_tests(paths: Iterable[str | Path], *, file_name: str = TEST_FILE_NAME, strict: bool = False) -> TestRun:
-    """Every Test in the files and folders `paths` (folders searched for `file_name`)."""
+def run_tests(paths: Iterable[str | Path], *, file_name: str = TEST_FILE_NAME, strict: bool = False,
+              exclude: Iterable[str] = ()) -> TestRun:
+    """Every Test in the files and folders `paths` (folders searched for `file_name`, leaving out what the
+    `exclude` patterns name)."""
     outcomes = []
-    for file in find_test_files(paths, file_name):
+    for file in find_test_files(paths, file_name, exclude):
         try:
             tests = read_test_file(file)
         except KyvernoTestError as error:

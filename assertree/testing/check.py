@@ -14,7 +14,10 @@ For each expected entry (policy, rule, result, resources):
 - a policy response with no such rule result is a pass, ``Excluded``;
 - no response of the policy at all is a failure, ``Not found``;
 - a rule assertree does not run (`results.RefusedRule`) is a failure, ``Not run``,
-  with the reason: a test never passes for checking less than it says.
+  with the reason: a test never passes for checking less than it says;
+- a policy that could not be loaded makes each selected row an error
+  ("Invalid policy"), while the other policies' rows are compared;
+- a result with an ``operation`` is compared with that operation's run.
 
 Generate rules (``output.go``: rule type ``Generation``): each resource the rule
 generated is one compared row, looked up in ``generatedResource`` (or the first
@@ -31,12 +34,13 @@ The outcome is one `RowCheck` per compared (entry, resource, rule), with
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from assertree.errors import AssertreeError
+from assertree.results import ERROR
 from assertree.testing.responses import MUTATE, PolicyResponse, ResourceResponses
 from assertree.testing.testfile import ExpectedResult, KyvernoTest
 
@@ -89,11 +93,22 @@ GENERATING_KINDS = frozenset({"GeneratingPolicy", "NamespacedGeneratingPolicy"})
 
 
 def check_test(test: KyvernoTest, responses: list[ResourceResponses], patched: PatchedLookup,
-               *, strict: bool = False) -> list[RowCheck]:
-    """Every row of `test` compared with `responses` (one entry per loaded resource)."""
+               *, strict: bool = False, by_operation: Mapping[str, list[ResourceResponses]] | None = None,
+               invalid: Mapping[str, str] | None = None) -> list[RowCheck]:
+    """Every row of `test` compared with `responses` (one entry per loaded resource and payload).
+
+    A result with an ``operation`` is compared with `by_operation` (the run for that operation); a result
+    naming a policy that could not be used (`invalid`: name -> why) gives error rows.
+    """
     checks: list[RowCheck] = []
     for expected in test.results:
-        checks.extend(check_expected(test, expected, responses, patched, strict=strict))
+        chosen = (by_operation or {}).get(expected.operation, responses) if expected.operation else responses
+        if invalid and expected.policy_name in invalid:
+            checks.extend(RowCheck(expected, item.key, expected.rule, ERROR, False, "Invalid policy",
+                                   invalid[expected.policy_name])
+                          for item in select_resources(expected, chosen))
+            continue
+        checks.extend(check_expected(test, expected, chosen, patched, strict=strict))
     return checks
 
 
@@ -226,13 +241,23 @@ def _status_row(expected: ExpectedResult, item: ResourceResponses, rule_name: st
 
 
 def select_resources(expected: ExpectedResult, responses: list[ResourceResponses]) -> list[ResourceResponses]:
-    """The loaded resources an entry names (all of them when it names none that was loaded)."""
+    """The loaded resources an entry names (all of them when it names none that was loaded).
+
+    ``resourceSpecs`` (group, version, namespace, name) select too, but only beside a ``resources`` list
+    (even an empty one), as the CLI reads them (commands/test/output.go)."""
     chosen: list[ResourceResponses] = []
     for wanted in expected.resources:
         namespace, _, name = wanted.rpartition("/")
         for item in responses:
             if item.name == name and (not wanted.count("/") or item.namespace == namespace):
                 chosen.append(item)
+    if "resources" in expected.document:
+        for spec in expected.resource_specs:
+            group, version = str(spec.get("group") or ""), str(spec.get("version") or "")
+            api_version = f"{group}/{version}" if group else version
+            chosen.extend(item for item in responses
+                          if item.key[0] == api_version and item.namespace == str(spec.get("namespace") or "")
+                          and item.name == str(spec.get("name") or ""))
     return chosen or list(responses)
 
 

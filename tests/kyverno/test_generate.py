@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from assertree.languages.base import ScanContext
-from assertree.languages.cluster import ResourceSet
+from assertree.languages.kubernetes.cluster import Cluster
 from assertree.languages.kyverno.language import compile_document
 from assertree.results import FAIL, PASS, SKIP, Resource
 
@@ -46,9 +46,9 @@ def test_data_generates_the_object_named_and_placed_with_kyvernos_labels():
 
 def test_an_existing_target_is_left_alone_unless_synchronize():
     existing = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings", "namespace": "team-a"}}
-    kept = run(policy(DATA), cluster=ResourceSet([existing]))
+    kept = run(policy(DATA), cluster=Cluster.of([existing]))
     assert kept.status == PASS and kept.generated == [] and "would leave ConfigMap/team-a/settings" in kept.message
-    synced = run(policy({**DATA, "synchronize": True}), cluster=ResourceSet([existing]))
+    synced = run(policy({**DATA, "synchronize": True}), cluster=Cluster.of([existing]))
     assert [item["metadata"]["name"] for item in synced.generated] == ["settings"]
 
 
@@ -58,7 +58,7 @@ def test_clone_copies_the_source_without_server_fields():
                            "ownerReferences": [{"name": "x"}], "labels": {"keep": "me"}}}
     clone = {"apiVersion": "v1", "kind": "Secret", "name": "regcred", "namespace": "{{request.object.metadata.name}}",
              "clone": {"namespace": "default", "name": "regcred"}}
-    [made] = run(policy(clone), cluster=ResourceSet([source])).generated
+    [made] = run(policy(clone), cluster=Cluster.of([source])).generated
     assert made["data"] == {"k": "dg=="} and made["type"] == "Opaque"
     assert made["metadata"]["namespace"] == "team-a"
     assert not {"uid", "resourceVersion", "ownerReferences"} & set(made["metadata"])
@@ -69,7 +69,7 @@ def test_clone_copies_the_source_without_server_fields():
 def test_a_clone_without_its_source_generates_nothing_and_says_why():
     clone = {"apiVersion": "v1", "kind": "Secret", "name": "regcred", "namespace": "team-a",
              "clone": {"namespace": "default", "name": "regcred"}}
-    found = run(policy(clone), cluster=ResourceSet())
+    found = run(policy(clone), cluster=Cluster())
     assert (found.status, found.generated) == (PASS, [])  # Kyverno logs the failure; the rule stays pass
     assert found.message == "would generate nothing: source resource Secret/default/regcred not found"
     scanned = run(policy(clone))  # a scan: no existing resources at all
@@ -83,7 +83,7 @@ def test_clone_list_copies_every_selected_source_into_the_namespace():
                for kind, name, share in (("Secret", "a", "yes"), ("ConfigMap", "b", "yes"), ("Secret", "c", "no"))]
     clone_list = {"namespace": "team-a", "cloneList": {"namespace": "default", "kinds": ["v1/Secret", "v1/ConfigMap"],
                                                        "selector": {"matchLabels": {"share": "yes"}}}}
-    made = run(policy(clone_list), cluster=ResourceSet(sources)).generated
+    made = run(policy(clone_list), cluster=Cluster.of(sources)).generated
     assert [(item["kind"], item["metadata"]["namespace"], item["metadata"]["name"]) for item in made] == [
         ("Secret", "team-a", "a"), ("ConfigMap", "team-a", "b")]
 

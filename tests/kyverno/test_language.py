@@ -76,7 +76,7 @@ def test_duplicate_rule_names_are_refused():
 
 
 @pytest.mark.parametrize(("rule", "field", "why"), [
-    ({"validate": {"podSecurity": {"level": "baseline"}}}, "spec.rules[0].validate.podSecurity", "not supported yet"),
+    ({"validate": {"assert": {"all": [{"check": {"a": 1}}]}}}, "spec.rules[0].validate.assert", "not supported yet"),
     ({"validate": None, "verifyImages": [{"imageReferences": ["*"], "attestors": [{"entries": [{}]}]}]},
      "spec.rules[0].verifyImages[0].attestors", "image registry"),
     ({"validate": None, "verifyImages": [{"imageReferences": ["*"], "attestations": [{"type": "x"}]}]},

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from assertree.languages.base import ScanContext
-from assertree.languages.cluster import ResourceSet
+from assertree.languages.kubernetes.cluster import Cluster
 from assertree.languages.kyverno.language import compile_document
 from assertree.results import ERROR, PASS, SKIP, Resource
 
@@ -34,7 +34,7 @@ def run(document: dict, cluster: Any) -> tuple[Resource, list]:
 
 
 def test_each_target_is_patched_and_the_trigger_is_left_alone():
-    cluster = ResourceSet([secret("s1", "staging"), secret("s1", "prod"), secret("other", "staging")])
+    cluster = Cluster.of([secret("s1", "staging"), secret("s1", "prod"), secret("other", "staging")])
     after, results = run(policy([{"apiVersion": "v1", "kind": "Secret", "name": "s1"}]), cluster)
     assert after.value == TRIGGER
     assert [(r.status, r.action, r.target["metadata"]["namespace"]) for r in results] == [
@@ -44,7 +44,7 @@ def test_each_target_is_patched_and_the_trigger_is_left_alone():
 
 
 def test_names_and_namespaces_may_be_wildcards_and_selectors_filter():
-    cluster = ResourceSet([secret("db-1", "staging", app="db"), secret("db-2", "staging"), secret("web", "staging")])
+    cluster = Cluster.of([secret("db-1", "staging", app="db"), secret("db-2", "staging"), secret("web", "staging")])
     _, results = run(policy([{"apiVersion": "v1", "kind": "Secret", "namespace": "stag*", "name": "db-*",
                               "selector": {"matchLabels": {"app": "db"}}}]), cluster)
     assert [r.target["metadata"]["name"] for r in results] == ["db-1"]
@@ -53,9 +53,9 @@ def test_names_and_namespaces_may_be_wildcards_and_selectors_filter():
 def test_variables_resolve_against_the_trigger_and_a_missing_literal_target_errors():
     targets = [{"apiVersion": "v1", "kind": "Secret", "name": "{{request.object.data.owner}}",
                 "namespace": "{{request.object.metadata.namespace}}"}]
-    _, found = run(policy(targets), ResourceSet([secret("team-a", "staging")]))
+    _, found = run(policy(targets), Cluster.of([secret("team-a", "staging")]))
     assert [r.status for r in found] == [PASS]
-    _, missing = run(policy(targets), ResourceSet())
+    _, missing = run(policy(targets), Cluster())
     assert [(r.status, r.message) for r in missing] == [(ERROR, 'secrets "team-a" not found')]
 
 
@@ -63,10 +63,10 @@ def test_target_preconditions_and_unchanged_targets_skip():
     targets = [{"apiVersion": "v1", "kind": "Secret", "name": "*",
                 "preconditions": {"all": [{"key": "{{target.metadata.name}}", "operator": "Equals", "value": "a"}]}}]
     patch = {"metadata": {"labels": {"fixed": "yes"}}}
-    cluster = ResourceSet([secret("a", "staging"), secret("b", "staging", fixed="yes")])
+    cluster = Cluster.of([secret("a", "staging"), secret("b", "staging", fixed="yes")])
     _, results = run(policy(targets, patch), cluster)
     assert [r.status for r in results] == [PASS, SKIP]
-    already = ResourceSet([secret("a", "staging", fixed="yes")])
+    already = Cluster.of([secret("a", "staging", fixed="yes")])
     _, unchanged = run(policy(targets, patch), already)
     assert [r.status for r in unchanged] == [SKIP]
 
@@ -80,7 +80,7 @@ def test_without_existing_resources_the_rule_says_what_it_would_mutate():
 
 def test_api_versions_are_read_as_kyverno_reads_kind_selectors():
     deployment = {"apiVersion": "apps/v1", "kind": "Secret", "metadata": {"name": "s1", "namespace": "staging"}}
-    cluster = ResourceSet([secret("s1", "staging"), deployment])
+    cluster = Cluster.of([secret("s1", "staging"), deployment])
     names = {}
     for api_version in ("*", "v1", "apps/v1", "v2"):
         _, results = run(policy([{"apiVersion": api_version, "kind": "Secret", "name": "s*"}]), cluster)

@@ -8,7 +8,7 @@ from cel_helpers import LookupContext, pod, policy_document, run
 
 from assertree.errors import PolicyError
 from assertree.languages.base import ScanContext
-from assertree.languages.cluster import ResourceSet
+from assertree.languages.kubernetes.cluster import Cluster
 from assertree.languages.kyverno.cel_policies.environment import Lookups
 from assertree.languages.kyverno.cel_policies.language import compile_document
 from assertree.languages.kyverno.cel_policies.template import TemplateError, scan
@@ -43,7 +43,7 @@ def test_clones_come_from_the_lookups_and_lists_are_spread():
                for n in ("a", "b")]
     document = generating([{"expression": 'generator.apply(object.metadata.name, '
                                           '[resource.List("v1", "secrets", "default")])'}])
-    [result] = run(document, NAMESPACE, LookupContext(lookups=Lookups(resources=secrets)))
+    [result] = run(document, NAMESPACE, LookupContext(lookups=Lookups(cluster=Cluster.of(secrets))))
     assert [(item["metadata"]["namespace"], item["metadata"]["name"]) for item in result.generated] == [
         ("team-a", "a"), ("team-a", "b")]
 
@@ -174,7 +174,7 @@ def test_mutate_existing_patches_the_targets_of_the_cluster():
     targets = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "ns"}}
                for name in ("t", "other")]
     compiled = compile_document(document)
-    _, results = compiled.mutator(ScanContext(cluster=ResourceSet(targets)))(Resource(trigger))
+    _, results = compiled.mutator(ScanContext(cluster=Cluster.of(targets)))(Resource(trigger))
     existing = [result for result in results if result.target is not None]
     assert [(r.status, r.target["metadata"]["name"], r.target["metadata"]["labels"]) for r in existing] == [
         (PASS, "t", {"synced": "yes"})]

@@ -177,7 +177,7 @@ def load_context(current: Session, entries: list) -> None:
     values = current.scan.values
     rule_values = values.rule(current.policy.name, current.rule.name) if values is not None else None
     try:
-        register(entries, current.context, values=rule_values)
+        register(entries, current.context, values=rule_values, lookups=getattr(current.scan, "lookups", None))
     except VariableError as error:
         raise _problem(error) from None
 
@@ -304,31 +304,58 @@ def selects(current: Session) -> bool:
         raise EvaluationProblem(f"invalid label selector: {error}") from None
 
 
-def exception_for(policy: Any, rule: Any, current: Session, scan: ScanContext) -> str | None:
-    """The PolicyExceptions (``namespace/name``, comma separated) that exempt this resource from `rule`,
-    or None. `scan.exceptions` holds parsed exceptions (`parse_exceptions`) or raw documents; their
-    conditions are evaluated in the rule's context."""
-    if not scan.exceptions:
-        return None
-    from assertree.languages.kyverno.exceptions import matching_exceptions, parse_exception
+def selects_on_create(current: Session, resource: Any) -> bool:
+    """Whether the rule selects `resource` as a CREATE request (Kyverno's check of an UPDATE's old object)."""
+    from assertree.languages.kyverno.match import SelectorError, rule_matches
 
     values = current.scan.values
-    exceptions = [parse_exception(item) if isinstance(item, dict) else item for item in scan.exceptions]
-    found = matching_exceptions(
+    try:
+        return rule_matches(
+            current.rule.document, resource or None, namespace_labels=current.namespace_labels,
+            request_info=current.request_info, policy_namespace=current.policy.namespace or "",
+            subresources=values.subresources if values is not None else (),
+        ).matched
+    except SelectorError:
+        return False
+
+
+def exception_for(policy: Any, rule: Any, current: Session, scan: ScanContext) -> str | None:
+    """The PolicyExceptions (``namespace/name``, comma separated) that exempt this resource from `rule`,
+    or None."""
+    found = matched_exceptions(policy, rule, current, scan)
+    return ", ".join(exception.key for exception in found) if found else None
+
+
+def matched_exceptions(policy: Any, rule: Any, current: Session, scan: ScanContext) -> tuple:
+    """The PolicyExceptions (`exceptions.PolicyException`) that match this resource for `rule`.
+    `scan.exceptions` holds parsed exceptions (`parse_exceptions`) or raw documents; their conditions are
+    evaluated in the rule's context."""
+    if not scan.exceptions:
+        return ()
+    from assertree.languages.kyverno.exceptions import PolicyException, matching_exceptions, parse_exception
+
+    values = current.scan.values
+    exceptions = [parse_exception(item) if isinstance(item, dict) else item for item in scan.exceptions
+                  if isinstance(item, (dict, PolicyException)) and not _is_cel_exception(item)]
+    return matching_exceptions(
         exceptions, policy=policy.document, rule=rule.name, resource=current.resource or None,
         old_resource=current.old_resource, namespace_labels=current.namespace_labels,
         request_info=current.request_info, subresources=values.subresources if values is not None else (),
-        conditions=lambda conditions: conditions_met(conditions, current)[0])
-    if not found:
-        return None
-    return ", ".join(f"{e.namespace}/{e.name}" if e.namespace else e.name for e in found.exceptions)
+        conditions=lambda conditions: conditions_met(conditions, current)[0]).exceptions
+
+
+def _is_cel_exception(item: Any) -> bool:
+    """A ``policies.kyverno.io`` exception (they exempt from CEL policies only)."""
+    from assertree.languages.kyverno.cel_policies.exceptions import is_cel_exception
+
+    return is_cel_exception(item)
 
 
 def parse_exceptions(documents: list, source: str | None = None) -> list:
-    """PolicyException documents, checked and parsed once (a malformed one is a PolicyError)."""
-    from assertree.languages.kyverno.exceptions import parse_exception
+    """PolicyException documents of either group, checked and parsed once (a malformed one is a PolicyError)."""
+    from assertree.languages.kyverno.exceptions import parse_policy_exception
 
-    return [parse_exception(document, source) for document in documents]
+    return [parse_policy_exception(document, source) for document in documents]
 
 
 def autogen_rules(document: dict) -> list[dict]:

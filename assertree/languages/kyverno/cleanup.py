@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 from assertree.errors import PolicyError
 from assertree.languages.base import reduce_compiled
+from assertree.languages.kubernetes.resources import resource_key
 from assertree.languages.kyverno import bridge
-from assertree.languages.kyverno.manifests import resource_key, to_float64
+from assertree.languages.kyverno.manifests import to_float64
 from assertree.languages.kyverno.model import KyvernoPolicy, KyvernoRule
 from assertree.results import ERROR, PASS, SKIP, Resource, RuleError, RuleResult
 

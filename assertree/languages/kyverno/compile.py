@@ -5,8 +5,9 @@ Pod controllers and CronJobs), leaves out each rule assertree cannot run
 offline (`refusals`) or that Kyverno would refuse (`generate_checks`: the rule
 is kept in ``policy.refused`` as a warning, the other rules still run),
 compiles ``validate.cel`` rules with Kyverno's CEL environment
-(`cel_policies.validate_cel`, imported only when a policy has such a rule),
-and gives:
+(`cel_policies.validate_cel`, imported only when a policy has such a rule) and
+``validate.podSecurity`` rules with the Pod Security Standards checks
+(`pod_security.rule`), and gives:
 
 - `CompiledKyvernoPolicy` (`base.CompiledPolicy`): ``rules`` are the rules that
   check the resource once it is mutated, in Kyverno's order (validate rules and

@@ -22,7 +22,7 @@ Two stages, as in Kyverno:
    ``generate.kyverno.io/policy-name`` ...). An object that already exists is
    left alone unless ``synchronize`` is set (then it is generated again), and
    a self-clone is skipped. Sources and existing objects are looked up in
-   `ScanContext.cluster` (`assertree.languages.cluster`).
+   `ScanContext.cluster` (`assertree.languages.kubernetes.cluster`).
 
 If stage 2 fails (a clone source that does not exist, a variable that does
 not resolve), Kyverno logs it and the rule stays PASS with nothing generated;
@@ -42,8 +42,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from assertree.languages.kubernetes.resources import resource_key
 from assertree.languages.kyverno import bridge
-from assertree.languages.kyverno.manifests import copy_json, resource_key, to_float64
+from assertree.languages.kyverno.manifests import copy_json, to_float64
+from assertree.languages.selectors import SelectorError
 from assertree.results import ERROR, FAIL, PASS, SKIP, Resource, RuleError, RuleResult
 
 if TYPE_CHECKING:
@@ -85,7 +87,7 @@ class Generation:
 def describe(resource: Any) -> str:
     """``KIND/namespace/name`` (``KIND/name`` without a namespace) of a generated resource; a cluster-scoped
     kind is named without one, as the cluster stores it (Kyverno's CLI may set one: ``generator.Apply(ns, ...)``)."""
-    from assertree.languages.kyverno.manifests import is_namespaced
+    from assertree.languages.kubernetes.resources import is_namespaced
 
     if not isinstance(resource, dict):
         return "?"
@@ -231,7 +233,7 @@ def _generate(compiled: CompiledKyvernoRule, session: bridge.Session, block: dic
             generation.unknown.append(f"{_text(target_spec)} (a clone of {_text(source_spec)}, not among the "
                                       "given resources)")
             continue
-        found = cluster.get(*source_spec)
+        found = cluster.find(*source_spec)
         if found is None:
             raise GenerateProblem(f"source resource {_text(source_spec)} not found")
         _add(compiled, session, target_spec, _cloned(found, target_spec[2]), synchronize, cluster, generation)
@@ -257,7 +259,11 @@ def _clone_list(clone_list: dict, namespace: str, cluster: Any) -> list[tuple[tu
     pairs = []
     for entry in clone_list.get("kinds") or []:
         api_version, _, kind = str(entry).rpartition("/")
-        for source in cluster.list(api_version, kind, source_namespace, selector):
+        try:
+            sources = cluster.select(api_version, kind, source_namespace, selector)
+        except SelectorError as error:
+            raise GenerateProblem(f"cloneList.selector: {error}") from None
+        for source in sources:
             metadata = source.get("metadata") or {}
             name = str(metadata.get("name") or "")
             source_spec = _spec(source.get("apiVersion"), source.get("kind"), metadata.get("namespace"), name)
@@ -287,7 +293,7 @@ def _add(compiled: CompiledKyvernoRule, session: bridge.Session, target: tuple[s
          synchronize: bool, cluster: Any, generation: Generation) -> None:
     """The object for `target` made from `data`, unless it exists and synchronize is off (``generate``)."""
     api_version, kind, namespace, name = target
-    if cluster is not None and cluster.get(api_version, kind, namespace, name) is not None and not synchronize:
+    if cluster is not None and cluster.find(api_version, kind, namespace, name) is not None and not synchronize:
         generation.skipped.append(_text(target))
         return
     resource = data

@@ -13,7 +13,7 @@
   Policy, namespaced kinds from its own namespace.
 
 Kyverno asks the cluster which kinds are cluster-scoped. Offline,
-`assertree.languages.kyverno.manifests.CLUSTER_SCOPED` knows the built-in
+`assertree.languages.kubernetes.resources.CLUSTER_SCOPED` knows the built-in
 ones; a kind of another API group (a CRD) may be either, so the scope checks
 leave it alone rather than refuse a policy a cluster would take. A Policy
 written without ``metadata.namespace`` goes wherever it is applied, so the
@@ -138,7 +138,7 @@ def _clone_list(clone_list: dict, kinds: list[str], path: tuple, namespaced: boo
 
 def _scope(api_version: str, kind: str) -> str | None:
     """CLUSTER or NAMESPACED for a built-in kind; None when it cannot be known offline."""
-    from assertree.languages.kyverno.manifests import CLUSTER_SCOPED
+    from assertree.languages.kubernetes.resources import CLUSTER_SCOPED
 
     group = api_version.rpartition("/")[0] if "/" in api_version else ""
     if not kind or "{{" in api_version or "{{" in kind or group not in _BUILT_IN_GROUPS:
@@ -150,7 +150,7 @@ def _selector_scope(selector: str) -> str | None:
     """The scope of a ``cloneList.kinds`` entry (``v1/Secret``, ``rbac.authorization.k8s.io/v1/ClusterRole``,
     ``Secret``): a bare kind is cluster-scoped when a built-in kind of that name is (Kyverno's set holds bare
     kinds too)."""
-    from assertree.languages.kyverno.manifests import CLUSTER_SCOPED
+    from assertree.languages.kubernetes.resources import CLUSTER_SCOPED
     from assertree.languages.kyverno.match import parse_kind_selector
 
     if "{{" in selector:

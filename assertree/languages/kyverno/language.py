@@ -38,9 +38,11 @@ def is_kyverno_policy(document: Any) -> bool:
 
 
 def is_policy_exception(document: Any) -> bool:
-    """Whether `document` is a Kyverno PolicyException (``kyverno.io/v2``, ``v2beta1``, ``v2alpha1``)."""
+    """Whether `document` is a Kyverno PolicyException: ``kyverno.io`` (v2, v2beta1, v2alpha1) for
+    ClusterPolicy/Policy, or ``policies.kyverno.io`` (v1alpha1, v1beta1, v1) for the CEL kinds."""
     return (isinstance(document, dict) and document.get("kind") == EXCEPTION_KIND
-            and str(document.get("apiVersion", "")).split("/", 1)[0] == GROUP)
+            and str(document.get("apiVersion", "")).split("/", 1)[0] in (GROUP, f"policies.{GROUP}"))
+
 
 
 def compile_document(document: dict, *, source: str | None = None, index: int | None = None,
@@ -55,8 +57,8 @@ def compile_document(document: dict, *, source: str | None = None, index: int | 
 
 
 def lint_document(document: Any) -> Iterator[Problem]:
-    """Every structural problem of one document, else the first compile problem, else a warning for each rule
-    that is not run offline (no location yet)."""
+    """Every structural problem of one document, else the first compile problem, else the warnings: one for
+    each rule that is not run offline, and podSecurity's (no location yet)."""
     from assertree.languages.kyverno.schema import problems
 
     found = problems(document) if is_kyverno_policy(document) and document["kind"] in POLICY_KINDS else []
@@ -69,6 +71,15 @@ def lint_document(document: Any) -> Iterator[Problem]:
         yield error.problem
         return
     yield from (item.problem for item in getattr(compiled.policy, "refused", ()))
+    if document["kind"] not in POLICY_KINDS:
+        return
+    from assertree.languages.kyverno.pod_security.rule import lint_pod_security
+
+    for position, rule in enumerate(document["spec"]["rules"]):
+        validate = rule.get("validate")
+        if isinstance(validate, dict) and isinstance(validate.get("podSecurity"), dict):
+            yield from lint_pod_security(validate["podSecurity"], ("spec", "rules", position, "validate",
+                                                                   "podSecurity"))
 
 
 def _compile(document: dict, source: str | None, index: int | None,
@@ -105,22 +116,27 @@ class KyvernoDocuments:
     others: list = field(default_factory=list)  # assertree.documents.reader.Document of any other kind
 
 
+def policy_documents(path: str | Path) -> list:
+    """The documents (`assertree.documents.reader.Document`) of a policy file; PolicyError (located) when
+    the file is not YAML or JSON."""
+    from assertree.documents.reader import load_documents
+    from assertree.errors import AssertreeError
+
+    try:
+        return load_documents(path)
+    except AssertreeError as error:
+        raise PolicyError(error.message, source=error.source or str(path), line=error.line,
+                          column=error.column) from None
+
+
 def load_kyverno_documents(paths: Iterable[str | Path]) -> KyvernoDocuments:
     """Every ClusterPolicy/Policy (compiled) and PolicyException in the files at `paths`.
 
     Errors name the file, line, column and field path of the first problem.
     """
-    from assertree.documents.reader import load_documents
-    from assertree.errors import AssertreeError
-
     found = KyvernoDocuments()
     for path in paths:
-        try:
-            documents = load_documents(path)
-        except AssertreeError as error:  # the file is not YAML/JSON
-            raise PolicyError(error.message, source=error.source or str(path), line=error.line,
-                              column=error.column) from None
-        for document in documents:
+        for document in policy_documents(path):
             value = document.value
             if is_kyverno_policy(value):
                 from assertree.languages.base import locate_refusals

@@ -28,6 +28,7 @@ from assertree.languages.kyverno import bridge
 from assertree.languages.kyverno.prelude import check_context_and_preconditions, enter_rule
 from assertree.languages.kyverno.wildcard import contains_wildcard
 from assertree.languages.kyverno.wildcard import match as wildcard_match
+from assertree.languages.selectors import SelectorError
 from assertree.results import ERROR, PASS, SKIP, Resource, RuleError, RuleResult
 
 if TYPE_CHECKING:
@@ -125,12 +126,16 @@ def _lookup(cluster: Any, spec: dict, policy: Any) -> list[dict]:
         namespace = policy.namespace
     selector = spec.get("selector") if isinstance(spec.get("selector"), dict) else None
     if namespace and name and not contains_wildcard(namespace) and not contains_wildcard(name):
-        found = cluster.get(exact, kind, namespace, name)
+        found = cluster.find(exact, kind, namespace, name)
         if found is None or not wanted(found):
             raise _TargetError(f'{kind.lower()}s "{name}" not found')
         return [found]
     out = []
-    for item in cluster.list(exact, kind, None, selector):
+    try:
+        candidates = cluster.select(exact, kind, None, selector)
+    except SelectorError as error:
+        raise _TargetError(f"invalid target selector: {error}") from None
+    for item in candidates:
         metadata = item.get("metadata") or {}
         their_namespace, their_name = str(metadata.get("namespace") or ""), str(metadata.get("name") or "")
         if not wanted(item):

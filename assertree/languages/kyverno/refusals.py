@@ -11,7 +11,7 @@ that rule (and its autogen copies) out and compiles the others.
 
 What is refused, and why:
 
-- ``validate.podSecurity`` and ``validate.assert``: not implemented yet;
+- ``validate.assert``: not implemented yet;
 - ``verifyImages`` entries with ``attestors`` or ``attestations`` (or the
   legacy ``key``, ``issuer`` and ``annotations``, which Kyverno turns into an
   attestor): checking a signature or an attestation reads it from the image's
@@ -37,7 +37,6 @@ from assertree.errors import Problem, Severity
 __all__ = ["refusal"]
 
 _NOT_YET = {
-    ("validate", "podSecurity"): "validate.podSecurity (Pod Security Standards) is not supported yet",
     ("validate", "assert"): "validate.assert (assertion trees in a ClusterPolicy) is not supported yet",
 }
 REGISTRY = "assertree never reaches the network"

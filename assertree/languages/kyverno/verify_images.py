@@ -34,9 +34,9 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from assertree.languages.kubernetes.resources import resource_key
 from assertree.languages.kyverno import bridge
 from assertree.languages.kyverno.images import POD_CONTAINERS, POD_SPEC
-from assertree.languages.kyverno.manifests import resource_key
 from assertree.languages.kyverno.prelude import enter_rule
 from assertree.languages.kyverno.wildcard import match as wildcard_match
 from assertree.results import ERROR, FAIL, PASS, SKIP, Resource, RuleError, RuleResult, Violation

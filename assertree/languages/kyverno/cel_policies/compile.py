@@ -8,24 +8,36 @@ environment (`environment`), and wires them to the engine's interface
 one `RuleResult` per selected resource; a MutatingPolicy gives a mutator
 (which also patches the existing resources of ``context.cluster`` its
 ``mutateExisting`` targets: `existing`); a GeneratingPolicy (`generating`)
-gives rules and a generator. Selection is `matching` on the resource's
-admission request (`request`) in Kubernetes mode; JSON mode selects every
-payload. An ImageValidatingPolicy that reads signatures, attestations or image
-data from a registry is refused (``policy.refused``), with the function named.
+gives rules and a generator. Selection is `selection`'s. A policy with an
+expression that cannot run offline (one that needs a cluster, or an
+ImageValidatingPolicy that reads signatures, attestations or image data from
+a registry) is refused (``policy.refused``: a warning naming the field), and
+the other policies run.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from assertree.errors import PolicyError, Problem, Severity
 from assertree.languages.base import Generator, Mutator, RuleRunner, ScanContext, reduce_compiled
-from assertree.languages.cel.engine import CelCompileError, CelUnavailableError, Environment, Program
+from assertree.languages.cel.conversions import opaque_string_conversions
+from assertree.languages.cel.engine import CelCompileError, CelUnavailableError, Program
+from assertree.languages.cel.fallback import Fallback, Runnable
+from assertree.languages.cel.functions.kyverno import GZIP_BASE64, ROUND_DIGITS
+from assertree.languages.cel.lexer import rename_calls
+from assertree.languages.cel.or_value import or_value_compat
+from assertree.languages.cel.presence import null_safe_presence
+from assertree.languages.cel.rewrite import rewrite
+from assertree.languages.cel.variables import VariableReferenceError, inline_variables
+from assertree.languages.kyverno.cel_policies.authz import MODES as AUTHZ_MODES
+from assertree.languages.kyverno.cel_policies.authz import authz_environment, check_request, evaluate_request
 from assertree.languages.kyverno.cel_policies.environment import (
+    GENERATING,
+    IMAGES,
+    Lookups,
     environment,
-    generating_environment,
-    image_environment,
     needs_cluster,
     registry_function,
     uses_authorizer,
@@ -36,72 +48,156 @@ from assertree.languages.kyverno.cel_policies.evaluate import (
     evaluate_mutations,
     evaluate_validations,
 )
+from assertree.languages.kyverno.cel_policies.exceptions import CompiledException, compile_exceptions
 from assertree.languages.kyverno.cel_policies.model import CelPolicy, CelRule, PolicySpec
 from assertree.languages.kyverno.cel_policies.reading import ReadError, read_policy, read_spec
-from assertree.languages.kyverno.cel_policies.rewrite import rewrite
 from assertree.languages.kyverno.cel_policies.selection import selected_data
-from assertree.results import ERROR, FAIL, PASS, WARN, RefusedRule, Resource, RuleError, RuleResult, Violation
+from assertree.results import ERROR, FAIL, PASS, SKIP, WARN, RefusedRule, Resource, RuleError, RuleResult, Violation
 
-__all__ = ["CompiledCelPolicy", "CompiledCelRule", "compile_expression", "compile_policy", "compile_spec"]
+__all__ = ["CompiledCelPolicy", "CompiledCelRule", "compile_expression", "compile_policy",
+           "compile_reading_variables", "compile_spec", "source_text", "written_text"]
 
 
-def compile_expression(text: str, path: tuple, env: Environment | None = None) -> Program:
-    """One CEL text compiled in Kyverno's environment (or `env`); PolicyError naming `path` when it does not
-    compile."""
+def written_text(text: str) -> str:
+    """What the CEL library compiles for Kyverno's `text` as written: typed constructors, list ``indexOf``,
+    ``math.round(x, digits)`` and ``gzip.compress`` adapted to it (`rewrite`, `.lexer.rename_calls`)."""
+    text = rename_calls(rewrite(text), "math.round", f"{ROUND_DIGITS}({{args}})", 2)
+    return rename_calls(text, "gzip.compress", f"base64.decode({GZIP_BASE64}({{args}}))", 1)
+
+
+def source_text(text: str) -> str:
+    """`written_text` read as Kyverno's cel-go reads it: ``orValue`` on any value, presence tests on null
+    and ``string(ip)`` rewritten (`assertree.languages.cel.or_value`, `.presence`, `.conversions`)."""
+    return opaque_string_conversions(null_safe_presence(or_value_compat(written_text(text))))
+
+
+def compile_expression(text: str, path: tuple, *, namespaced: bool = False, mode: str = "Kubernetes",
+                       purpose: str = "") -> Runnable:
+    """One CEL text compiled in Kyverno's environment; PolicyError naming `path` when it does not compile.
+
+    `namespaced`: the environment of a namespaced policy (its resource lookups take no namespace); `mode`
+    HTTP or Envoy: an authorization policy's (`authz`); `purpose`: a GeneratingPolicy's or an
+    ImageValidatingPolicy's (`environment.environment`). The text is compiled as written and as cel-go
+    reads it, the second used where the first fails (`assertree.languages.cel.fallback`).
+    """
     if uses_authorizer(text):
         raise PolicyError("the Kubernetes authorizer needs a cluster: expressions using `authorizer` cannot run "
                           "offline", path=path)
+    chosen = authz_environment(mode) if mode in AUTHZ_MODES else environment(namespaced, purpose)
+    written, read = written_text(text), source_text(text)
     try:
-        return (env or environment()).compile(rewrite(text))
+        try:
+            plain: Program | None = chosen.compile(written)
+            first_error: CelCompileError | None = None
+        except CelCompileError as error:
+            plain, first_error = None, error
+        if read != written:
+            try:
+                return Fallback(text, plain, chosen.compile(read))
+            except CelCompileError:
+                pass
+        if plain is None:
+            assert first_error is not None
+            raise first_error
+        return plain
     except CelUnavailableError as error:
         raise PolicyError(error.message, path=path) from None
     except CelCompileError as error:
         raise PolicyError(f"invalid CEL expression: {error.message}", path=path) from None
 
 
-def compile_spec(spec: PolicySpec, kind: str = "ValidatingPolicy") -> CompiledSpec:
-    """Every expression of `spec`, compiled in the environment of `kind`; PolicyError at the first that does
-    not compile."""
-    from assertree.languages.kyverno.cel_policies.model import GENERATING_KINDS, IMAGE_KINDS
+def compile_reading_variables(text: str, path: tuple, declared: list[tuple[str, str]], *,
+                              namespaced: bool = False, mode: str = "Kubernetes",
+                              purpose: str = "") -> tuple[Runnable, bool]:
+    """`text` compiled with the variables it reads (of `declared`: name, expression) bound in it, and whether
+    it reads ``variables`` as a whole instead (it then needs their values precomputed, `prepare_variables`)."""
+    try:
+        inlined = inline_variables(text, declared)
+    except VariableReferenceError as error:
+        raise PolicyError(f"invalid CEL expression: {error}", path=path) from None
+    if inlined is not None:
+        try:
+            return compile_expression(inlined, path, namespaced=namespaced, mode=mode, purpose=purpose), False
+        except PolicyError:
+            pass  # the text itself says why (below), or binding its variables took it past the CEL library's
+            # limits (32 levels of nesting, 100,000 characters): it then reads precomputed values
+    return compile_expression(text, path, namespaced=namespaced, mode=mode, purpose=purpose), True
 
-    env = generating_environment() if kind in GENERATING_KINDS else image_environment() if kind in IMAGE_KINDS \
-        else environment()
 
-    def text(source: str, path: tuple) -> Program:
-        return compile_expression(source, path, env)
+def compile_spec(spec: PolicySpec, *, namespaced: bool = False, mutating: bool = False,
+                 purpose: str = "") -> CompiledSpec:
+    """Every expression of `spec`, compiled, the variables each reads bound in it; PolicyError at the first
+    that does not compile. A variable may read only the variables declared before it, as in Kyverno.
+    `purpose`: the environment of a GeneratingPolicy or ImageValidatingPolicy (`environment.environment`)."""
+    compiled = CompiledSpec(failure_policy=spec.failure_policy, variables_in_match=mutating,
+                            verify_digest=spec.verify_digest, required=spec.required)
+    declared = [(item.name, item.text) for item in spec.variables]
+    mode = spec.mode
 
-    compiled = CompiledSpec(failure_policy=spec.failure_policy, verify_digest=spec.verify_digest,
-                            required=spec.required)
-    for item in spec.variables:
-        compiled.variables.append((item.name, text(item.text, item.path), item.path))
+    def bound(text: str, path: tuple, visible: list[tuple[str, str]] | None = None) -> Runnable:
+        program, whole = compile_reading_variables(text, path, declared if visible is None else visible,
+                                                   namespaced=namespaced, mode=mode, purpose=purpose)
+        compiled.needs_values |= whole
+        return program
+
+    def plain(text: str, path: tuple) -> Runnable:
+        return compile_expression(text, path, namespaced=namespaced, mode=mode, purpose=purpose)
+
+    for position, item in enumerate(spec.variables):
+        compiled.variables.append((item.name, bound(item.text, item.path, declared[:position]), item.path))
     for item in spec.match_conditions:
-        compiled.match_conditions.append((item.name, text(item.text, item.path), item.path))
-    for item in spec.conditions:
-        compiled.conditions.append((item.name, text(item.text, item.path), item.path))
+        program = bound(item.text, item.path) if mutating else plain(item.text, item.path)
+        compiled.match_conditions.append((item.name, program, item.path))
+    for item in spec.conditions:  # a DeletingPolicy's: they see its variables
+        compiled.conditions.append((item.name, bound(item.text, item.path), item.path))
     for validation in spec.validations:
         message = None
-        if validation.message_expression:
+        if validation.message_expression and mode not in AUTHZ_MODES:  # a response says it all
             message_path = (*validation.path[:-1], "messageExpression")
-            message = text(validation.message_expression, message_path)
-        compiled.validations.append((validation, text(validation.expression, validation.path), message))
+            message = bound(validation.message_expression, message_path, declared)
+        compiled.validations.append((validation, bound(validation.expression, validation.path, declared), message))
     for mutation in spec.mutations:
-        compiled.mutations.append((mutation, text(mutation.expression, mutation.path)))
+        compiled.mutations.append((mutation, bound(mutation.expression, mutation.path, declared)))
     if spec.generations:
         from assertree.languages.kyverno.cel_policies.generating import compile_generation
 
-        compiled.generations = [compile_generation(generation, text) for generation in spec.generations]
-    for reference in spec.image_references:
-        program = text(reference.expression, reference.path) if reference.expression else None
-        compiled.image_references.append((reference, program))
+        compiled.generations = [compile_generation(generation, bound) for generation in spec.generations]
+    for reference in spec.image_references:  # they read only `ref`
+        compiled.image_references.append(
+            (reference, plain(reference.expression, reference.path) if reference.expression else None))
     for item in spec.image_extractors:
-        compiled.image_extractors.append((item.name, text(item.text, item.path), item.path))
+        compiled.image_extractors.append((item.name, bound(item.text, item.path), item.path))
     if spec.target_expression is not None:
-        compiled.target_expression = text(spec.target_expression.text, spec.target_expression.path)
+        compiled.target_expression = bound(spec.target_expression.text, spec.target_expression.path)
     return compiled
 
 
-def _lookups(context: ScanContext) -> Any:
-    return getattr(context, "lookups", None)
+def _namespaced(policy: CelPolicy) -> bool:
+    """Whether `policy` compiles in the namespaced environment (a Namespaced* kind with its namespace)."""
+    return policy.kind.startswith("Namespaced") and bool(policy.namespace)
+
+
+def _lookups(policy: CelPolicy, context: ScanContext) -> Lookups:
+    """The scan's lookups (an empty set without a context file), in the policy's namespace."""
+    found = getattr(context, "lookups", None)
+    lookups = found if isinstance(found, Lookups) else Lookups()
+    namespace = (policy.namespace or "") if _namespaced(policy) else ""
+    return lookups if lookups.namespace == namespace else replace(lookups, namespace=namespace)
+
+
+def _exceptions(policy: CelPolicy, rule: CelRule, context: ScanContext) -> list[CompiledException]:
+    """The scan's ``policies.kyverno.io`` exceptions that name `policy`, compiled in its environment (once per
+    scan and rule: the scan's memo keeps them)."""
+    if not context.exceptions:
+        return []
+    key = ("cel-exceptions", id(policy), rule.index)
+    memo = context.memo
+    if key not in memo:
+        namespaced = _namespaced(policy)
+        memo[key] = compile_exceptions(
+            context.exceptions, policy.kind, policy.name,
+            lambda text, path: compile_expression(text, path, namespaced=namespaced))
+    return memo[key]
 
 
 @dataclass(eq=False)
@@ -118,19 +214,22 @@ class CompiledCelRule:
         actions = self.rule.spec.validation_actions
         if status == FAIL and "Warn" in actions and not {"Deny", "Audit"} & set(actions):
             status = WARN
+        message = f"{outcome.message} ({outcome.note})" if outcome.note else outcome.message
         violations = []
         if status in (FAIL, WARN):
             from assertree.errors import field_path_text
 
-            violations.append(Violation(field_path_text(outcome.check), outcome.message, []))
-        from assertree.languages.kyverno.manifests import resource_key
+            violations.append(Violation(field_path_text(outcome.check), message, []))
+        from assertree.languages.kubernetes.resources import resource_key
 
         return RuleResult(resource=resource, policy=self.policy, rule=self.rule, status=status,
-                          identifier=resource_key(resource.value), message=outcome.message, violations=violations,
-                          error=outcome.error if status == ERROR else None, patched=outcome.patched)
+                          identifier=resource_key(resource.value), message=message, violations=violations,
+                          error=outcome.error if status == ERROR else None, patched=outcome.patched,
+                          exception=outcome.exception)
 
     def runner(self, context: ScanContext) -> RuleRunner:
-        lookups = _lookups(context)
+        lookups = _lookups(self.policy, context)
+        exceptions = _exceptions(self.policy, self.rule, context)
         policy = self.policy
 
         def run(resource: Resource) -> RuleResult | None:
@@ -142,37 +241,40 @@ class CompiledCelRule:
             if data is None:
                 return None
             if policy.generating:
-                return self._generate(resource, data, lookups)
+                return self._generate(resource, data, lookups, exceptions)
             if policy.deleting:
                 from assertree.languages.kyverno.cel_policies.deleting import evaluate_conditions
                 from assertree.languages.kyverno.generate import describe
 
-                outcome = evaluate_conditions(self.compiled, data, lookups, describe(resource.value))
+                outcome = evaluate_conditions(self.compiled, data, lookups, describe(resource.value), exceptions)
                 found = self.result(resource, outcome)
                 found.action = "delete" if outcome.status == PASS else None
                 return found
             if policy.validates_images:
+                from assertree.languages.kubernetes.resources import plural_of
                 from assertree.languages.kyverno.cel_policies.images import evaluate_images
-                from assertree.languages.kyverno.cel_policies.resources import plural_of
 
                 kind = str(resource.value.get("kind") or "") if isinstance(resource.value, dict) else ""
-                return self.result(resource, evaluate_images(self.compiled, data, lookups, plural_of(kind)))
-            return self.result(resource, evaluate_validations(self.compiled, data, lookups))
+                return self.result(resource, evaluate_images(self.compiled, data, lookups, plural_of(kind),
+                                                             exceptions))
+            return self.result(resource, evaluate_validations(self.compiled, data, lookups, exceptions))
 
         return run
 
-    def _generate(self, resource: Resource, data: dict[str, Any], lookups: Any) -> RuleResult | None:
+    def _generate(self, resource: Resource, data: dict[str, Any], lookups: Lookups,
+                  exceptions: list[CompiledException]) -> RuleResult | None:
         """A GeneratingPolicy on one selected trigger: no result when its match conditions are false."""
-        from assertree.languages.kyverno.cel_policies.evaluate import check_match_conditions, prepare_variables
+        from assertree.languages.kyverno.cel_policies.evaluate import begin, noted
         from assertree.languages.kyverno.cel_policies.generating import evaluate_generations
         from assertree.languages.kyverno.generate import describe
 
-        scope = prepare_variables(self.compiled, data, lookups)
-        stopped = check_match_conditions(self.compiled, scope, lookups)
+        scope, stopped, note = begin(self.compiled, data, lookups, exceptions)
         if stopped is not None:
-            return None if stopped.status != ERROR else self.result(resource, stopped)
+            if stopped.status == SKIP and not stopped.exception:
+                return None  # a match condition is false (or failed under failurePolicy Ignore)
+            return self.result(resource, noted(stopped, note))
         outcome = evaluate_generations(self.compiled.generations, scope, lookups, self.policy.namespace)
-        result = self.result(resource, Outcome(outcome.status, outcome.message, error=outcome.error))
+        result = self.result(resource, noted(Outcome(outcome.status, outcome.message, error=outcome.error), note))
         if outcome.status == PASS:
             result.generated = outcome.generated
             result.action = "generate"
@@ -206,8 +308,9 @@ class CompiledCelPolicy:
     def mutator(self, context: ScanContext) -> Mutator | None:
         if not self.policy.mutating:
             return None
-        lookups = _lookups(context)
+        lookups = _lookups(self.policy, context)
         rules = self.compiled_rules
+        exceptions = {id(rule): _exceptions(self.policy, rule.rule, context) for rule in rules}
 
         def mutate(resource: Resource) -> tuple[Resource, list[RuleResult]]:
             results = []
@@ -221,7 +324,7 @@ class CompiledCelPolicy:
                     continue
                 if data is None:
                     continue
-                outcome = evaluate_mutations(rule.compiled, data, lookups)
+                outcome = evaluate_mutations(rule.compiled, data, lookups, exceptions[id(rule)])
                 result = rule.result(current, outcome)
                 if outcome.patched is not None:
                     current = Resource(outcome.patched, source=current.source, document=current.document,
@@ -236,6 +339,20 @@ class CompiledCelPolicy:
             return current, results
 
         return mutate
+
+    def check_request(self, mode: str, request: Resource, context: ScanContext) -> RuleResult | None:
+        """An authorization policy in `mode` (HTTP, Envoy) on one check request (a payload file's JSON);
+        None for a policy of another mode. An unusable request is an ERROR result."""
+        if self.policy.spec.mode != mode or not self.compiled_rules:
+            return None
+        rule = self.compiled_rules[0]
+        try:
+            status, message = evaluate_request(rule.compiled, check_request(mode, request.value),
+                                               _lookups(self.policy, context))
+        except ValueError as error:
+            status, message = ERROR, str(error)
+        return RuleResult(request, self.policy, rule.rule, status, message=message,
+                          error=RuleError(message) if status == ERROR else None)
 
     def __reduce__(self) -> tuple[Any, tuple]:
         """Pickles as its document, compiled again where it is unpickled (`base.reduce_compiled`)."""
@@ -258,19 +375,25 @@ def compile_policy(policy: CelPolicy) -> CompiledCelPolicy:
         policy.refused = [RefusedRule(policy.name, refusal)]
         policy.rules = []
         return CompiledCelPolicy(policy, [])
+    purpose = GENERATING if policy.generating else IMAGES if policy.validates_images else ""
+
+    def compiled_spec(spec: PolicySpec) -> CompiledSpec:
+        return compile_spec(spec, namespaced=_namespaced(policy), mutating=policy.mutating, purpose=purpose)
+
     base = CelRule(name=policy.name, index=0, document=spec_document, spec=policy.spec)
-    compiled = CompiledCelPolicy(policy, [CompiledCelRule(policy, base, compile_spec(policy.spec, policy.kind))])
+    compiled = CompiledCelPolicy(policy, [CompiledCelRule(policy, base, compiled_spec(policy.spec))])
     rules = [base]
-    if policy.spec.mode != "JSON" and not (policy.generating or policy.deleting):
+    if policy.spec.mode == "Kubernetes" and not (policy.generating or policy.deleting):
         for group, kinds, rewritten in variants(spec_document, mutating=policy.mutating):
             name = f"autogen-cronjob-{policy.name}" if group == "cronjobs" else f"autogen-{policy.name}"
             try:
                 spec = read_spec(rewritten, policy.kind)
             except ReadError as error:  # a rewrite Kyverno also makes; reported where the original is
                 raise PolicyError(f"autogen ({', '.join(kinds)}): {error}", path=error.path) from None
-            rule = CelRule(name=name, index=len(rules), document=rewritten, spec=spec, targets=tuple(kinds))
+            rule = CelRule(name=name, index=len(rules), document=rewritten, spec=spec, targets=tuple(kinds),
+                           autogen_of=base.name)
             rules.append(rule)
-            compiled.compiled_rules.append(CompiledCelRule(policy, rule, compile_spec(spec, policy.kind)))
+            compiled.compiled_rules.append(CompiledCelRule(policy, rule, compiled_spec(spec)))
     policy.rules = rules
     return compiled
 

@@ -19,21 +19,30 @@ failure.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from assertree.languages.kyverno.cel_policies.evaluate import CompiledSpec, Outcome, first_false, prepare_variables
+from assertree.languages.kyverno.cel_policies.conditions import check_conditions
+from assertree.languages.kyverno.cel_policies.evaluate import CompiledSpec, Outcome, begin, noted
+from assertree.languages.kyverno.cel_policies.exceptions import CompiledException
 from assertree.results import ERROR, PASS, SKIP, RuleError
 
 __all__ = ["evaluate_conditions"]
 
 
-def evaluate_conditions(spec: CompiledSpec, data: dict[str, Any], lookups: Any, describe: str) -> Outcome:
-    """PASS (``would delete <describe>``), SKIP (a condition is false) or ERROR, for one selected resource."""
-    scope = prepare_variables(spec, data, lookups)
-    false, errors = first_false(spec.conditions, scope, lookups, "condition")
-    if false is not None:
-        return Outcome(SKIP, f"would not delete {describe}: condition {false[0]!r} is false", check=false[1])
-    if errors:
-        text = "; ".join(message for message, _ in errors)
-        return Outcome(ERROR, text, error=RuleError(text, path=errors[0][1], kind="evaluation"), check=errors[0][1])
-    return Outcome(PASS, f"would delete {describe}")
+def evaluate_conditions(spec: CompiledSpec, data: dict[str, Any], lookups: Any, describe: str,
+                        exceptions: Sequence[CompiledException] = ()) -> Outcome:
+    """PASS (``would delete <describe>``), SKIP (a condition is false, an exception) or ERROR, for one selected
+    resource."""
+    scope, stopped, note = begin(spec, data, lookups, exceptions)
+    if stopped is not None:
+        return noted(stopped, note)
+    check = check_conditions(spec.conditions, scope, lookups, "condition")
+    if check.false is not None:
+        name, path = check.false
+        return noted(Outcome(SKIP, f"would not delete {describe}: condition {name!r} is false", check=path), note)
+    if check.errors:
+        path = check.errors[0][1]
+        text = check.message()
+        return noted(Outcome(ERROR, text, error=RuleError(text, path=path, kind="evaluation"), check=path), note)
+    return noted(Outcome(PASS, f"would delete {describe}"), note)

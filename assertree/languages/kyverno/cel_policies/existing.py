@@ -18,14 +18,16 @@ the patched target in `RuleResult.target`, or ERROR.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from assertree.languages.cel.engine import CelError
-from assertree.languages.cluster import identity
+from assertree.languages.kubernetes.cluster import Cluster
+from assertree.languages.kubernetes.matching import matches
+from assertree.languages.kubernetes.request import admission_request
+from assertree.languages.kubernetes.resources import identity
 from assertree.languages.kyverno.cel_policies.environment import Lookups
 from assertree.languages.kyverno.cel_policies.evaluate import evaluate_mutations, prepare_variables
-from assertree.languages.kyverno.cel_policies.matching import matches
-from assertree.languages.kyverno.cel_policies.request import admission_request
 from assertree.languages.kyverno.cel_policies.selection import selected_data
 from assertree.results import ERROR, PASS, Resource, RuleError, RuleResult
 
@@ -48,7 +50,7 @@ def mutate_targets(compiled: CompiledCelPolicy, trigger: Resource, context: Scan
     trigger_data = selected_data(policy, rule.rule, trigger.value, context)
     if trigger_data is None:
         return []
-    existing = [item for item in cluster if identity(item) != identity(trigger.value)]
+    existing = [item for item in cluster.objects() if identity(item) != identity(trigger.value)]
     lookups = _with_resources(getattr(context, "lookups", None), existing)
     try:
         named = _named_targets(compiled, trigger_data, lookups)
@@ -73,10 +75,10 @@ def mutate_targets(compiled: CompiledCelPolicy, trigger: Resource, context: Scan
 
 def _with_resources(lookups: Any, resources: list[Any]) -> Lookups:
     """The lookups, with the existing resources added (the CLI registers its targets in its fake context)."""
-    if isinstance(lookups, Lookups):
-        return Lookups(resources=[*lookups.resources, *resources], images=lookups.images,
-                       global_context=lookups.global_context, source=lookups.source)
-    return Lookups(resources=resources)
+    found = lookups if isinstance(lookups, Lookups) else Lookups()
+    cluster = found.cluster.copy() if found.cluster is not None else Cluster(discovery=False)
+    cluster.extend(resources)
+    return replace(found, cluster=cluster)
 
 
 def _named_targets(compiled: CompiledCelPolicy, trigger_data: dict, lookups: Lookups) -> set[str] | None:

@@ -24,7 +24,7 @@ from typing import Any
 
 from assertree.errors import PolicyError
 from assertree.languages.cel.engine import CelError, Program
-from assertree.languages.kyverno.cel_policies.environment import Generated, Lookups
+from assertree.languages.kyverno.cel_policies.environment import Generated
 from assertree.languages.kyverno.cel_policies.model import Generation
 from assertree.languages.kyverno.cel_policies.template import Template, TemplateError, compile_template
 from assertree.results import ERROR, PASS, RuleError
@@ -66,7 +66,7 @@ class GenerationOutcome:
 def evaluate_generations(generations: list[CompiledGeneration], scope: dict[str, Any], lookups: Any,
                          namespace: str | None) -> GenerationOutcome:
     """Run every entry on `scope` (the CEL variables, match conditions already checked)."""
-    sink = Generated(**_lookup_fields(lookups), namespace=namespace or "")
+    sink = Generated.of(lookups, namespace or "")
     for compiled in generations:
         path = compiled.generation.path
         try:
@@ -79,13 +79,6 @@ def evaluate_generations(generations: list[CompiledGeneration], scope: dict[str,
             text = f"failed to evaluate policy: {getattr(failure, 'message', None) or failure}"
             return GenerationOutcome(ERROR, text, [], RuleError(text, path=path, kind="evaluation"))
     return GenerationOutcome(PASS, "policy evaluated successfully", list(sink.generated))
-
-
-def _lookup_fields(lookups: Any) -> dict[str, Any]:
-    if not isinstance(lookups, Lookups):
-        return {"given": False}
-    return {"resources": lookups.resources, "images": lookups.images, "global_context": lookups.global_context,
-            "source": lookups.source}
 
 
 def _generate_rendered(sink: Generated, resources: list[dict], namespace: str | None) -> None:

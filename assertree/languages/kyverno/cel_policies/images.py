@@ -21,16 +21,13 @@ then cannot hold either, so a policy that asks for it FAILs its matched images.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
 from assertree.languages.cel.engine import CelError
-from assertree.languages.kyverno.cel_policies.evaluate import (
-    CompiledSpec,
-    Outcome,
-    check_match_conditions,
-    prepare_variables,
-)
+from assertree.languages.kyverno.cel_policies.evaluate import CompiledSpec, Outcome, begin, noted
+from assertree.languages.kyverno.cel_policies.exceptions import CompiledException
 from assertree.results import ERROR, FAIL, PASS, RuleError
 
 __all__ = ["evaluate_images", "glob_matches", "standard_images"]
@@ -105,12 +102,17 @@ def standard_images(resource: Any, plural: str) -> dict[str, list[str]]:
     return out
 
 
-def evaluate_images(spec: CompiledSpec, data: dict[str, Any], lookups: Any, plural: str) -> Outcome:
-    """PASS, FAIL, SKIP (match conditions) or ERROR for one resource (see the module docstring)."""
-    scope = prepare_variables(spec, data, lookups)
-    stopped = check_match_conditions(spec, scope, lookups)
+def evaluate_images(spec: CompiledSpec, data: dict[str, Any], lookups: Any, plural: str,
+                    exceptions: Sequence[CompiledException] = ()) -> Outcome:
+    """PASS, FAIL, SKIP (match conditions, an exception) or ERROR for one resource (see the module docstring)."""
+    scope, stopped, note = begin(spec, data, lookups, exceptions)
     if stopped is not None:
-        return stopped
+        return noted(stopped, note)
+    return noted(_check_images(spec, scope, data, lookups, plural), note)
+
+
+def _check_images(spec: CompiledSpec, scope: dict[str, Any], data: dict[str, Any], lookups: Any,
+                  plural: str) -> Outcome:
     obj = data.get("object") if data.get("object") is not None else data.get("oldObject")
     images = standard_images(obj, plural)
     try:

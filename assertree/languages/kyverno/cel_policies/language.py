@@ -12,7 +12,8 @@ from assertree.languages.kyverno.cel_policies.reading import ReadError, problems
 
 __all__ = ["DESCRIPTION", "GROUP", "compile_document", "is_cel_policy", "lint_document"]
 
-DESCRIPTION = f"{GROUP} ValidatingPolicy, MutatingPolicy, GeneratingPolicy, DeletingPolicy, ImageValidatingPolicy"
+DESCRIPTION = (f"{GROUP} ValidatingPolicy, MutatingPolicy, GeneratingPolicy, DeletingPolicy, ImageValidatingPolicy "
+               "(and Namespaced variants)")
 
 
 def is_cel_policy(document: Any) -> bool:
