@@ -286,3 +286,11 @@ def test_cluster_scoped_kinds_keep_no_namespace_and_crd_files_name_more(tmp_path
     assert main(["scan", "-q", "--policy", policy, resources]) == 1  # the Tenant is taken as namespaced
     assert "ID=Tenant/default/t" in capsys.readouterr().out
     assert main(["scan", "-q", "--policy", policy, resources, "--crd", str(tmp_path / "crds")]) == 0
+
+
+def test_a_scan_where_no_rule_can_run_checks_nothing_and_says_so(repository, tmp_path, capsys):
+    pods = write(tmp_path / "k8s", {"pods.yaml": POD.format(name="bad", labels="")})
+    assert main(["scan", "--policy", str(repository / "supply-chain"), str(pods)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert "rule 'signed' is not run" in err[0]
+    assert err[1].endswith("can be run (--policy): nothing would be checked")

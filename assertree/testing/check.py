@@ -228,7 +228,7 @@ def kyverno_status(policy: Any, result: Any) -> str:
     """The status ``kyverno test`` reports for `result`: a resource a deleting policy selects but keeps is
     ``fail`` there ("resource did not match"), where assertree says skip (nothing to check)."""
     status = str(result.status)
-    return "fail" if status == "skip" and policy.kind in DELETING_KINDS else status
+    return "fail" if status == "skip" and policy.kind in DELETING_KINDS and not result.exception else status
 
 
 def _status_row(expected: ExpectedResult, item: ResourceResponses, rule_name: str | None, result: Any) -> RowCheck:

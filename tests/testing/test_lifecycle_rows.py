@@ -121,3 +121,57 @@ def test_a_resource_a_deleting_policy_keeps_is_kyverno_tests_fail(tmp_path: Path
           [{"policy": "cleanup", "resources": ["a/settings"], "result": "pass", "isDeletingPolicy": True},
            {"policy": "cleanup", "resources": ["b/kept"], "result": "fail", "isDeletingPolicy": True}])
     assert rows(tmp_path) == [(None, "pass", "Ok"), (None, "fail", "Ok")]
+
+
+CLUSTER_RESOURCES = {"apiVersion": "cli.kyverno.io/v1alpha1", "kind": "ClusterResource",
+                     "metadata": {"name": "existing"}, "spec": {"resources": []}}
+
+
+def test_cluster_resources_are_the_existing_objects_targets_are_patched_in(tmp_path: Path):
+    """One fake cluster: a mutate.targets rule finds its target among the clusterResources, as Kyverno's fake
+    client holds them, and the row of that target (a targetResource) compares the patched object."""
+    target = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "creds", "namespace": "staging"}}
+    patched = {**target, "metadata": {**target["metadata"], "labels": {"synced": "yes"}}}
+    cluster = {**CLUSTER_RESOURCES, "spec": {"resources": [target]}}
+    write(tmp_path, {"policy.yaml": SYNC, "resources.yaml": configmap("staging", "a"), "cluster.yaml": cluster,
+                     "targets.yaml": target, "patched.yaml": patched},
+          [{"policy": "sync", "rule": "label-secret", "resources": ["staging/creds"], "result": "pass",
+            "patchedResources": "patched.yaml"}], targetResources=["targets.yaml"],
+          clusterResources=["cluster.yaml"])
+    assert rows(tmp_path) == [("label-secret", "pass", "Ok")]
+
+
+def test_cel_lookups_read_the_same_cluster_with_cluster_resources(tmp_path: Path):
+    """A DeletingPolicy's resource.Get reads the test's cluster: its clusterResources and its own resources."""
+    policy = DELETING.replace(
+        "conditions: [{name: stale, expression: \"has(object.metadata.labels) && object.metadata.labels.stale == "
+        "'yes'\"}]",
+        "conditions: [{name: owner-gone, expression: \"resource.Get('v1', 'configmaps', object.metadata.namespace, "
+        "'owner') == null\"}]")
+    owner = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "owner", "namespace": "a"}}
+    write(tmp_path, {"policy.yaml": policy, "resources.yaml": [configmap("a", "x"), configmap("b", "y")],
+                     "cluster.yaml": {**CLUSTER_RESOURCES, "spec": {"resources": [owner]}}},
+          [{"policy": "cleanup", "resources": ["a/settings"], "result": "fail", "isDeletingPolicy": True},
+           {"policy": "cleanup", "resources": ["b/settings"], "result": "pass", "isDeletingPolicy": True}],
+          clusterResources=["cluster.yaml"])
+    assert rows(tmp_path) == [(None, "fail", "Ok"), (None, "pass", "Ok")]
+
+
+def test_a_crd_names_its_kind_for_every_object_of_the_cluster(tmp_path: Path):
+    """The CRDs of clusterResources are registered before the test's own resources join the cluster, so a
+    custom kind's objects are stored under the CRD's resource name, whichever file they come from."""
+    from assertree.testing.lookups import test_cluster
+    from assertree.testing.testfile import read_test_file
+
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "gizmoz.example.com"},
+           "spec": {"group": "example.com", "scope": "Namespaced", "names": {"kind": "Gizmo", "plural": "gizmoz"},
+                    "versions": [{"name": "v1"}]}}
+    gizmo = {"apiVersion": "example.com/v1", "kind": "Gizmo", "metadata": {"name": "g", "namespace": "a"}}
+    write(tmp_path, {"policy.yaml": DELETING, "resources.yaml": gizmo, "crd.yaml": crd,
+                     "cluster.yaml": {**CLUSTER_RESOURCES, "spec": {"crds": ["crd.yaml"], "resources": []}}}, [],
+          clusterResources=["cluster.yaml"])
+    [test] = read_test_file(tmp_path / "kyverno-test.yaml")
+    cluster = test_cluster(test, [gizmo])
+    assert cluster.get("example.com/v1", "gizmoz", "a", "g") == gizmo
+    assert cluster.find("", "Gizmo", "a", "g") == gizmo
