@@ -41,7 +41,7 @@ from assertree.languages.kyverno.cel_policies.exceptions import CompiledExceptio
 from assertree.results import ERROR, FAIL, PASS, SKIP, RuleError
 
 __all__ = ["CompiledSpec", "Outcome", "begin", "evaluate_mutations", "evaluate_validations", "noted",
-           "prepare_variables"]
+           "prepare_variables", "run_validations", "validation_message"]
 
 NO_EXCEPTIONS: dict[str, list[str]] = {"allowedImages": [], "allowedValues": []}
 
@@ -114,7 +114,9 @@ def _matches(spec: CompiledSpec, scope: dict[str, Any], lookups: Any) -> Outcome
     return _error(check.message(), check.errors[0][1])
 
 
-def _message(validation: Validation, message_program: Runnable | None, scope: dict, lookups: Any, index: int) -> str:
+def validation_message(validation: Validation, message_program: Runnable | None, scope: dict, lookups: Any,
+                       index: int) -> str:
+    """What a false validation says: its ``messageExpression``, else ``message``, else Kyverno's default."""
     message = validation.message
     if message_program is not None:
         try:
@@ -162,18 +164,23 @@ def evaluate_validations(spec: CompiledSpec, data: dict[str, Any], lookups: Any 
     scope, stop, note = begin(spec, data, lookups, exceptions)
     if stop is not None:
         return noted(stop, note)
+    return noted(run_validations(spec, scope, lookups) or Outcome(PASS, "success"), note)
+
+
+def run_validations(spec: CompiledSpec, scope: dict[str, Any], lookups: Any) -> Outcome | None:
+    """The FAIL of the first false validation, or the ERROR of the first that errors or gives no bool; None
+    when every one holds."""
     for index, (validation, program, message_program) in enumerate(spec.validations):
         try:
             result = program.evaluate(scope, lookups)
         except CelError as failure:
-            return noted(_error(failure.message, validation.path, index), note)
+            return _error(failure.message, validation.path, index)
         if result is False:
-            return noted(Outcome(FAIL, _message(validation, message_program, scope, lookups, index), index,
-                                  check=validation.path), note)
+            return Outcome(FAIL, validation_message(validation, message_program, scope, lookups, index), index,
+                           check=validation.path)
         if result is not True:
-            return noted(_error(f"validation must evaluate to bool, got {type(result).__name__}", validation.path,
-                                 index), note)
-    return noted(Outcome(PASS, "success"), note)
+            return _error(f"validation must evaluate to bool, got {type(result).__name__}", validation.path, index)
+    return None
 
 
 def evaluate_mutations(spec: CompiledSpec, data: dict[str, Any], lookups: Any = None,

@@ -26,7 +26,7 @@ from functools import lru_cache
 from typing import Any
 
 from assertree.languages.cel.engine import CelError
-from assertree.languages.kyverno.cel_policies.evaluate import CompiledSpec, Outcome, begin, noted
+from assertree.languages.kyverno.cel_policies.evaluate import CompiledSpec, Outcome, begin, noted, run_validations
 from assertree.languages.kyverno.cel_policies.exceptions import CompiledException
 from assertree.results import ERROR, FAIL, PASS, RuleError
 
@@ -128,22 +128,9 @@ def _check_images(spec: CompiledSpec, scope: dict[str, Any], data: dict[str, Any
         for image in matched:
             if "@" not in image:
                 return Outcome(FAIL, f"image {image} does not have a digest")
-    scope = {**scope, "images": filtered, "attestors": {}, "attestations": {}}
-    for index, (validation, program, message_program) in enumerate(spec.validations):
-        try:
-            result = program.evaluate(scope, lookups)
-        except CelError as failure:
-            return Outcome(ERROR, failure.message, index, RuleError(failure.message, validation.path, "evaluation"),
-                           check=validation.path)
-        if result is False:
-            message = validation.message or f"CEL expression validation failed at index {index}"
-            if message_program is not None:
-                try:
-                    value = message_program.evaluate(scope, lookups)
-                    message = value if isinstance(value, str) else message
-                except CelError as failure:
-                    message = f"failed to evaluate message expression: {failure.message}"
-            return Outcome(FAIL, message, index, check=validation.path)
+    failed = run_validations(spec, {**scope, "images": filtered, "attestors": {}, "attestations": {}}, lookups)
+    if failed is not None:
+        return failed
     if spec.required and matched:
         return Outcome(FAIL, f"image {matched[0]} was not verified (required: only a signature or attestation "
                              "check verifies it, and those need the registry)")
