@@ -82,6 +82,18 @@ def test_a_policy_with_a_problem_is_never_cached(cache_dir, tmp_path):
     assert entries(cache_dir) == []
 
 
+def test_the_same_bytes_as_json_and_as_yaml_are_two_entries(cache_dir, tmp_path):
+    """JSON text read as YAML may give other values (a repeated key is an error there): never the other's."""
+    text = ('{"apiVersion": "json.kyverno.io/v1alpha1", "kind": "ValidatingPolicy", "metadata": {"name": "x"}, '
+            '"spec": {"rules": [{"name": "r", "assert": {"all": [{"check": {"a": 1}}]}}]}, "spec": {"rules": []}}')
+    (tmp_path / "p.json").write_text(text, encoding="utf-8")
+    (tmp_path / "p.yaml").write_text(text, encoding="utf-8")
+    assert [item.rules for item in load.load_policies(tmp_path / "p.json")] == [[]]  # JSON: the last key wins
+    for _ in range(2):
+        with pytest.raises(PolicyError, match=r"p\.yaml"):
+            load.load_policies(tmp_path / "p.yaml")
+
+
 def test_other_bytes_are_read_again(cache_dir, tmp_path):
     policy = tmp_path / "p.yaml"
     policy.write_text(POLICY.format(name="one"), encoding="utf-8")
@@ -117,8 +129,7 @@ def test_a_damaged_entry_is_a_miss(cache_dir, tmp_path, monkeypatch, damage):
 def test_an_entry_of_another_shape_is_a_miss(cache_dir, tmp_path):
     policy = tmp_path / "p.yaml"
     policy.write_text(POLICY.format(name="one"), encoding="utf-8")
-    data = policy.read_bytes()
-    load._POLICY_CACHE.put(data, {"not": "a list of documents"})
+    load._POLICY_CACHE.put(b"yaml\0" + policy.read_bytes(), {"not": "a list of documents"})
     assert [item.policy.name for item in load.load_policies(policy)] == ["one"]
 
 
@@ -235,4 +246,4 @@ def test_concurrent_runs_share_the_cache(tmp_path, monkeypatch):
     found = list(entries(folder))
     assert len(found) == 20
     for number in range(20):
-        assert isinstance(store.get((policies / f"p{number}.yaml").read_bytes()), list)
+        assert isinstance(store.get(b"yaml\0" + (policies / f"p{number}.yaml").read_bytes()), list)

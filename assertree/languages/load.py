@@ -25,7 +25,7 @@ from types import ModuleType
 from typing import Any
 
 from assertree.documents.cache import DocumentCache
-from assertree.documents.reader import SUFFIXES, Document, decode_text, load_documents, read_bytes
+from assertree.documents.reader import SUFFIXES, Document, decode_text, format_of, load_documents, read_bytes
 from assertree.errors import AssertreeError, DocumentError, Location, PolicyError, Problem, Severity
 
 LANGUAGES = {
@@ -164,8 +164,8 @@ class CheckedFile:
     """The documents of one policy file, as `read_checked` found them: read from the cache of files whose
     every document compiled (`from_cache`), or parsed now (then `remember` stores them, once they have)."""
 
-    def __init__(self, data: bytes, documents: list[Document], *, from_cache: bool) -> None:
-        self.data = data
+    def __init__(self, key: bytes, documents: list[Document], *, from_cache: bool) -> None:
+        self.key = key  # what the cache entry is named after: the file's format and bytes
         self.documents = documents
         self.from_cache = from_cache
         # what the parser built, before any compile could touch it (marshal copies it now)
@@ -183,7 +183,7 @@ class CheckedFile:
     def remember(self) -> None:
         """Store these documents for the next run: call it only when every one of them compiled."""
         if self._entry is not None:
-            _POLICY_CACHE.put_packed(self.data, self._entry)
+            _POLICY_CACHE.put_packed(self.key, self._entry)
             self._entry = None
 
 
@@ -193,11 +193,12 @@ def read_checked(file: str | Path) -> CheckedFile:
     DocumentError when it cannot be read or parsed."""
     data = read_bytes(file)
     name = str(file)
-    stored = _POLICY_CACHE.get(data)
+    key = f"{format_of(name)}\0".encode() + data  # the same bytes read as JSON and as YAML are two entries
+    stored = _POLICY_CACHE.get(key)
     if _well_formed(stored):
-        return CheckedFile(data, [Document(value, name, index, line) for index, line, value in stored],
+        return CheckedFile(key, [Document(value, name, index, line) for index, line, value in stored],
                            from_cache=True)
-    return CheckedFile(data, load_documents(name, decode_text(data, name)), from_cache=False)
+    return CheckedFile(key, load_documents(name, decode_text(data, name)), from_cache=False)
 
 
 def _well_formed(stored: Any) -> bool:
