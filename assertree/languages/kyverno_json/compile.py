@@ -21,17 +21,27 @@ from assertree.languages.kyverno_json.expressions import Compilers
 from assertree.languages.kyverno_json.messages import Message
 from assertree.languages.kyverno_json.model import Match, Policy, Rule, policy_from_document
 from assertree.results import Resource
+from assertree.tree.fast import Check, fast_check
 from assertree.tree.nodes import Evaluate, Expression, Node, StaticMapNode, compile_scalar, compile_tree
 
 
 @dataclass(eq=False)
 class CompiledAssertion:
-    """One assertion of a rule: its tree, message and place in the policy."""
+    """One assertion of a rule: its tree, message and place in the policy; `run` checks the tree."""
 
     check_path: str  # "spec.rules[0].assert.all[1]"
     tree: Node
     message: Message | None
     at: tuple = ()  # where the assertion is in the policy document
+
+    def __post_init__(self) -> None:
+        self.run: Check = tree_runner(self.tree)
+
+
+def tree_runner(tree: Node, *, trace: bool = False) -> Check:
+    """How an assertion's tree is checked: compiled to closures (`assertree.tree.fast`, the same results), or,
+    when a trace of each step is asked for, by the interpreter itself (``tree.check``, the reference)."""
+    return tree.check if trace else fast_check(tree)
 
 
 @dataclass(eq=False)
