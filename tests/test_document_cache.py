@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from assertree.documents.cache import DocumentCache, fingerprint
 from assertree.errors import PolicyError
-from assertree.languages import load, schema_problems
+from assertree.languages import checked_files, load, schema_problems
 
 POLICY = """\
 apiVersion: json.kyverno.io/v1alpha1
@@ -39,7 +39,7 @@ def cache_dir(tmp_path, monkeypatch) -> Path:
     folder = tmp_path / "cache"
     monkeypatch.setenv("ASSERTREE_CACHE_DIR", str(folder))
     monkeypatch.delenv("ASSERTREE_CACHE", raising=False)
-    monkeypatch.setattr(load, "_POLICY_CACHE", DocumentCache("policies", load._POLICY_CACHE.modules))
+    monkeypatch.setattr(checked_files, "_POLICY_CACHE", DocumentCache("policies", checked_files._POLICY_CACHE.modules))
     return folder
 
 
@@ -57,7 +57,7 @@ def no_parse_no_validation(monkeypatch) -> None:
     def refuse(*args, **kwargs):
         raise AssertionError("read again")
 
-    monkeypatch.setattr(load, "load_documents", refuse)
+    monkeypatch.setattr(checked_files, "load_documents", refuse)
     monkeypatch.setattr(schema_problems, "_fast_validator", refuse)
     monkeypatch.setattr(schema_problems, "_validator", refuse)
 
@@ -120,8 +120,8 @@ def test_a_damaged_entry_is_a_miss(cache_dir, tmp_path, monkeypatch, damage):
         entry.unlink()
         entry.mkdir()
     calls = []
-    real = load.load_documents
-    monkeypatch.setattr(load, "load_documents", lambda *a, **k: calls.append(a) or real(*a, **k))
+    real = checked_files.load_documents
+    monkeypatch.setattr(checked_files, "load_documents", lambda *a, **k: calls.append(a) or real(*a, **k))
     assert summary(load.load_policies(policy)) == first
     assert len(calls) == 1  # read again
 
@@ -129,13 +129,13 @@ def test_a_damaged_entry_is_a_miss(cache_dir, tmp_path, monkeypatch, damage):
 def test_an_entry_of_another_shape_is_a_miss(cache_dir, tmp_path):
     policy = tmp_path / "p.yaml"
     policy.write_text(POLICY.format(name="one"), encoding="utf-8")
-    load._POLICY_CACHE.put(b"yaml\0" + policy.read_bytes(), {"not": "a list of documents"})
+    checked_files._POLICY_CACHE.put(b"yaml\0" + policy.read_bytes(), {"not": "a list of documents"})
     assert [item.policy.name for item in load.load_policies(policy)] == ["one"]
 
 
 def test_off_writes_nothing(cache_dir, tmp_path, monkeypatch):
     monkeypatch.setenv("ASSERTREE_CACHE", "off")
-    monkeypatch.setattr(load, "_POLICY_CACHE", DocumentCache("policies", load._POLICY_CACHE.modules))
+    monkeypatch.setattr(checked_files, "_POLICY_CACHE", DocumentCache("policies", checked_files._POLICY_CACHE.modules))
     policy = tmp_path / "p.yaml"
     policy.write_text(POLICY.format(name="one"), encoding="utf-8")
     load.load_policies(policy)
@@ -146,7 +146,7 @@ def test_a_folder_that_cannot_be_written_is_no_problem(tmp_path, monkeypatch):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder", encoding="utf-8")
     monkeypatch.setenv("ASSERTREE_CACHE_DIR", str(blocker / "cache"))
-    monkeypatch.setattr(load, "_POLICY_CACHE", DocumentCache("policies", load._POLICY_CACHE.modules))
+    monkeypatch.setattr(checked_files, "_POLICY_CACHE", DocumentCache("policies", checked_files._POLICY_CACHE.modules))
     policy = tmp_path / "p.yaml"
     policy.write_text(POLICY.format(name="one"), encoding="utf-8")
     for _ in range(2):
@@ -242,8 +242,44 @@ def test_concurrent_runs_share_the_cache(tmp_path, monkeypatch):
             for _ in range(6)]
     assert [run.communicate(timeout=120)[0] for run in runs] == ["20\n"] * 6
     monkeypatch.setenv("ASSERTREE_CACHE_DIR", str(folder))
-    store = DocumentCache("policies", load._POLICY_CACHE.modules)
+    store = DocumentCache("policies", checked_files._POLICY_CACHE.modules)
     found = list(entries(folder))
     assert len(found) == 20
     for number in range(20):
         assert isinstance(store.get(b"yaml\0" + (policies / f"p{number}.yaml").read_bytes()), list)
+
+
+def test_a_cached_document_that_fails_now_is_still_located_at_its_field(cache_dir, tmp_path, monkeypatch):
+    """Every check but the schema runs on every run: a problem found by newer code in a document from the
+    cache names the line and column of its field, as a fresh read does."""
+    from assertree.languages.kyverno_json import language
+
+    policy = tmp_path / "p.yaml"
+    policy.write_text(POLICY.format(name="one"), encoding="utf-8")
+    load.load_policies(policy)  # cached
+    real = language.compile_policy
+
+    def stricter(model, *args, **kwargs):
+        raise PolicyError("a rule name this code refuses", path=("spec", "rules", 0, "name"))
+
+    monkeypatch.setattr(language, "compile_policy", stricter)
+    with pytest.raises(PolicyError, match=r"p\.yaml:7:5: spec\.rules\[0\]\.name: a rule name"):
+        load.load_policies(policy)
+    monkeypatch.setattr(language, "compile_policy", real)
+
+
+def test_manifests_read_again_come_from_the_cache_as_they_were_read(cache_dir, monkeypatch):
+    """Kubernetes manifests (``assertree test`` resources): the cached values are those before normalising,
+    so a second read gives the same normalised manifests without parsing YAML."""
+    from assertree.languages.kyverno import manifests
+
+    monkeypatch.setattr(manifests, "_MANIFEST_CACHE", DocumentCache("manifests", manifests._MANIFEST_CACHE.modules))
+    text = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\nspec:\n  replicas: 3\n  ratio: 1.5\n  on: yes\n"
+            "---\n# empty\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns\n  labels:\n")
+    first = [(m.value, m.source, m.document) for m in manifests.parse_manifests(text, "r.yaml")]
+    assert first[0][0]["metadata"]["namespace"] == "default"  # normalised
+    assert first[1][0]["metadata"]["labels"] == {}
+    monkeypatch.setattr(manifests, "go_yaml_documents", lambda text: pytest.fail("parsed again"))
+    again = [(m.value, m.source, m.document) for m in manifests.parse_manifests(text, "r.yaml")]
+    assert again == first
+    assert [_same(a[0], b[0]) for a, b in zip(again, first, strict=True)] == [True, True]

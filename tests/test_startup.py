@@ -65,7 +65,8 @@ def plan(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def test_a_plain_scan_imports_no_schema_explainer_server_or_cel(plan, tmp_path):
+def test_a_plain_scan_imports_no_schema_explainer_server_or_cel(plan, tmp_path, monkeypatch):
+    monkeypatch.setenv("ASSERTREE_CACHE", "off")  # policies read and checked, as on a first run
     report = tmp_path / "report.json"
     done, packages = imported("-m", "assertree", "scan", "--payload", str(plan), "--policy", str(POLICIES),
                               "--terraform", "-o", "text", "-o", f"json={report}")

@@ -96,9 +96,9 @@ def fingerprint(modules: Iterable[str]) -> str:
         except OSError:
             parts.append(f"{module}:-")
             continue
-        if stat.S_ISDIR(status.st_mode):  # a folder of data files (schemas): each file counts
+        if stat.S_ISDIR(status.st_mode):  # a package or a folder of data files: each file in it, at any depth
             pending.extend(os.path.join(module, name) for name in sorted(os.listdir(module))
-                           if not name.startswith((".", "__")))
+                           if not name.startswith(".") and name != "__pycache__" and not name.endswith(".pyc"))
         else:
             parts.append(f"{module}:{status.st_size}:{status.st_mtime_ns}")
     return _blake2b("\0".join(parts).encode(), 10).hex()

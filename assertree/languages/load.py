@@ -18,15 +18,14 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from assertree.documents.cache import DocumentCache
-from assertree.documents.reader import SUFFIXES, Document, decode_text, format_of, load_documents, read_bytes
+from assertree.documents.reader import SUFFIXES, Document, load_documents
 from assertree.errors import AssertreeError, DocumentError, Location, PolicyError, Problem, Severity
+from assertree.languages.checked_files import read_checked
 
 LANGUAGES = {
     "json.kyverno.io": "assertree.languages.kyverno_json.language",
@@ -36,13 +35,6 @@ LANGUAGES = {
 }
 """apiVersion group -> the module of the language that reads it (imported when first needed)."""
 
-_HERE = Path(__file__).resolve().parent
-_POLICY_CACHE = DocumentCache("policies", [
-    *(str(_HERE.parent / "documents" / name) for name in ("reader.py", "yaml_documents.py", "loaders.py",
-                                                          "limits.py", "document.py")),
-    str(_HERE / "schema_problems.py"), str(_HERE.parent / "schemas"),  # the schemas: each file in the folder
-])
-"""Policy files read before: their documents, each of which compiled (so passed its schema)."""
 
 
 def policy_files(paths: Iterable[str | Path]) -> list[Path]:
@@ -158,53 +150,6 @@ def read_policies(paths: Iterable[str | Path]) -> Iterator[Any]:
         if not any(isinstance(item, Problem) for item in compiled):
             read.remember()
         yield from compiled
-
-
-class CheckedFile:
-    """The documents of one policy file, as `read_checked` found them: read from the cache of files whose
-    every document compiled (`from_cache`), or parsed now (then `remember` stores them, once they have)."""
-
-    def __init__(self, key: bytes, documents: list[Document], *, from_cache: bool) -> None:
-        self.key = key  # what the cache entry is named after: the file's format and bytes
-        self.documents = documents
-        self.from_cache = from_cache
-        # what the parser built, before any compile could touch it (marshal copies it now)
-        self._entry = None if from_cache else _POLICY_CACHE.pack([(d.index, d.line, d.value) for d in documents])
-
-    def checked(self) -> AbstractContextManager[None]:
-        """While open, a language's schema check passes these documents without validating them (they come
-        from the cache, which only holds documents that passed it), and finds the others as usual."""
-        if not self.from_cache:
-            return nullcontext()
-        from assertree.languages.schema_problems import checked
-
-        return checked(document.value for document in self.documents)
-
-    def remember(self) -> None:
-        """Store these documents for the next run: call it only when every one of them compiled."""
-        if self._entry is not None:
-            _POLICY_CACHE.put_packed(self.key, self._entry)
-            self._entry = None
-
-
-def read_checked(file: str | Path) -> CheckedFile:
-    """The documents of a policy file, from the cache when its bytes were read (and every document compiled)
-    before (`assertree.documents.cache`: no YAML parse, no schema validation), else parsed, with positions.
-    DocumentError when it cannot be read or parsed."""
-    data = read_bytes(file)
-    name = str(file)
-    key = f"{format_of(name)}\0".encode() + data  # the same bytes read as JSON and as YAML are two entries
-    stored = _POLICY_CACHE.get(key)
-    if _well_formed(stored):
-        return CheckedFile(key, [Document(value, name, index, line) for index, line, value in stored],
-                           from_cache=True)
-    return CheckedFile(key, load_documents(name, decode_text(data, name)), from_cache=False)
-
-
-def _well_formed(stored: Any) -> bool:
-    """Whether a cache entry has the shape `CheckedFile` stores: a list of (index, line, value)."""
-    return type(stored) is list and all(type(item) is tuple and len(item) == 3 and type(item[0]) is int
-                                        and type(item[1]) is int for item in stored)
 
 
 _POLICY_MARKERS = (b"kyverno.io", b"ValidatingPolicy", b"ClusterPolicy", b"admissionregistration.k8s.io")

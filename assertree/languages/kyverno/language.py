@@ -107,26 +107,32 @@ def load_kyverno_documents(paths: Iterable[str | Path]) -> KyvernoDocuments:
 
     Errors name the file, line, column and field path of the first problem.
     """
-    from assertree.documents.reader import load_documents
     from assertree.errors import AssertreeError
+    from assertree.languages.checked_files import read_checked
 
     found = KyvernoDocuments()
     for path in paths:
         try:
-            documents = load_documents(path)
+            read = read_checked(path)  # from the cache of checked files when read before (no YAML, no schema)
         except AssertreeError as error:  # the file is not YAML/JSON
             raise PolicyError(error.message, source=error.source or str(path), line=error.line,
                               column=error.column) from None
-        for document in documents:
-            value = document.value
-            if is_kyverno_policy(value):
-                try:
-                    found.policies.append(_compile(value, document.path, document.index, document.line))
-                except PolicyError as error:
-                    line, column = document.locate(error.path) if error.path else (document.line, None)
-                    raise error.located(source=document.path, line=line, column=column) from None
-            elif is_policy_exception(value):
-                found.exceptions.append(value)
-            else:
-                found.others.append(document)
+        only_policies = True
+        with read.checked():
+            for document in read.documents:
+                value = document.value
+                if is_kyverno_policy(value):
+                    try:
+                        found.policies.append(_compile(value, document.path, document.index, document.line))
+                    except PolicyError as error:
+                        line, column = document.locate(error.path) if error.path else (document.line, None)
+                        raise error.located(source=document.path, line=line, column=column) from None
+                    continue
+                only_policies = False
+                if is_policy_exception(value):
+                    found.exceptions.append(value)
+                else:
+                    found.others.append(document)
+        if only_policies:  # every document compiled here (others are checked later, by their own language)
+            read.remember()
     return found
