@@ -36,7 +36,6 @@ LANGUAGES = {
 """apiVersion group -> the module of the language that reads it (imported when first needed)."""
 
 
-
 def policy_files(paths: Iterable[str | Path]) -> list[Path]:
     """The files named, and the policy files under the directories named, in a stable order.
 
