@@ -137,6 +137,7 @@ def scan(
     from assertree.documents.paths import Exclude
     from assertree.engine.scan import scan as run_scan
     from assertree.errors import UsageError
+    from assertree.findings.exceptions import Exempting
     from assertree.inputs.bindings import load_bindings
     from assertree.inputs.kyverno_files import load_scan_context
     from assertree.inputs.parallel import default_jobs
@@ -177,6 +178,7 @@ def scan(
         context.params = tuple(load_params(params))
     context.run_unbound = unbound
     _warn_admission(policies, context.params, unbound=unbound)
+    steps.exempting = Exempting.of(context.exceptions)
     processes = jobs if jobs is not None else default_jobs()
     if streamed:
         from assertree.cli.streamed import scan_streamed

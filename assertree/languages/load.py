@@ -419,9 +419,16 @@ def lint(paths: Iterable[str | Path], exclude: Iterable[str] = ()) -> list[Probl
     return lint_files(paths, exclude)[0]
 
 
-def lint_files(paths: Iterable[str | Path], exclude: Iterable[str] = ()) -> tuple[list[Problem], int]:
-    """`lint`'s problems, and how many files it checked (files named, and files that hold a policy)."""
+def lint_files(paths: Iterable[str | Path], exclude: Iterable[str] = (), *, exceptions: Iterable[str | Path] = (),
+               expiring_days: int = 30) -> tuple[list[Problem], int]:
+    """`lint`'s problems, and how many files it checked (files named, and files that hold a policy).
+
+    PolicyExceptions found beside the policies, and those of the `exceptions` files, are checked against the
+    policies found (`assertree.languages.kyverno.exceptions_lint`: the ones that exempt nothing, the expired,
+    and those expiring within `expiring_days`)."""
+    paths = list(paths)
     problems: list[Problem] = []
+    known: list[Any] = []
     seen_names: dict[tuple, str] = {}
     together: dict[ModuleType, list[Document]] = {}  # documents of languages that also check them together
     skipped = _Skipped()
@@ -439,6 +446,7 @@ def lint_files(paths: Iterable[str | Path], exclude: Iterable[str] = ()) -> tupl
                 problems.append(document)
                 continue
             problems.extend(_lint_document(document, seen_names))
+            known.append(document.value)
             language = language_of(document.value)
             if language is not None and hasattr(language, "lint_documents"):
                 together.setdefault(language, []).append(document)
@@ -446,10 +454,57 @@ def lint_files(paths: Iterable[str | Path], exclude: Iterable[str] = ()) -> tupl
     for language, documents in together.items():  # a binding naming a policy that is not there ...
         problems.extend(locate(problem, documents[position])
                         for position, problem in language.lint_documents([document.value for document in documents]))
+    problems.extend(_lint_exceptions(paths, Exclude.of(exclude), list(exceptions), known, expiring_days))
+    skipped.files.pop("PolicyExceptions", None)  # not skipped: checked just above
     note = skipped_note(skipped.files)
     if note:
         problems.append(Problem(note, severity=Severity.NOTE))
     return problems, checked
+
+
+def exception_documents(paths: Iterable[str | Path], exclude: Exclude = NO_EXCLUDE) -> list[Document]:
+    """The PolicyException documents (``kyverno.io`` and ``policies.kyverno.io``) in the policy files of
+    `paths`, hidden folders and what `exclude` names left out, as for the policies. Files that cannot be read
+    are reported where the policies are read."""
+    from assertree.languages.kyverno.language import is_policy_exception
+
+    found: list[Document] = []
+    for file in policy_files(paths, exclude):
+        try:
+            documents = load_documents(file)
+        except DocumentError:
+            continue
+        found.extend(document for document in documents if is_policy_exception(document.value))
+    return found
+
+
+def _lint_exceptions(paths: list[str | Path], exclude: Exclude, files: list[str | Path], policies: list[Any],
+                     expiring_days: int) -> list[Problem]:
+    """The problems of the PolicyExceptions beside the policies and in `files` (each named file must hold
+    exceptions only)."""
+    from assertree.languages.kyverno.exceptions_lint import known_policy, lint_exceptions
+    from assertree.languages.kyverno.language import is_policy_exception
+
+    problems: list[Problem] = []
+    documents = exception_documents(paths, exclude)
+    for file in policy_files(files):
+        try:
+            loaded = load_documents(file)
+        except DocumentError as error:
+            problems.append(error.problem)
+            continue
+        for document in loaded:
+            if is_policy_exception(document.value):
+                documents.append(document)
+            else:
+                problems.append(locate(Problem("not a PolicyException (kyverno.io or policies.kyverno.io)",
+                                               path=("kind",)), document))
+    if not documents:
+        return problems
+    known = [item for item in (known_policy(value) for value in policies if isinstance(value, dict)) if item]
+    found = lint_exceptions([document.value for document in documents], known, expiring_days=expiring_days)
+    problems.extend(locate(problem, documents[position]) for position, problem in found)
+    return problems
 
 
 def _lint_document(document: Document, seen_names: dict[tuple, str]) -> list[Problem]:

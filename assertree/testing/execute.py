@@ -142,8 +142,10 @@ def process(policies: list, manifests: list, context: ScanContext,
     """Every policy on every resource (`languages.kyverno.manifests.Manifest`), in the Kyverno CLI's order (see
     the module docstring); resources are evaluated with float64 numbers, as the CLI converts them.
     `on_response` is told each response as it is made (``kyverno apply`` prints mutated resources then)."""
+    from assertree.findings.exceptions import Exempting
     from assertree.languages.kyverno.manifests import to_float64
 
+    exempting = Exempting.of(context.exceptions)
     phases: list[list] = [[], [], [], []]  # ClusterPolicy mutate, ClusterPolicy validate, other mutate, other validate
     for policy in policies:
         kyverno = str(getattr(_info(policy), "api_version", "")).split("/")[0] == "kyverno.io"
@@ -168,7 +170,10 @@ def process(policies: list, manifests: list, context: ScanContext,
                 response = PolicyResponse(_info(policy), MUTATE, value, after.value, list(results))
                 value = after.value
             else:
-                response = PolicyResponse(_info(policy), VALIDATE, value, value, run(resource))
+                results = run(resource)
+                if exempting:  # kyverno-json policies: the test's PolicyExceptions that name them
+                    exempting.apply(results)
+                response = PolicyResponse(_info(policy), VALIDATE, value, value, results)
             item.responses.append(response)
             if on_response is not None:
                 on_response(item, response)
