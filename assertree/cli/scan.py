@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from assertree.cli.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
+from assertree.cli.explain import ExplainOption
 
 EXAMPLES = """Examples:
 
@@ -19,6 +20,8 @@ EXAMPLES = """Examples:
   assertree scan --terraform plan.json --policy policies/ -o text -o sarif=results.sarif
 
   assertree scan -q --policy policies/ deploy.yaml service.yaml    (as the pre-commit hook runs it)
+
+  assertree scan deploy.yaml --policy policies/ --explain            (how each failure was reached)
 """
 
 
@@ -107,11 +110,13 @@ def scan(
     write_baseline: Annotated[Path | None, typer.Option(
         "--write-baseline", metavar="FILE", show_default=False,
         help="Write every finding of this scan to FILE as a baseline and exit 0 (2 for bad input).")] = None,
+    explain: ExplainOption = False,
 ) -> None:
     """Check JSON/YAML payloads against policies: exit 0 when every rule passes, 1 when one fails or errors, 2
     when an input cannot be used (each unreadable payload file is reported, the others are still checked)."""
     from assertree.cli import process
     from assertree.cli.arguments import paths_from
+    from assertree.cli.explain import explaining
     from assertree.cli.outputs import parse_outputs, write_outputs
     from assertree.engine.scan import scan as run_scan
     from assertree.errors import UsageError
@@ -144,8 +149,8 @@ def scan(
     policies = _load_policies(paths_from(policy, "--policy"), selector)
     binding_values = load_bindings(bindings) if bindings is not None else None
     use_color = color == "always" or (color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
-    context = load_scan_context(values=values, user_info=user_info, exceptions=exceptions or (),
-                                bindings=binding_values)
+    context = explaining(load_scan_context(values=values, user_info=user_info, exceptions=exceptions or (),
+                                           bindings=binding_values), explain)
     processes = jobs if jobs is not None else default_jobs()
     if streamed:
         from assertree.cli.streamed import scan_streamed

@@ -20,6 +20,11 @@ exactly what ``kyverno-json scan --output json`` prints (one entry per resource
 with the resource itself, one per policy with the policy document, the rule
 documents), plus three fields kyverno-json does not have: ``status`` and
 ``feedback`` on each rule, and ``source`` on each resource that came from a file.
+
+With ``--explain``, a failing or erroring rule also has ``explanation``:
+``{"steps": [{"what", "depth", "outcome", "value", "operator", "expected",
+"detail", "policyPath", "resourcePath"}, ...], "omitted": N}`` (absent parts
+left out; `assertree.explanation`).
 """
 
 from __future__ import annotations
@@ -156,6 +161,8 @@ def _rule(result: RuleResult, embed: bool = True) -> dict[str, Any]:
         ]
     if result.feedback:
         out["feedback"] = result.feedback_json()
+    if result.explanation is not None:
+        out["explanation"] = result.explanation.as_dict()
     return out
 
 

@@ -33,7 +33,7 @@ def message_of(result: RuleResult) -> str:
     if result.status == ERROR:
         return rule_error(result.error, kyverno_json=True) if result.error is not None else (result.message or "")
     if result.status in (PASS, FAIL) and result.violations:
-        return "\n".join(line[1:] for line in rule_lines(result, kyverno_json=True)[1:])
+        return "\n".join(line[1:] for line in rule_lines(result, kyverno_json=True, explained=False)[1:])
     if result.status != PASS and result.message:
         return result.message
     return ""

@@ -103,22 +103,25 @@ class TestRun:
                 "errors": sum(outcome.error is not None for outcome in self.outcomes)}
 
 
-def run_test(test: KyvernoTest, *, strict: bool = False) -> TestOutcome:
-    """Load, run and check one Test; a loading problem becomes the outcome's error."""
+def run_test(test: KyvernoTest, *, strict: bool = False, explain: bool = False) -> TestOutcome:
+    """Load, run and check one Test; a loading problem becomes the outcome's error. With `explain`, each
+    failing or erroring rule result is explained (its rows carry the result: `RowCheck.result`)."""
     from assertree.testing.execute import load_test, run_loaded
     from assertree.testing.patched import patched_lookup
 
     try:
         loaded = load_test(test)
-        responses = run_loaded(loaded)
+        responses = run_loaded(loaded, explain=explain)
     except AssertreeError as error:
         return TestOutcome(test, test.file, error=error)
     rows = check_test(test, responses, patched_lookup(), strict=strict)
     return TestOutcome(test, test.file, rows, warnings=list(loaded.warnings))
 
 
-def run_tests(paths: Iterable[str | Path], *, file_name: str = TEST_FILE_NAME, strict: bool = False) -> TestRun:
-    """Every Test in the files and folders `paths` (folders searched for `file_name`)."""
+def run_tests(paths: Iterable[str | Path], *, file_name: str = TEST_FILE_NAME, strict: bool = False,
+              explain: bool = False) -> TestRun:
+    """Every Test in the files and folders `paths` (folders searched for `file_name`); `explain` as in
+    `run_test`."""
     outcomes = []
     for file in find_test_files(paths, file_name):
         try:
@@ -126,5 +129,5 @@ def run_tests(paths: Iterable[str | Path], *, file_name: str = TEST_FILE_NAME, s
         except KyvernoTestError as error:
             outcomes.append(TestOutcome(None, file, error=error))
             continue
-        outcomes.extend(run_test(test, strict=strict) for test in tests)
+        outcomes.extend(run_test(test, strict=strict, explain=explain) for test in tests)
     return TestRun(outcomes)

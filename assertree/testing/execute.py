@@ -62,10 +62,17 @@ def load_test(test: KyvernoTest) -> LoadedTest:
     return LoadedTest(test, policies, unique(manifests), context, exceptions, warnings)
 
 
-def run_loaded(loaded: LoadedTest) -> list[ResourceResponses]:
-    """Every policy on every resource of `loaded`, in kyverno test's order."""
+def run_loaded(loaded: LoadedTest, *, explain: bool = False) -> list[ResourceResponses]:
+    """Every policy on every resource of `loaded`, in kyverno test's order; with `explain`, each failing or
+    erroring validate result is explained (`assertree.engine.explain`)."""
     from assertree.languages.kyverno.manifests import to_float64
 
+    explainer = None
+    if explain:
+        from assertree.engine.explain import Explainer
+
+        explainer = Explainer([rule for policy in loaded.policies for rule in getattr(policy, "rules", ())],
+                              loaded.context)
     mutators = []
     validators = []
     for policy in loaded.policies:
@@ -88,7 +95,10 @@ def run_loaded(loaded: LoadedTest) -> list[ResourceResponses]:
             value = after.value
         resource = Resource(value, source=manifest.source, document=manifest.document)
         for policy, validate in validators:
-            item.responses.append(PolicyResponse(_info(policy), VALIDATE, value, value, validate(resource)))
+            results = validate(resource)
+            if explainer is not None:
+                explainer.apply(results)
+            item.responses.append(PolicyResponse(_info(policy), VALIDATE, value, value, results))
         out.append(item)
     return out
 

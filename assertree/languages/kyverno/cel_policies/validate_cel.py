@@ -51,15 +51,7 @@ class CompiledValidateCel:
         """(status, message) of the rule on `resource` under `context` (a ScanContext: operation, user info)."""
         if self.has_params:
             return ERROR, "validate.cel paramKind/paramRef need parameter resources from a cluster"
-        operation = getattr(context, "operation", "CREATE") or "CREATE"
-        request = admission_request(resource, operation=operation, user_info=getattr(context, "user_info", None))
-        data = request.variables()
-        namespace = request.attributes.namespace
-        kind = str((resource or {}).get("kind") or "") if isinstance(resource, dict) else ""
-        data["namespaceObject"] = ({"metadata": {"name": namespace}, "spec": {}, "status": {}}
-                                   if namespace and kind != "Namespace" else None)
-        lookups = getattr(context, "lookups", None)
-        scope = prepare_variables(self.spec, data, lookups)
+        scope, lookups = self.scope(resource, context)
         for name, program, _path in self.preconditions:
             try:
                 result = program.evaluate(scope, lookups)
@@ -85,6 +77,18 @@ class CompiledValidateCel:
                     return FAIL, value
             return FAIL, message or f"failed expression: {text.strip()}"
         return PASS, f"Validation rule '{self.name}' passed."
+
+    def scope(self, resource: Any, context: Any = None) -> tuple[dict[str, Any], Any]:
+        """The variables the expressions see on `resource` (``variables`` computed), and the lookups."""
+        operation = getattr(context, "operation", "CREATE") or "CREATE"
+        request = admission_request(resource, operation=operation, user_info=getattr(context, "user_info", None))
+        data = request.variables()
+        namespace = request.attributes.namespace
+        kind = str((resource or {}).get("kind") or "") if isinstance(resource, dict) else ""
+        data["namespaceObject"] = ({"metadata": {"name": namespace}, "spec": {}, "status": {}}
+                                   if namespace and kind != "Namespace" else None)
+        lookups = getattr(context, "lookups", None)
+        return prepare_variables(self.spec, data, lookups), lookups
 
 
 def compile_validate_cel(rule: dict, path: tuple = ()) -> CompiledValidateCel:

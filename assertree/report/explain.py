@@ -1,0 +1,64 @@
+"""An explanation (``--explain``) as lines of text: one step a line, nested by indentation.
+
+    assert.all[0] -> fail
+      spec = {"template":{"spec":{"containers":[...]}}}
+        ~.containers = [{"image":"nginx:latest","name":"worker"}]
+          [0] = {"image":"nginx:latest","name":"worker"}
+            image = "nginx:latest"
+              (ends_with(@, ':latest')) = true, expected false -> fail
+    preconditions -> pass (met)
+      {{ request.operation }} NotEquals DELETE: "CREATE" NotEquals "DELETE" -> true
+
+A step reads ``what = value, expected X -> outcome (detail)``; a comparison
+(a Kyverno condition) reads ``what: key OPERATOR value -> outcome``. Values
+are compact JSON, shortened to fit a line (the explanation already bounded
+them as data). The text report, ``assertree test`` and the playground all
+print explanations with these lines.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assertree.errors import shorten
+from assertree.explanation import ABSENT, Explanation, Step
+from assertree.jp.values import to_display
+
+__all__ = ["explanation_lines", "step_text"]
+
+VALUE_WIDTH = 100  # characters of a value on a line
+DETAIL_WIDTH = 240
+
+
+def _value(value: Any) -> str:
+    return shorten(to_display(value), VALUE_WIDTH)
+
+
+def step_text(step: Step) -> str:
+    """One step on one line, without its indentation."""
+    text = step.what
+    if step.operator:
+        key = _value(step.value) if step.value is not ABSENT else "?"
+        value = _value(step.expected) if step.expected is not ABSENT else "?"
+        text += f": {key} {step.operator} {value}"
+    else:
+        if step.value is not ABSENT:
+            text += f" = {_value(step.value)}"
+        if step.expected is not ABSENT:
+            text += f", expected {_value(step.expected)}"
+    if step.outcome:
+        text += f" -> {step.outcome}"
+    if step.detail:
+        text += f" ({shorten(' '.join(step.detail.split()), DETAIL_WIDTH)})"
+    return text
+
+
+def explanation_lines(explanation: Explanation, indent: str = "", steps: list[Step] | None = None) -> list[str]:
+    """The lines of `explanation` (or of `steps`, some of its steps), each after `indent` and two spaces per
+    level of nesting; a last line counts the steps the explanation left out."""
+    chosen = explanation.steps if steps is None else steps
+    lines = [f"{indent}{'  ' * step.depth}{step_text(step)}" for step in chosen]
+    if explanation.omitted:
+        lines.append(f"{indent}... {explanation.omitted} more step{'s' if explanation.omitted != 1 else ''} "
+                     "left out")
+    return lines
