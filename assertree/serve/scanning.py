@@ -102,11 +102,13 @@ def resources_of_text(text: str, preprocessors: Sequence[str] = (), *, terraform
         raise RequestError(str(error)) from None
 
 
-def run_scan(resources: Sequence[Any], policies: Sequence[Any], bindings: Mapping[str, Any] | None = None):
-    """The scan; a ScanResult."""
+def run_scan(resources: Sequence[Any], policies: Sequence[Any], bindings: Mapping[str, Any] | None = None, *,
+             explain: bool = False):
+    """The scan; a ScanResult (with `explain`, its failing and erroring results explained)."""
     from assertree.engine.scan import scan
+    from assertree.languages.base import ScanContext
 
     try:
-        return scan(resources, policies, bindings)
+        return scan(resources, policies, bindings, context=ScanContext(explain=True) if explain else None)
     except RecursionError:
         raise RequestError("payload nested too deeply to check") from None

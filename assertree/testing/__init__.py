@@ -60,6 +60,7 @@ class TestOutcome:
     rows: list[RowCheck] = field(default_factory=list)
     error: AssertreeError | None = None
     warnings: list[str] = field(default_factory=list)
+    policies: list[Any] = field(default_factory=list)  # the PolicyInfo of every policy the Test loaded
 
     @property
     def name(self) -> str:
@@ -115,7 +116,8 @@ def run_test(test: KyvernoTest, *, strict: bool = False, explain: bool = False) 
     except AssertreeError as error:
         return TestOutcome(test, test.file, error=error)
     rows = check_test(test, responses, patched_lookup(), strict=strict)
-    return TestOutcome(test, test.file, rows, warnings=list(loaded.warnings))
+    return TestOutcome(test, test.file, rows, warnings=list(loaded.warnings),
+                       policies=[getattr(policy, "policy", policy) for policy in loaded.policies])
 
 
 def run_tests(paths: Iterable[str | Path], *, file_name: str = TEST_FILE_NAME, strict: bool = False,

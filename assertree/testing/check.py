@@ -124,14 +124,14 @@ def select_resources(expected: ExpectedResult, responses: list[ResourceResponses
     return chosen or list(responses)
 
 
-def _ruleless(policy: Any) -> bool:
+def ruleless(policy: Any) -> bool:
     """Kyverno's CEL kinds have no rule names; kyverno-json's ValidatingPolicy (same kind name) has."""
     api_version = str((policy.document or {}).get("apiVersion", ""))
     return policy.kind in RULELESS_KINDS and not api_version.startswith("json.kyverno.io/")
 
 
 def _rule_results(expected: ExpectedResult, response: PolicyResponse) -> list:
-    if not expected.rule or _ruleless(response.policy):
+    if not expected.rule or ruleless(response.policy):
         return list(response.results)
     names = {expected.rule, f"autogen-{expected.rule}", f"autogen-cronjob-{expected.rule}"}
     return [result for result in response.results if result.rule.name in names]
@@ -147,8 +147,7 @@ def _compare(test: KyvernoTest, expected: ExpectedResult, item: ResourceResponse
 
 def _compared(test: KyvernoTest, expected: ExpectedResult, item: ResourceResponses, response: PolicyResponse,
               result: Any, patched: PatchedLookup) -> RowCheck | None:
-    ruleless = _ruleless(response.policy)
-    rule_name = None if ruleless else result.rule.name
+    rule_name = None if ruleless(response.policy) else result.rule.name
     actual = str(result.status)
     if expected.patched_resources:
         resource = response.patched if response.phase == MUTATE else response.resource
