@@ -13,7 +13,7 @@ depth, so a flat list reads as a tree.
 An explanation must stay readable, and small, however large the resource:
 values are cut down as they are recorded (`bounded`: long strings shortened,
 containers limited in items and depth, one budget of nodes per value) and a
-trace keeps at most `MAX_STEPS` steps, counting those it leaves out.
+trace keeps at most `MAX_STEPS` steps and says when it left some out.
 
 Explaining is a second evaluation of a result the scan already has
 (`assertree.engine.explain`), never part of the scan itself. The few places in
@@ -33,7 +33,7 @@ from typing import Any
 __all__ = ["ABSENT", "MAX_STEPS", "Explanation", "Step", "Trace", "active", "bounded", "recording"]
 
 MAX_STEPS = 200
-"""Steps one explanation keeps; past that, steps are counted (`Explanation.omitted`), not kept."""
+"""Steps one explanation keeps; past that it is `Explanation.truncated` (and a tracer may stop walking)."""
 
 MAX_STRING = 200  # characters of a string value
 MAX_ITEMS = 20  # items of a list or map value
@@ -92,10 +92,10 @@ class Step:
 
 @dataclass(slots=True)
 class Explanation:
-    """The steps that explain one result, in evaluation order; `omitted` counts steps past `MAX_STEPS`."""
+    """The steps that explain one result, in evaluation order; `truncated` when there were more than `MAX_STEPS`."""
 
     steps: list[Step] = field(default_factory=list)
-    omitted: int = 0
+    truncated: bool = False
 
     def groups(self) -> list[list[Step]]:
         """The steps split at each step of depth 0 (an assertion, a condition block, a pattern)."""
@@ -114,8 +114,8 @@ class Explanation:
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"steps": [step.as_dict() for step in self.steps]}
-        if self.omitted:
-            out["omitted"] = self.omitted
+        if self.truncated:
+            out["truncated"] = True
         return out
 
 
@@ -140,7 +140,7 @@ class Trace:
         when the trace is full."""
         explanation = self.explanation
         if len(explanation.steps) >= MAX_STEPS:
-            explanation.omitted += 1
+            explanation.truncated = True
             return None
         step = Step(what, outcome, bounded(value), bounded(expected), detail, self.depth if depth is None else depth,
                     policy_path, resource_path, operator)

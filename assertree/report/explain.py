@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from assertree.errors import shorten
-from assertree.explanation import ABSENT, Explanation, Step
+from assertree.explanation import ABSENT, MAX_STEPS, Explanation, Step
 from assertree.jp.values import to_display
 
 __all__ = ["explanation_lines", "step_text"]
@@ -55,10 +55,9 @@ def step_text(step: Step) -> str:
 
 def explanation_lines(explanation: Explanation, indent: str = "", steps: list[Step] | None = None) -> list[str]:
     """The lines of `explanation` (or of `steps`, some of its steps), each after `indent` and two spaces per
-    level of nesting; a last line counts the steps the explanation left out."""
+    level of nesting; a last line says when the explanation left steps out."""
     chosen = explanation.steps if steps is None else steps
     lines = [f"{indent}{'  ' * step.depth}{step_text(step)}" for step in chosen]
-    if explanation.omitted:
-        lines.append(f"{indent}... {explanation.omitted} more step{'s' if explanation.omitted != 1 else ''} "
-                     "left out")
+    if explanation.truncated:
+        lines.append(f"{indent}... (more steps left out: an explanation keeps at most {MAX_STEPS})")
     return lines

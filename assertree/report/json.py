@@ -23,7 +23,7 @@ documents), plus three fields kyverno-json does not have: ``status`` and
 
 With ``--explain``, a failing or erroring rule also has ``explanation``:
 ``{"steps": [{"what", "depth", "outcome", "value", "operator", "expected",
-"detail", "policyPath", "resourcePath"}, ...], "omitted": N}`` (absent parts
+"detail", "policyPath", "resourcePath"}, ...], "truncated": true}`` (absent parts
 left out; `assertree.explanation`).
 """
 

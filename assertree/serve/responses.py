@@ -102,4 +102,4 @@ def _explanation(result: RuleResult, locator: Any) -> dict[str, Any]:
         if step.resource_path is not None:
             entry.update(_where(locator.field(result.resource, steps=step.resource_path)))
         steps.append(entry)
-    return {"steps": steps, "omitted": explanation.omitted}
+    return {"steps": steps, "truncated": explanation.truncated}

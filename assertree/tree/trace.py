@@ -97,6 +97,15 @@ def _entry(entry: Any, value: Any, scope: dict, path: Any, trace: Trace) -> None
             _clauses(entry, value, scope, trace)
             raise _Stopped from None
     child_scope = {**scope, entry.binding: projected} if entry.binding else scope
+    if isinstance(entry.child, SliceNode) and not entry.foreach:
+        problem = _slice_problem(entry.child, projected)
+        if problem is not None:  # the list itself is wrong: one step says so
+            outcome, detail = problem
+            trace.add(entry.text, outcome, value=projected, detail=detail, policy_path=where,
+                      resource_path=_in_resource(child_path))
+            if outcome == "error":
+                raise _Stopped
+            return
     if entry.foreach:
         _foreach(entry, projected, child_scope, child_path, lookup, trace, where)
         return
@@ -154,16 +163,25 @@ def _foreach(entry: Any, projected: Any, scope: dict, path: Any, in_payload: boo
                 _node(entry.child, item, item_scope, item_path, trace)
 
 
-def _slice(node: SliceNode, value: Any, scope: dict, path: Any, trace: Trace) -> None:
+def _slice_problem(node: SliceNode, value: Any) -> tuple[str, str] | None:
+    """(outcome, why) when `value` cannot be checked item by item against a slice node, as `SliceNode.check`
+    decides; None when it can."""
     if value is None:
-        trace.add("[...]", "fail", value=None, detail="value is null", resource_path=_in_resource(path))
-        return
+        return "fail", "value is null"
     if not isinstance(value, list):
-        trace.add("[...]", "error", value=value, detail="expected a slice")
-        raise _Stopped
+        return "error", "expected a slice"
     if len(value) != len(node.items):
-        trace.add("[...]", "fail", value=value, detail=f"lengths of slices don't match: the tree has "
-                                                       f"{len(node.items)} items, the value {len(value)}")
+        return "fail", f"lengths of slices don't match: the tree has {len(node.items)} items, the value {len(value)}"
+    return None
+
+
+def _slice(node: SliceNode, value: Any, scope: dict, path: Any, trace: Trace) -> None:
+    problem = _slice_problem(node, value)
+    if problem is not None:
+        outcome, detail = problem
+        trace.add("[...]", outcome, value=value, detail=detail, resource_path=_in_resource(path))
+        if outcome == "error":
+            raise _Stopped
         return
     for position, (item_node, item) in enumerate(zip(node.items, value, strict=True)):
         item_path = fieldpath.index(path, position, position)

@@ -179,6 +179,8 @@ def _pattern_step(trace: Trace, what: str, found: Any, target: Any, pattern: Any
     trace.add(what, str(found.status), detail=found.error)
     if found.status == FAIL and found.path:
         path, value, expected, steps = locate_in_pattern(target, pattern, found.path)
+        if trace.notes.get(_LOOPS):  # a foreach element's pattern: its path starts at the element, not the resource
+            steps = None
         with trace.nested():
             trace.add(path or "/", FAIL, value=value, expected=expected, resource_path=steps,
                       detail=f"at {found.path}")
@@ -230,7 +232,8 @@ def trace_list(trace: Trace, expression: str, elements: list | None, problem: st
     if problem:
         trace.add(f"foreach {expression}", ERROR, detail=problem)
         return
-    trace.add(f"foreach {expression}", value=elements, detail=f"{len(elements or [])} elements")
+    count = len(elements or [])
+    trace.add(f"foreach {expression}", value=elements, detail=f"{count} element{'s' if count != 1 else ''}")
 
 
 def begin_elements(trace: Trace) -> None:

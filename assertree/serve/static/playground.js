@@ -169,7 +169,7 @@
       row.append(step.line ? lineButton(step.line) : element("span"), element("span", "text", step.text));
       how.append(row);
     }
-    if (explanation.omitted) how.append(element("div", "muted", `... ${explanation.omitted} more steps left out`));
+    if (explanation.truncated) how.append(element("div", "muted", "... (more steps left out)"));
     return how;
   }
 
