@@ -61,8 +61,7 @@ class RuleCoverage:
         return not self.missing
 
     def as_dict(self) -> dict[str, Any]:
-        return {"rule": self.name, "needs": list(self.needs), "rows": {key: self.rows[key] for key in
-                                                                      (*COUNTED, EXCLUDED)},
+        return {"rule": self.name, "needs": list(self.needs), "rows": {key: self.rows[key] for key in COUNTED},
                 "covered": self.covered, "missing": self.missing}
 
 
@@ -114,14 +113,10 @@ def coverage_of(run: TestRun) -> Coverage:
             if entry is None:
                 continue
             entry.tested = True
-            if row.actual == NOT_FOUND or not row.ok:
+            if row.actual in (NOT_FOUND, EXCLUDED) or not row.ok:
                 continue
             rule = _entry_of(entry, row.policy_info, row.result)
-            if rule is None:
-                continue
-            if row.actual == EXCLUDED:
-                rule.rows[EXCLUDED] += 1
-            else:
+            if rule is not None:
                 rule.rows[FAIL if row.actual == WARN else row.actual] += 1
     return Coverage(list(policies.values()))
 
