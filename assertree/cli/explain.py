@@ -11,12 +11,12 @@ command writes nothing of its own for it.
 
 # No `from __future__ import annotations` here: typer reads the alias's annotation.
 
-from dataclasses import replace
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from assertree.languages.base import ScanContext
+if TYPE_CHECKING:
+    from assertree.languages.base import ScanContext
 
 EXPLAIN_HELP = ("For each rule that fails or errors, show how the verdict was reached: the nodes of an assertion "
                 "tree with the values they projected, each condition with its key and value after substitution, "
@@ -26,6 +26,8 @@ EXPLAIN_HELP = ("For each rule that fails or errors, show how the verdict was re
 ExplainOption = Annotated[bool, typer.Option("--explain", metavar="", help=EXPLAIN_HELP)]
 
 
-def explaining(context: ScanContext, explain: bool) -> ScanContext:
+def explaining(context: "ScanContext", explain: bool) -> "ScanContext":
     """`context`, asking the scan to explain its failing and erroring results when `explain`."""
+    from dataclasses import replace
+
     return replace(context, explain=True) if explain else context

@@ -68,15 +68,15 @@ def test(
         print(run.summary_line(), file=sys.stderr)
     else:
         write_stdout(text)
-    uncovered = _coverage(run, coverages, require_coverage)
+    uncovered = _coverage(run, coverages, require_coverage, after_report=report.file is None)
     if not run.ok or uncovered:
         raise typer.Exit(EXIT_FAILED)
     raise typer.Exit(EXIT_OK)
 
 
-def _coverage(run, reports, required: bool) -> bool:
-    """Write the coverage reports; with `required`, name the rules not covered on standard error. Whether
-    coverage fails the run."""
+def _coverage(run, reports, required: bool, *, after_report: bool) -> bool:
+    """Write the coverage reports (on standard output, a blank line apart from the test report when it is
+    there too); with `required`, name the rules not covered on standard error. Whether coverage fails the run."""
     if not reports and not required:
         return False
     from assertree.cli.outputs import write_atomically, write_stdout
@@ -87,7 +87,7 @@ def _coverage(run, reports, required: bool) -> bool:
     for report in reports:
         text = FORMATS[report.format](coverage)
         if report.file is None:
-            write_stdout("\n" + text)
+            write_stdout("\n" + text if after_report else text)
         else:
             write_atomically(report.file, text, f"the {report.format} coverage report")
     if not required:
