@@ -24,6 +24,12 @@ def explained(policy: str, *resources: dict, context: ScanContext | None = None)
     return scan(list(resources), [compiled], context=context).results
 
 
+def json_rule(rule: str) -> str:
+    """A kyverno-json policy ``p`` with one rule ``r``, whose fields (after its name) are `rule`."""
+    head = "apiVersion: json.kyverno.io/v1alpha1\nkind: ValidatingPolicy\nmetadata: {name: p}\nspec:\n  rules:\n"
+    return f"{head}  - name: r\n{rule}"
+
+
 def steps(result) -> list[tuple]:
     """(depth, what, outcome) of each step."""
     return [(step.depth, step.what, step.outcome) for step in result.explanation.steps]
@@ -143,13 +149,7 @@ def test_each_node_on_the_failing_path_with_its_value_and_what_it_expected():
 
 
 def test_missing_fields_slices_and_maps_traced_through_foreach():
-    policy = """
-apiVersion: json.kyverno.io/v1alpha1
-kind: ValidatingPolicy
-metadata: {name: p}
-spec:
-  rules:
-  - name: r
+    policy = json_rule("""
     assert:
       all:
       - check:
@@ -157,7 +157,7 @@ spec:
             (length(@)): 2
           ports: [80, 443]
           owner: {}
-"""
+""")
     [result] = explained(policy, {"tags": {"a": "xy", "b": "xyz"}, "ports": [80]})
     assert steps(result) == [(0, "assert.all[0]", "fail"), (1, "~.tags", ""), (2, "[b]", ""),
                              (3, "(length(@))", "fail"), (1, "ports", "fail"), (1, "owner", "fail")]
@@ -167,13 +167,7 @@ spec:
 
 
 def test_an_error_is_traced_to_the_node_that_raised_it_and_the_walk_stops():
-    policy = """
-apiVersion: json.kyverno.io/v1alpha1
-kind: ValidatingPolicy
-metadata: {name: p}
-spec:
-  rules:
-  - name: r
+    policy = json_rule("""
     assert:
       all:
       - check:
@@ -181,7 +175,7 @@ spec:
             (length(@)): 1
       - check:
           b: 1
-"""
+""")
     [result] = explained(policy, {"a": 5, "b": 2})
     assert result.status == "error"
     assert steps(result) == [(0, "assert.all[0]", "error"), (1, "a", ""), (2, "(length(@))", "error")]
@@ -189,38 +183,26 @@ spec:
 
 
 def test_assert_any_traces_every_assertion_when_none_passed():
-    policy = """
-apiVersion: json.kyverno.io/v1alpha1
-kind: ValidatingPolicy
-metadata: {name: p}
-spec:
-  rules:
-  - name: r
+    policy = json_rule("""
     assert:
       any:
       - check: {a: 1}
       - check: {a: 2}
-"""
+""")
     [result] = explained(policy, {"a": 3})
     assert steps(result) == [(0, "assert.any[0]", "fail"), (1, "a", "fail"), (0, "assert.any[1]", "fail"),
                              (1, "a", "fail")]
 
 
 def test_an_error_in_a_match_tree_is_traced_there():
-    policy = """
-apiVersion: json.kyverno.io/v1alpha1
-kind: ValidatingPolicy
-metadata: {name: p}
-spec:
-  rules:
-  - name: r
+    policy = json_rule("""
     match:
       any:
       - ~.items: {kind: x}
     assert:
       all:
       - check: {a: 1}
-"""
+""")
     [result] = explained(policy, {"items": 5, "a": 1})
     assert result.status == "error"
     assert steps(result) == [(0, "match.any[0]", "error"), (1, "~.items", "error")]

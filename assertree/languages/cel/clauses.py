@@ -10,8 +10,8 @@ only ever evaluated for an explanation, after the verdict.
 
 The split is done on the text by hand because cel-expr-python exposes no
 syntax tree (only a serialized checked expression). It needs only CEL's
-lexical structure: string and bytes literals (quoted ``'``, ``"``, triple
-quoted, raw ``r''``), ``//`` comments, and brackets; an expression whose top
+lexical structure: string and bytes literals (`literals`), ``//`` comments,
+and brackets; an expression whose top
 level is a conditional (``c ? a : b``) is not split, since the conditional
 binds looser than ``||`` and ``&&``. A clause that does not compile on its
 own (it should always) is recorded as such, never raised.
@@ -24,6 +24,7 @@ from typing import Any
 
 from assertree.explanation import Trace
 from assertree.languages.cel.engine import CelError, Program
+from assertree.languages.cel.literals import literal_at, literal_end
 
 __all__ = ["split_clauses", "trace_clauses"]
 
@@ -43,11 +44,11 @@ def split_clauses(text: str) -> tuple[str, list[str]] | None:
     previous = ""  # the last character outside strings and comments that is not a space
     while position < length:
         char = text[position]
-        if char in "'\"":
-            position = _string_end(text, position)
-            if position < 0:
+        if literal_at(text, position):
+            end = literal_end(text, position)
+            if end is None:
                 return None
-            previous = char
+            position, previous = end, text[end - 1]
             continue
         if text.startswith("//", position):
             end = text.find("\n", position)
@@ -85,29 +86,6 @@ def split_clauses(text: str) -> tuple[str, list[str]] | None:
     if not all(clauses):
         return None
     return operator, clauses
-
-
-def _string_end(text: str, start: int) -> int:
-    """The position after the string literal opening at `start` (its quote), or -1 when it never closes.
-    A raw prefix (``r``, ``rb``, ``br``, any case) turns escapes off."""
-    prefix_start = start
-    while prefix_start > 0 and (text[prefix_start - 1].isalnum() or text[prefix_start - 1] == "_"):
-        prefix_start -= 1
-    raw = text[prefix_start:start].lower() in ("r", "rb", "br")
-    quote = text[start]
-    triple = text.startswith(quote * 3, start)
-    closing = quote * 3 if triple else quote
-    position = start + len(closing)
-    while position < len(text):
-        if not raw and text[position] == "\\":
-            position += 2
-            continue
-        if text.startswith(closing, position):
-            return position + len(closing)
-        if not triple and text[position] == "\n":
-            return -1
-        position += 1
-    return -1
 
 
 def trace_clauses(program: Program, variables: Mapping[str, Any], trace: Trace, context: Any = None, *,

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import re
 
+from assertree.languages.cel.literals import literal_at, literal_end
+
 __all__ = ["CONSTRUCTOR_TYPES", "INDEX_FUNCTIONS", "rewrite"]
 
 CONSTRUCTOR_TYPES = ("Object", "JSONPatch")
@@ -35,24 +37,6 @@ INDEX_FUNCTIONS = {"indexOf": "kyvernoIndexOf", "lastIndexOf": "kyvernoLastIndex
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CHAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*")
 _FIELD = re.compile(r"(\s*)(\??)([A-Za-z_][A-Za-z0-9_]*)(\s*):")
-_STRING_START = re.compile(r"""(?:[rR][bB]?|[bB][rR]?)?('''|\"\"\"|'|")""")
-
-
-def _string_end(text: str, start: int) -> int:
-    """The index after the string literal starting at `start` (its prefix and opening quote included)."""
-    match = _STRING_START.match(text, start)
-    assert match is not None
-    quote = match.group(1)
-    raw = "r" in match.group(0)[: match.start(1) - start].lower()
-    position = match.end()
-    while position < len(text):
-        if not raw and text[position] == "\\":
-            position += 2
-            continue
-        if text.startswith(quote, position):
-            return position + len(quote)
-        position += 1
-    return len(text)
 
 
 def _rename_calls(chain: str, text: str, end: int, preceded_by_dot: bool) -> str:
@@ -80,9 +64,8 @@ def rewrite(text: str) -> str:
                 out.append(f'{field.group(1)}{field.group(2)}"{field.group(3)}"{field.group(4)}:')
                 position = field.end()
                 continue
-        string = _STRING_START.match(text, position)
-        if string is not None and (position == 0 or not (text[position - 1].isalnum() or text[position - 1] == "_")):
-            end = _string_end(text, position)
+        if literal_at(text, position):
+            end = literal_end(text, position) or len(text)
             out.append(text[position:end])
             position = end
             continue
