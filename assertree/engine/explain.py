@@ -7,7 +7,7 @@ itself runs exactly as without ``--explain`` (a scan that explains nothing
 pays nothing), and explaining can never change a verdict: it only fills in
 `RuleResult.explanation`. The tests hold the second evaluation to the first
 (`tests/explain`): over the conformance data, every result is the same with
-and without explanations, and each explanation ends where the verdict did.
+and without explanations.
 
 Every explanation ends where the verdict did: a step with the result's outcome
 (a failing node, a false validation, an erroring condition). When what a

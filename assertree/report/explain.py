@@ -53,11 +53,10 @@ def step_text(step: Step) -> str:
     return text
 
 
-def explanation_lines(explanation: Explanation, indent: str = "", steps: list[Step] | None = None) -> list[str]:
-    """The lines of `explanation` (or of `steps`, some of its steps), each after `indent` and two spaces per
-    level of nesting; a last line says when the explanation left steps out."""
-    chosen = explanation.steps if steps is None else steps
-    lines = [f"{indent}{'  ' * step.depth}{step_text(step)}" for step in chosen]
+def explanation_lines(explanation: Explanation, indent: str = "") -> list[str]:
+    """The lines of `explanation`, each after `indent` and two spaces per level of nesting; a last line says
+    when the explanation left steps out."""
+    lines = [f"{indent}{'  ' * step.depth}{step_text(step)}" for step in explanation.steps]
     if explanation.truncated:
         lines.append(f"{indent}... (more steps left out: an explanation keeps at most {MAX_STEPS})")
     return lines

@@ -67,7 +67,7 @@ class RuleCoverage:
 
 @dataclass
 class PolicyCoverage:
-    """One policy the Tests loaded, with its rules; `tested` is whether any row of a Test names it."""
+    """One policy the Tests loaded, with its rules; `tested` is whether a row of a Test that loads it names it."""
 
     name: str
     kind: str
@@ -102,18 +102,17 @@ def coverage_of(run: TestRun) -> Coverage:
     """The coverage of every policy the Tests of `run` loaded (see the module docstring)."""
     policies: dict[tuple, PolicyCoverage] = {}
     for outcome in run.outcomes:
+        named = {row.expected.policy_name for row in outcome.rows}
         for policy in outcome.policies:
             key = _key(policy)
             if key not in policies:
                 policies[key] = PolicyCoverage(policy.name, policy.kind, policy.source, _rules(policy))
+            policies[key].tested = policies[key].tested or policy.name in named
         for row in outcome.rows:
-            if row.policy_info is None:  # Not found: the policy gave no response, it may not even be loaded
+            if row.policy_info is None or row.actual in (NOT_FOUND, EXCLUDED) or not row.ok:
                 continue
             entry = policies.get(_key(row.policy_info))
             if entry is None:
-                continue
-            entry.tested = True
-            if row.actual in (NOT_FOUND, EXCLUDED) or not row.ok:
                 continue
             rule = _entry_of(entry, row.policy_info, row.result)
             if rule is not None:

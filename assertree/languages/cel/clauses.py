@@ -11,10 +11,10 @@ only ever evaluated for an explanation, after the verdict.
 The split is done on the text by hand because cel-expr-python exposes no
 syntax tree (only a serialized checked expression). It needs only CEL's
 lexical structure: string and bytes literals (`literals`), ``//`` comments,
-and brackets; an expression whose top
-level is a conditional (``c ? a : b``) is not split, since the conditional
-binds looser than ``||`` and ``&&``. A clause that does not compile on its
-own (it should always) is recorded as such, never raised.
+and brackets; an expression whose top level is a conditional (``c ? a : b``)
+is not split, since the conditional binds looser than ``||`` and ``&&``. A
+clause that does not compile on its own (it should always) is recorded as
+such, never raised.
 """
 
 from __future__ import annotations
