@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from assertree.cli.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
+from assertree.cli.explain import ExplainOption
 
 EXAMPLES = """Examples:
 
@@ -19,6 +20,8 @@ EXAMPLES = """Examples:
   assertree scan --terraform plan.json --policy policies/ -o text -o sarif=results.sarif
 
   assertree scan -q --policy policies/ deploy.yaml service.yaml    (as the pre-commit hook runs it)
+
+  assertree scan deploy.yaml --policy policies/ --explain            (how each failure was reached)
 """
 
 
@@ -127,11 +130,13 @@ def scan(
     write_baseline: Annotated[Path | None, typer.Option(
         "--write-baseline", metavar="FILE", show_default=False,
         help="Write every finding of this scan to FILE as a baseline and exit 0 (2 for bad input).")] = None,
+    explain: ExplainOption = False,
 ) -> None:
     """Check JSON/YAML payloads against policies: exit 0 when every rule passes, 1 when one fails or errors, 2
     when an input cannot be used (each unreadable payload file is reported, the others are still checked)."""
     from assertree.cli import process
     from assertree.cli.arguments import paths_from
+    from assertree.cli.explain import explaining
     from assertree.cli.outputs import parse_outputs, write_outputs
     from assertree.cli.policies import load_policy_arguments
     from assertree.documents.paths import Exclude
@@ -170,8 +175,9 @@ def scan(
     policies = policy_set.policies
     binding_values = load_bindings(bindings) if bindings is not None else None
     use_color = color == "always" or (color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
-    context = load_scan_context(values=values, user_info=user_info, exceptions=exceptions or (),
-                                bindings=binding_values, crds=paths_from([str(p) for p in crd or []], "--crd"))
+    context = explaining(load_scan_context(values=values, user_info=user_info, exceptions=exceptions or (),
+                                           bindings=binding_values,
+                                           crds=paths_from([str(p) for p in crd or []], "--crd")), explain)
     if params:
         from assertree.inputs.params import load_params
 

@@ -55,6 +55,8 @@ class RowCheck:
     reason: str  # "Ok", "Want pass, got fail", "Excluded", "Not found", "Resource diff", ...
     message: str = ""
     selected: bool = True  # False when the rule selected nothing (Excluded): --strict fails such rows
+    result: Any = None  # the rule result compared (`RuleResult`; None for Excluded and Not found rows)
+    policy_info: Any = None  # the policy whose response was compared (`PolicyInfo`; None for Not found rows)
 
     @property
     def policy(self) -> str:
@@ -117,7 +119,8 @@ def check_expected(test: KyvernoTest, expected: ExpectedResult, responses: list[
                 rows.append(row)
             if not rows and not dropped:
                 rows.append(RowCheck(expected, item.key, expected.rule, EXCLUDED, not strict, "Excluded",
-                                     "no rule response: the rule did not select the resource", selected=False))
+                                     "no rule response: the rule did not select the resource", selected=False,
+                                     policy_info=response.policy))
         if not rows and not dropped:
             rows.append(RowCheck(expected, item.key, expected.rule, NOT_FOUND, False, "Not found",
                                  f"policy {expected.policy!r} gave no response for this resource"))
@@ -146,14 +149,14 @@ def select_resources(expected: ExpectedResult, responses: list[ResourceResponses
     return chosen or list(responses)
 
 
-def _ruleless(policy: Any) -> bool:
+def ruleless(policy: Any) -> bool:
     """Kyverno's CEL kinds have no rule names; kyverno-json's ValidatingPolicy (same kind name) has."""
     api_version = str((policy.document or {}).get("apiVersion", ""))
     return policy.kind in RULELESS_KINDS and not api_version.startswith("json.kyverno.io/")
 
 
 def _rule_results(expected: ExpectedResult, response: PolicyResponse) -> list:
-    if not expected.rule or _ruleless(response.policy):
+    if not expected.rule or ruleless(response.policy):
         return list(response.results)
     names = {expected.rule, f"autogen-{expected.rule}", f"autogen-cronjob-{expected.rule}"}
     return [result for result in response.results if result.rule.name in names]
@@ -161,8 +164,15 @@ def _rule_results(expected: ExpectedResult, response: PolicyResponse) -> list:
 
 def _compare(test: KyvernoTest, expected: ExpectedResult, item: ResourceResponses, response: PolicyResponse,
              result: Any, patched: PatchedLookup) -> RowCheck | None:
-    ruleless = _ruleless(response.policy)
-    rule_name = None if ruleless else result.rule.name
+    row = _compared(test, expected, item, response, result, patched)
+    if row is not None:
+        row.result, row.policy_info = result, response.policy
+    return row
+
+
+def _compared(test: KyvernoTest, expected: ExpectedResult, item: ResourceResponses, response: PolicyResponse,
+              result: Any, patched: PatchedLookup) -> RowCheck | None:
+    rule_name = None if ruleless(response.policy) else result.rule.name
     actual = str(result.status)
     if expected.patched_resources:
         resource = response.patched if response.phase == MUTATE else response.resource

@@ -129,19 +129,28 @@ def with_operation(loaded: LoadedTest, operation: str) -> LoadedTest:
     return replace(loaded, context=context, payloads=[])
 
 
-def run_loaded(loaded: LoadedTest) -> list[ResourceResponses]:
-    """Every policy on every resource of `loaded`, in kyverno test's order (`process`), then on every payload."""
-    out = process(loaded.policies, loaded.resources, loaded.context)
+def run_loaded(loaded: LoadedTest, *, explain: bool = False) -> list[ResourceResponses]:
+    """Every policy on every resource of `loaded`, in kyverno test's order (`process`), then on every payload;
+    with `explain`, each failing or erroring validate result is explained (`assertree.engine.explain`)."""
+    explainer = None
+    if explain:
+        from assertree.engine.explain import Explainer
+
+        explainer = Explainer([rule for policy in loaded.policies for rule in getattr(policy, "rules", ())],
+                              loaded.context)
+    out = process(loaded.policies, loaded.resources, loaded.context, explainer=explainer)
     if loaded.payloads:
-        out.extend(_payload_responses(loaded, _validators(loaded.policies, loaded.context)))
+        out.extend(_payload_responses(loaded, _validators(loaded.policies, loaded.context), explainer))
     return out
 
 
 def process(policies: list, manifests: list, context: ScanContext,
-            on_response: Callable[[ResourceResponses, PolicyResponse], None] | None = None) -> list[ResourceResponses]:
+            on_response: Callable[[ResourceResponses, PolicyResponse], None] | None = None,
+            explainer: Any = None) -> list[ResourceResponses]:
     """Every policy on every resource (`languages.kyverno.manifests.Manifest`), in the Kyverno CLI's order (see
     the module docstring); resources are evaluated with float64 numbers, as the CLI converts them.
-    `on_response` is told each response as it is made (``kyverno apply`` prints mutated resources then)."""
+    `on_response` is told each response as it is made (``kyverno apply`` prints mutated resources then);
+    `explainer` (`assertree.engine.explain.Explainer`) explains each failing or erroring validate result."""
     from assertree.findings.exceptions import Exempting
     from assertree.languages.kyverno.manifests import to_float64
 
@@ -173,6 +182,8 @@ def process(policies: list, manifests: list, context: ScanContext,
                 results = run(resource)
                 if exempting:  # kyverno-json policies: the test's PolicyExceptions that name them
                     exempting.apply(results)
+                if explainer is not None:
+                    explainer.apply(results)
                 response = PolicyResponse(_info(policy), VALIDATE, value, value, results)
             item.responses.append(response)
             if on_response is not None:
@@ -192,7 +203,7 @@ def _validators(policies: list, context: ScanContext) -> list:
     return found
 
 
-def _payload_responses(loaded: LoadedTest, validators: list) -> list[ResourceResponses]:
+def _payload_responses(loaded: LoadedTest, validators: list, explainer: Any = None) -> list[ResourceResponses]:
     """JSON payloads through the JSON-mode ValidatingPolicies, check requests through the authorization ones."""
     from assertree.testing.payloads import JSON
 
@@ -209,6 +220,8 @@ def _payload_responses(loaded: LoadedTest, validators: list) -> list[ResourceRes
             else:
                 found = policy.check_request(payload.mode, resource, loaded.context)
                 results = [found] if found is not None else []
+            if explainer is not None:
+                explainer.apply(results)
             item.responses.append(PolicyResponse(_info(policy), VALIDATE, payload.value, payload.value, results))
         out.append(item)
     return out

@@ -18,6 +18,7 @@ PACKAGE = Path(assertree.__file__).parent
 STAGES = [
     ("assertree.errors",),
     ("assertree.writes",),  # how every file assertree writes is written (reports, fixes, baselines)
+    ("assertree.explanation",),  # how a verdict was reached, as data (--explain): every language records into it
     ("assertree.documents",),
     ("assertree.jp",),
     ("assertree.pss",),  # the Pod Security Standards checks: Kubernetes' own, used by languages

@@ -25,7 +25,7 @@ from assertree.languages.base import reduce_compiled
 from assertree.languages.kyverno.model import KyvernoPolicy, KyvernoRule, policy_from_document
 
 if TYPE_CHECKING:
-    from assertree.languages.base import Mutator, RuleRunner, ScanContext
+    from assertree.languages.base import Explain, Mutator, RuleRunner, ScanContext
 
 # Rule parts assertree cannot run yet: a clear error naming the field, at load time.
 _UNSUPPORTED = {
@@ -54,6 +54,12 @@ class CompiledKyvernoRule:
         from assertree.languages.kyverno.evaluate import rule_runner
 
         return rule_runner(self, context)
+
+    def explainer(self, context: ScanContext) -> Explain:
+        """How this rule failed or errored on a resource (`explain`)."""
+        from assertree.languages.kyverno.explain import explainer
+
+        return explainer(self, context)
 
 
 @dataclass(eq=False)

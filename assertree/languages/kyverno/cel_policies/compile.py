@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from assertree.errors import PolicyError
-from assertree.languages.base import Mutator, RuleRunner, ScanContext, reduce_compiled
+from assertree.languages.base import Explain, Mutator, RuleRunner, ScanContext, reduce_compiled
 from assertree.languages.cel.conversions import opaque_string_conversions
 from assertree.languages.cel.engine import CelCompileError, CelUnavailableError, Program
 from assertree.languages.cel.fallback import Fallback, Runnable
@@ -230,6 +230,22 @@ class CompiledCelRule:
             return self.result(resource, evaluate_validations(self.compiled, data, lookups, exceptions))
 
         return run
+
+    def explainer(self, context: ScanContext) -> Explain:
+        """How this rule failed or errored on a resource: its variables, conditions and validations
+        (`explain.explain_validations`)."""
+        from assertree.languages.kyverno.cel_policies.explain import explain_validations
+
+        lookups = _lookups(self.policy, context)
+
+        def explain(result: RuleResult):
+            try:
+                data = _data(self.policy, self.rule, result.resource.value, context)
+            except ValueError:
+                return None  # the match itself failed: the result's error says why
+            return explain_validations(self.compiled, data, lookups) if data is not None else None
+
+        return explain
 
 
 @dataclass(eq=False)

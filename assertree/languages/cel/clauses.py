@@ -1,0 +1,134 @@
+"""A CEL expression's top-level clauses and what each evaluates to (``--explain``).
+
+``a && b && c`` that is false says little; which clause was false says why.
+`split_clauses` cuts an expression's text at its top-level ``||`` (the
+lowest-precedence operator below the conditional) or, when there is none, at
+its top-level ``&&``; `trace_clauses` compiles each clause in the program's own
+environment and evaluates it with the same variables, recording one step per
+clause. Nothing here changes how an expression is evaluated: the clauses are
+only ever evaluated for an explanation, after the verdict.
+
+The split is done on the text by hand because cel-expr-python exposes no
+syntax tree (only a serialized checked expression). It needs only CEL's
+lexical structure: string and bytes literals (`literals`), ``//`` comments,
+and brackets; an expression whose top level is a conditional (``c ? a : b``)
+is not split, since the conditional binds looser than ``||`` and ``&&``. A
+clause that does not compile on its own (it should always) is recorded as
+such, never raised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from assertree.explanation import Trace
+from assertree.languages.cel.engine import CelError, Program
+from assertree.languages.cel.literals import literal_at, literal_end
+
+__all__ = ["split_clauses", "trace_clauses"]
+
+_OPENING = "([{"
+_CLOSING = ")]}"
+_COMPILED_KEPT = 256
+_compiled: dict[tuple[int, str], tuple[Any, Program | CelError]] = {}
+
+
+def split_clauses(text: str) -> tuple[str, list[str]] | None:
+    """(``"||"`` or ``"&&"``, the clauses' texts) when `text` is two or more clauses joined at its top level
+    by that operator; None otherwise (one clause, a top-level conditional, unbalanced text)."""
+    cuts: dict[str, list[int]] = {"||": [], "&&": []}
+    depth = 0
+    position = 0
+    length = len(text)
+    previous = ""  # the last character outside strings and comments that is not a space
+    while position < length:
+        char = text[position]
+        if literal_at(text, position):
+            end = literal_end(text, position)
+            if end is None:
+                return None
+            position, previous = end, text[end - 1]
+            continue
+        if text.startswith("//", position):
+            end = text.find("\n", position)
+            position = length if end < 0 else end
+            continue
+        if char in _OPENING:
+            depth += 1
+        elif char in _CLOSING:
+            depth -= 1
+            if depth < 0:
+                return None
+        elif depth == 0:
+            pair = text[position:position + 2]
+            if pair in cuts:
+                cuts[pair].append(position)
+                position += 2
+                previous = pair[-1]
+                continue
+            if char == "?" and previous != ".":
+                return None  # a top-level conditional
+        if not char.isspace():
+            previous = char
+        position += 1
+    if depth != 0:
+        return None
+    operator = "||" if cuts["||"] else "&&"
+    if not cuts[operator]:
+        return None
+    clauses = []
+    start = 0
+    for cut in cuts[operator]:
+        clauses.append(text[start:cut].strip())
+        start = cut + 2
+    clauses.append(text[start:].strip())
+    if not all(clauses):
+        return None
+    return operator, clauses
+
+
+def trace_clauses(program: Program, variables: Mapping[str, Any], trace: Trace, context: Any = None, *,
+                  policy_path: str = "") -> None:
+    """Record each top-level clause of `program` with what it evaluates to under `variables` (and `context`,
+    as `Program.evaluate` takes it); records nothing for an expression that is one clause."""
+    split = split_clauses(program.text)
+    if split is None:
+        return
+    operator, clauses = split
+    for position, clause in enumerate(clauses):
+        if trace.full:
+            return
+        what = clause if position == 0 else f"{operator} {clause}"
+        compiled = _compile(program, clause)
+        if isinstance(compiled, CelError):
+            trace.add(what, "", detail=f"cannot be evaluated on its own: {compiled.message}",
+                      policy_path=policy_path)
+            continue
+        try:
+            value = compiled.evaluate(variables, context)
+        except CelError as error:
+            trace.add(what, "error", detail=error.message, policy_path=policy_path)
+            continue
+        if isinstance(value, bool):
+            trace.add(what, "true" if value else "false", policy_path=policy_path)
+        else:
+            trace.add(what, "", value=value, detail="not a bool", policy_path=policy_path)
+
+
+def _compile(program: Program, clause: str) -> Program | CelError:
+    """A clause compiled in `program`'s environment, kept (the same clauses are explained again and again)."""
+    environment = program.environment
+    key = (id(environment), clause)
+    kept = _compiled.get(key)
+    if kept is not None and kept[0] is environment:
+        return kept[1]
+    found: Program | CelError
+    try:
+        found = environment.compile(clause)
+    except CelError as error:
+        found = error
+    if len(_compiled) >= _COMPILED_KEPT:
+        _compiled.pop(next(iter(_compiled)))
+    _compiled[key] = (environment, found)  # the environment pins its id
+    return found
