@@ -89,10 +89,12 @@ def split_clauses(text: str) -> tuple[str, list[str]] | None:
 
 
 def trace_clauses(program: Program, variables: Mapping[str, Any], trace: Trace, context: Any = None, *,
-                  policy_path: str = "") -> None:
-    """Record each top-level clause of `program` with what it evaluates to under `variables` (and `context`,
-    as `Program.evaluate` takes it); records nothing for an expression that is one clause."""
-    split = split_clauses(program.text)
+                  policy_path: str = "", text: str | None = None) -> None:
+    """Record each top-level clause of `program` (of `text`, the expression as written, when the program
+    compiled a rewrite of it) with what it evaluates to under `variables` (and `context`, as
+    `Program.evaluate` takes it), each compiled in `program`'s environment; records nothing for an
+    expression that is one clause."""
+    split = split_clauses(program.text if text is None else text)
     if split is None:
         return
     operator, clauses = split
@@ -132,3 +134,30 @@ def _compile(program: Program, clause: str) -> Program | CelError:
         _compiled.pop(next(iter(_compiled)))
     _compiled[key] = (environment, found)  # the environment pins its id
     return found
+
+
+
+def trace_expression(what: str, program: Any, variables: Mapping[str, Any], trace: Trace, path: tuple, *,
+                     context: Any = None, split_with: Program | None = None, source: str | None = None) -> Any:
+    """Record one expression (`program`: anything with `Program.evaluate`'s signature) with what it gave and,
+    unless that is true, the top-level clauses of `split_with` (of `source`, the expression as written, when
+    that program compiled a rewrite of it; None: not split); returns the result, or the CelError it raised.
+    What every CEL language's ``--explain`` records for an expression."""
+    from assertree.errors import field_path_text
+
+    where = field_path_text(path)
+    try:
+        result = program.evaluate(variables, context)
+    except CelError as error:
+        trace.add(what, "error", detail=error.message, policy_path=where)
+        outcome: Any = error
+    else:
+        if isinstance(result, bool):
+            trace.add(what, "true" if result else "false", policy_path=where)
+        else:
+            trace.add(what, "error", value=result, detail="must evaluate to bool", policy_path=where)
+        outcome = result
+    if outcome is not True and split_with is not None:
+        with trace.nested():
+            trace_clauses(split_with, variables, trace, context, policy_path=where, text=source)
+    return outcome

@@ -239,6 +239,12 @@ class CompiledCelRule:
         lookups = _lookups(self.policy, context)
 
         def explain(result: RuleResult):
+            mode = self.policy.spec.mode
+            if mode in AUTHZ_MODES:  # an authorization policy: the check request's variables
+                try:
+                    return explain_validations(self.compiled, check_request(mode, result.resource.value), lookups)
+                except ValueError:
+                    return None  # an unusable request: the result's error says why
             try:
                 data = _data(self.policy, self.rule, result.resource.value, context)
             except ValueError:

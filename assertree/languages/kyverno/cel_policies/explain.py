@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from assertree.errors import field_path_text
 from assertree.explanation import Explanation, Trace
-from assertree.languages.cel.clauses import trace_clauses
+from assertree.languages.cel.clauses import trace_expression
 from assertree.languages.cel.engine import CelError, Program
 from assertree.languages.cel.fallback import Fallback, Runnable
 from assertree.languages.kyverno.cel_policies.evaluate import CompiledSpec, prepare_variables
@@ -37,7 +37,7 @@ def explain_validations(spec: CompiledSpec, data: dict[str, Any], lookups: Any =
             return trace.explanation  # a false one skips, an error errors: either way, the end
     for index, (validation, program, _message) in enumerate(spec.validations):
         result = _expression(f"validations[{index}]: {validation.expression.strip()}", program, scope, lookups,
-                             trace, validation.path)
+                             trace, validation.path, source=validation.expression)
         if result is not True:
             break
     return trace.explanation
@@ -51,7 +51,8 @@ def trace_validate_cel(cel: CompiledValidateCel, resource: Any, context: Any, tr
         if _expression(f"celPreconditions {name}", program, scope, lookups, trace, path, split=False) is not True:
             return
     for position, (text, program, _message, _default) in enumerate(cel.expressions):
-        if _expression(f"expressions[{position}]: {text.strip()}", program, scope, lookups, trace, ()) is not True:
+        if _expression(f"expressions[{position}]: {text.strip()}", program, scope, lookups, trace, (),
+                       source=text) is not True:
             return
 
 
@@ -76,26 +77,11 @@ def _variables(spec: CompiledSpec, scope: dict[str, Any], lookups: Any, trace: T
 
 
 def _expression(what: str, program: Runnable, scope: dict[str, Any], lookups: Any, trace: Trace, path: tuple,
-                *, split: bool = True) -> Any:
-    """Record one expression with its result (and, unless it is true, its clauses); returns the result, or the
-    CelError it raised."""
-    where = field_path_text(path)
-    try:
-        result = program.evaluate(scope, lookups)
-    except CelError as error:
-        trace.add(what, "error", detail=error.message, policy_path=where)
-        outcome: Any = error
-    else:
-        if isinstance(result, bool):
-            trace.add(what, "true" if result else "false", policy_path=where)
-        else:
-            trace.add(what, "error", value=result, detail="must evaluate to bool", policy_path=where)
-        outcome = result
-    if outcome is not True and split:
-        with trace.nested():
-            trace_clauses(_as_written(program), scope, trace, lookups, policy_path=where)
-    return outcome
-
+                *, split: bool = True, source: str | None = None) -> Any:
+    """`clauses.trace_expression` for a Kyverno expression (clauses of `source`, the expression as written,
+    when the program reads its variables inlined)."""
+    return trace_expression(what, program, scope, trace, path, context=lookups,
+                            split_with=_as_written(program) if split else None, source=source)
 
 def _as_written(program: Runnable) -> Program:
     """The program whose text is split into clauses: the expression as written where it compiled, else as
@@ -103,3 +89,4 @@ def _as_written(program: Runnable) -> Program:
     if isinstance(program, Fallback):
         return program.written if program.written is not None else program.rewritten
     return program
+

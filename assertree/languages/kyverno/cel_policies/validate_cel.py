@@ -97,7 +97,7 @@ class CompiledValidateCel:
             if params:
                 data = {**data, "params": params[0]}
         lookups = getattr(context, "lookups", None)
-        return self._scope(data, lookups), lookups
+        return prepare_variables(self.spec, data, lookups), lookups  # every variable's value, to be shown
 
     def _validate(self, data: dict[str, Any], context: Any) -> tuple[Status, str]:
         lookups = getattr(context, "lookups", None)
