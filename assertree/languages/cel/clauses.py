@@ -24,54 +24,36 @@ from typing import Any
 
 from assertree.explanation import Trace
 from assertree.languages.cel.engine import CelError, Program
-from assertree.languages.cel.literals import literal_at, literal_end
+from assertree.languages.cel.lexer import CLOSING, OPENING, PUNCT, STRING, Token, closing_quote, tokens
 
 __all__ = ["split_clauses", "trace_clauses"]
 
-_OPENING = "([{"
-_CLOSING = ")]}"
 _COMPILED_KEPT = 256
 _compiled: dict[tuple[int, str], tuple[Any, Program | CelError]] = {}
 
 
 def split_clauses(text: str) -> tuple[str, list[str]] | None:
     """(``"||"`` or ``"&&"``, the clauses' texts) when `text` is two or more clauses joined at its top level
-    by that operator; None otherwise (one clause, a top-level conditional, unbalanced text)."""
+    by that operator; None otherwise (one clause, a top-level conditional, unbalanced or unterminated text).
+    Read with the CEL lexer (`lexer.tokens`), so strings and comments hide what they hold."""
     cuts: dict[str, list[int]] = {"||": [], "&&": []}
     depth = 0
-    position = 0
-    length = len(text)
-    previous = ""  # the last character outside strings and comments that is not a space
-    while position < length:
-        char = text[position]
-        if literal_at(text, position):
-            end = literal_end(text, position)
-            if end is None:
-                return None
-            position, previous = end, text[end - 1]
-            continue
-        if text.startswith("//", position):
-            end = text.find("\n", position)
-            position = length if end < 0 else end
-            continue
-        if char in _OPENING:
-            depth += 1
-        elif char in _CLOSING:
-            depth -= 1
-            if depth < 0:
-                return None
-        elif depth == 0:
-            pair = text[position:position + 2]
-            if pair in cuts:
-                cuts[pair].append(position)
-                position += 2
-                previous = pair[-1]
-                continue
-            if char == "?" and previous != ".":
-                return None  # a top-level conditional
-        if not char.isspace():
-            previous = char
-        position += 1
+    previous: Token | None = None
+    for token in tokens(text):
+        if token.kind == STRING and closing_quote(text, token.start) is None:
+            return None
+        if token.kind == PUNCT:
+            if token.text in OPENING:
+                depth += 1
+            elif token.text in CLOSING:
+                depth -= 1
+                if depth < 0:
+                    return None
+            elif depth == 0 and token.text in cuts:
+                cuts[token.text].append(token.start)
+            elif depth == 0 and token.text == "?" and not (previous is not None and previous.text == "."):
+                return None  # a top-level conditional (`.?` is an optional field, not one)
+        previous = token
     if depth != 0:
         return None
     operator = "||" if cuts["||"] else "&&"
@@ -86,6 +68,7 @@ def split_clauses(text: str) -> tuple[str, list[str]] | None:
     if not all(clauses):
         return None
     return operator, clauses
+
 
 
 def trace_clauses(program: Program, variables: Mapping[str, Any], trace: Trace, context: Any = None, *,

@@ -20,8 +20,25 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["CLOSING", "OPENING", "Piece", "Splice", "Token", "arguments", "ends_operand", "join", "matching", "pieces",
-           "receiver_start", "rename_calls", "rewrite_each", "string_end", "synthetic", "tokens"]
+__all__ = [
+    "CLOSING",
+    "OPENING",
+    "Piece",
+    "Splice",
+    "Token",
+    "arguments",
+    "closing_quote",
+    "ends_operand",
+    "join",
+    "matching",
+    "pieces",
+    "receiver_start",
+    "rename_calls",
+    "rewrite_each",
+    "string_end",
+    "synthetic",
+    "tokens",
+]
 
 IDENT, NUMBER, STRING, PUNCT = "ident", "number", "string", "punct"
 OPENING = {"(": ")", "[": "]", "{": "}"}
@@ -47,9 +64,16 @@ class Token:
 def string_end(text: str, start: int) -> int | None:
     """The index after the string or bytes literal starting at `start` (prefix included), or None when none
     starts there. An unterminated literal runs to the end (the parser reports it)."""
-    found = _STRING_START.match(text, start)
-    if found is None:
+    if _STRING_START.match(text, start) is None:
         return None
+    end = closing_quote(text, start)
+    return len(text) if end is None else end
+
+
+def closing_quote(text: str, start: int) -> int | None:
+    """The index after the closing quote of the literal that starts at `start`, None when it never closes."""
+    found = _STRING_START.match(text, start)
+    assert found is not None
     quote = found.group(1)
     raw = "r" in found.group(0)[: found.start(1) - start].lower()
     position = found.end()
@@ -60,7 +84,7 @@ def string_end(text: str, start: int) -> int | None:
         if text.startswith(quote, position):
             return position + len(quote)
         position += 1
-    return len(text)
+    return None
 
 
 def tokens(text: str) -> list[Token]:
