@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from assertree.cli.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
+from assertree.cli.options import ExcludeOption
 
 EXAMPLES = """Examples:
 
@@ -28,10 +29,7 @@ def lint(
         help="Policy files or directories (searched recursively; files that hold no policy are skipped).")],
     strict: Annotated[bool, typer.Option(
         "--strict", metavar="", help="Exit 1 on warnings too (unused bindings, duplicate policy names).")] = False,
-    exclude: Annotated[list[str] | None, typer.Option(
-        "--exclude", metavar="GLOB", show_default=False,
-        help="Leave out files and folders that GLOB names: a name ('templates') or a path ('charts/*/templates'). "
-        "Repeatable.")] = None,
+    exclude: ExcludeOption = None,
     exceptions: Annotated[list[str] | None, typer.Option(
         "--exceptions", metavar="PATH", show_default=False,
         help="PolicyException files or directories to check too (those beside the policies always are): "

@@ -12,6 +12,7 @@ import typer
 
 from assertree.cli.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
 from assertree.cli.explain import ExplainOption
+from assertree.cli.options import ExcludeOption, ParamsOption, UnboundOption, UserInfoOption, ValuesOption
 
 EXAMPLES = """Examples:
 
@@ -40,29 +41,15 @@ def scan(
     bindings: Annotated[Path | None, typer.Option(
         "--bindings", metavar="FILE", show_default=False,
         help="YAML/JSON file of extra variables, usable as $name.")] = None,
-    values: Annotated[Path | None, typer.Option(
-        "--values", metavar="FILE", show_default=False,
-        help="Kyverno CLI values file (cli.kyverno.io/v1alpha1 Values): variables, context entries, namespace "
-        "labels and request.operation for kyverno.io policies, as 'kyverno apply --values-file'.")] = None,
-    user_info: Annotated[Path | None, typer.Option(
-        "--user-info", metavar="FILE", show_default=False,
-        help="Kyverno CLI user-info file (cli.kyverno.io/v1alpha1 UserInfo): request.userInfo, roles and "
-        "clusterRoles for kyverno.io policies.")] = None,
+    values: ValuesOption = None,
+    user_info: UserInfoOption = None,
     exceptions: Annotated[list[Path] | None, typer.Option(
         "--exceptions", metavar="PATH", show_default=False,
         help="PolicyException files or directories: kyverno.io/v2 ones exempt matching resources from the named "
         "rules; policies.kyverno.io ones from the CEL policies their policyRefs name (skip, or pass with "
         "reportResult: pass; an expired one is not applied). Repeatable.")] = None,
-    params: Annotated[list[Path] | None, typer.Option(
-        "--params", metavar="PATH", show_default=False,
-        help="Parameter resources of Kubernetes admission policies (files or directories of ConfigMaps, custom "
-        "resources ...): what a binding's paramRef chooses from, and a ClusterPolicy validate.cel rule's. "
-        "Repeatable.")] = None,
-    unbound: Annotated[bool, typer.Option(
-        "--unbound", metavar="",
-        help="Run ValidatingAdmissionPolicies and MutatingAdmissionPolicies that no binding names as if bound "
-        "(validationActions Deny, no params). Without it they are reported as not bound (skip), as Kubernetes "
-        "would not run them.")] = False,
+    params: ParamsOption = None,
+    unbound: UnboundOption = False,
     pre_process: Annotated[list[str] | None, typer.Option(
         "--pre-process", metavar="EXPR", show_default=False,
         help="JMESPath expression applied to each payload before the scan. Repeatable.")] = None,
@@ -109,10 +96,7 @@ def scan(
         "--kyverno-json", metavar="",
         help="Reports as kyverno-json writes them: its error wording, no totals line, and '-o json' exactly as "
         "'kyverno-json scan --output json' prints it (a list of reports, whole resources and policies).")] = False,
-    exclude: Annotated[list[str] | None, typer.Option(
-        "--exclude", metavar="GLOB", show_default=False,
-        help="Leave out payload and policy files and folders that GLOB names: a name ('templates', "
-        "'*.tpl.yaml') or a path ('charts/*/templates', 'examples/_archived'). Repeatable.")] = None,
+    exclude: ExcludeOption = None,
     crd: Annotated[list[Path] | None, typer.Option(
         "--crd", metavar="PATH", show_default=False,
         help="CustomResourceDefinition files or folders: their cluster-scoped kinds keep no namespace when "

@@ -10,6 +10,7 @@ import typer
 
 from assertree.cli.exit_codes import EXIT_FAILED, EXIT_OK
 from assertree.cli.explain import ExplainOption
+from assertree.cli.options import ExcludeOption
 
 
 def test(
@@ -28,9 +29,7 @@ def test(
     strict: Annotated[bool, typer.Option(
         "--strict", help="Fail rows whose rule selected nothing (kyverno test counts them as passed, Excluded).")
     ] = False,
-    exclude: Annotated[list[str] | None, typer.Option(
-        "--exclude", metavar="GLOB", show_default=False,
-        help="Leave out test files and folders that GLOB names: a name or a path ('other/*'). Repeatable.")] = None,
+    exclude: ExcludeOption = None,
     explain: ExplainOption = False,
     coverage: Annotated[list[str] | None, typer.Option(
         "--coverage", metavar="FORMAT[=FILE]", show_default=False,
