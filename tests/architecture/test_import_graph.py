@@ -1,4 +1,4 @@
-"""The package's stages import one way, and the public API is what the README promises.
+"""The package's stages import one way, and the public API is what the docs promise.
 
 Stages, earliest first; a module may import from its own stage and the stages
 before it, never from a later one, and no two modules may import each other in
@@ -18,6 +18,7 @@ PACKAGE = Path(assertree.__file__).parent
 STAGES = [
     ("assertree.errors",),
     ("assertree.writes",),  # how every file assertree writes is written (reports, fixes, baselines)
+    ("assertree.explanation",),  # how a verdict was reached, as data (--explain): every language records into it
     ("assertree.documents",),
     ("assertree.jp",),
     ("assertree.pss",),  # the Pod Security Standards checks: Kubernetes' own, used by languages
@@ -30,6 +31,7 @@ STAGES = [
     ("assertree.findings",),  # fingerprints, baselines, severity gates: between the results and the reports
     ("assertree.report",),
     ("assertree.testing", "assertree.apply"),
+    ("assertree.kyverno_cli",),  # the Kyverno CLI's command lines and outputs, over testing and apply
     ("assertree.serve",),
     ("assertree.cli", "assertree.__main__"),
     ("assertree",),  # the public API may reach everything, lazily

@@ -153,7 +153,8 @@ def test_a_directory_with_a_helm_template_and_a_comment_only_file(capsys, monkey
     lines = out.splitlines()
     template = next(line for line in lines if "k8s/templates/deployment.yaml" in line)
     assert template.startswith("- ERROR: k8s/templates/deployment.yaml:1:3: invalid YAML: ")  # then libyaml's reason
-    assert template.endswith("(this looks like an unrendered template: render the template first, or exclude it)")
+    assert template.endswith("(this looks like an unrendered template: render it first, or leave it out with "
+                             "--exclude)")
     assert "- PASSED (POLICY=pinned-images, RULE=locale-norway, ID=locale, SOURCE=k8s/config.yaml)" in lines
     assert "- FAILED (POLICY=pinned-images, RULE=no-latest, ID=web, SOURCE=k8s/deployment.yaml)" in lines
     assert "kustomization-notes" not in out  # comment-only: no resource, no error

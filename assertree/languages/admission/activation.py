@@ -51,7 +51,9 @@ class Request:
     @property
     def namespace(self) -> str:
         """The namespace the request is in, ``""`` for a cluster-scoped object (a Namespace included)."""
-        return self.variables["request"]["namespace"] if self.admission.attributes.resource != "namespaces" else ""
+        if self.admission.attributes.resource == "namespaces":
+            return ""
+        return self.variables["request"].get("namespace", "")  # the request's JSON leaves an empty one out
 
     def with_params(self, params: Any) -> dict[str, Any]:
         """The variables of one invocation: these, and `params`."""

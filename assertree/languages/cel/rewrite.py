@@ -39,6 +39,7 @@ import re
 
 from assertree.languages.cel.functions.format import OPTIONAL_RESULTS
 from assertree.languages.cel.functions.lists import INDEX_FUNCTIONS
+from assertree.languages.cel.lexer import string_end
 
 __all__ = ["CONSTRUCTOR_TYPES", "rewrite"]
 
@@ -46,24 +47,6 @@ CONSTRUCTOR_TYPES = ("Object", "JSONPatch")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CHAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*")
 _FIELD = re.compile(r"(\s*)(\??)([A-Za-z_][A-Za-z0-9_]*)(\s*):")
-_STRING_START = re.compile(r"""(?:[rR][bB]?|[bB][rR]?)?('''|\"\"\"|'|")""")
-
-
-def _string_end(text: str, start: int) -> int:
-    """The index after the string literal starting at `start` (its prefix and opening quote included)."""
-    match = _STRING_START.match(text, start)
-    assert match is not None
-    quote = match.group(1)
-    raw = "r" in match.group(0)[: match.start(1) - start].lower()
-    position = match.end()
-    while position < len(text):
-        if not raw and text[position] == "\\":
-            position += 2
-            continue
-        if text.startswith(quote, position):
-            return position + len(quote)
-        position += 1
-    return len(text)
 
 
 def _rename_calls(chain: str, text: str, end: int, preceded_by_dot: bool) -> str:
@@ -103,20 +86,21 @@ def rewrite(text: str) -> str:
                 out.append(f'{field.group(1)}{field.group(2)}"{field.group(3)}"{field.group(4)}:')
                 position = field.end()
                 continue
-        string = _STRING_START.match(text, position)
-        if string is not None and (position == 0 or not (text[position - 1].isalnum() or text[position - 1] == "_")):
-            end = _string_end(text, position)
+        end = string_end(text, position)
+        if end is not None and (position == 0 or not (text[position - 1].isalnum() or text[position - 1] == "_")):
             out.append(text[position:end])
             position = end
             continue
-        if char.isalpha() or char == "_":
-            chain = _CHAIN.match(text, position)
-            assert chain is not None
+        chain = _CHAIN.match(text, position)
+        if chain is not None:  # a letter outside ASCII is no identifier: the parser reports it
             after = chain.end()
             while after < len(text) and text[after].isspace():
                 after += 1
             head = _IDENTIFIER.match(chain.group(0))
-            preceded_by_dot = bool(out) and "".join(out).rstrip().endswith(".")
+            before = position - 1
+            while before >= 0 and text[before].isspace():
+                before -= 1
+            preceded_by_dot = before >= 0 and text[before] == "."
             if (head is not None and head.group(0) in CONSTRUCTOR_TYPES and not preceded_by_dot
                     and after < len(text) and text[after] == "{"):
                 out.append("dyn({")

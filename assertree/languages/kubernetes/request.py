@@ -4,8 +4,9 @@ The Kyverno CLI (cmd/cli/kubectl-kyverno/processor: ``AdmissionRequestShape``,
 pkg/cel/engine/request.go) sends each resource as an admission request:
 CREATE (the default) has the resource as ``object`` and no ``oldObject``,
 UPDATE has it as both, DELETE only as ``oldObject``. ``request`` is the
-AdmissionRequest as JSON (kind, resource, names, operation, userInfo, the
-objects, dryRun); ``namespaceObject`` is the Namespace from the values file,
+AdmissionRequest as its JSON has it (uid, kind, resource, names, operation,
+userInfo, the objects, dryRun, options; an empty name or namespace is left
+out, as the ``omitempty`` fields are); ``namespaceObject`` is the Namespace from the values file,
 or null. The same data serves `matching` (as `Attributes`) and the CEL
 variables (`variables`).
 """
@@ -47,8 +48,9 @@ def _user(user_info: Any) -> dict[str, Any]:
 
 
 def admission_request(resource: Any, *, operation: str = "CREATE", values: Any = None,
-                      user_info: Any = None) -> AdmissionRequest:
-    """The request for `resource` under `operation`; `values` (a Kyverno values file) gives namespaces."""
+                      user_info: Any = None, types: Any = None) -> AdmissionRequest:
+    """The request for `resource` under `operation`; `values` (a Kyverno values file) gives namespaces,
+    `types` (a `kyverno.cluster.Cluster`: a test's CRDs) the resource names of custom kinds."""
     value = resource if isinstance(resource, Mapping) else {}
     api_version = str(value.get("apiVersion") or "")
     group, _, version = api_version.rpartition("/")
@@ -62,14 +64,18 @@ def admission_request(resource: Any, *, operation: str = "CREATE", values: Any =
     namespace_object = None
     if namespace and values is not None and hasattr(values, "namespace"):
         namespace_object = values.namespace(namespace)
-    plural = plural_of(kind)
+    plural = types.type_of(group, version, kind).plural if types is not None else plural_of(kind)
     gvk = {"group": group, "version": version, "kind": kind}
     gvr = {"group": group, "version": version, "resource": plural}
-    request = {
-        "kind": gvk, "resource": gvr, "requestKind": gvk, "requestResource": gvr, "name": name,
-        "namespace": namespace, "operation": operation, "userInfo": _user(user_info), "object": new,
-        "oldObject": old, "dryRun": False, "options": None,
+    request: dict[str, Any] = {
+        "uid": "", "kind": gvk, "resource": gvr, "requestKind": gvk, "requestResource": gvr,
+        "operation": operation, "userInfo": _user(user_info), "object": new, "oldObject": old, "dryRun": False,
+        "options": None,
     }
+    if name:  # the AdmissionRequest's JSON leaves an empty name, namespace (and subresource) out
+        request["name"] = name
+    if namespace:
+        request["namespace"] = namespace
     attributes = Attributes(group=group, version=version, resource=plural, subresource="", operation=operation,
                             namespace=namespace, name=name, object=new, old_object=old,
                             namespace_object=namespace_object)

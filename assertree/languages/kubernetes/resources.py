@@ -53,11 +53,13 @@ def plural_of(kind: str) -> str:
     return singular + "s"
 
 
-def is_namespaced(api_version: Any, kind: Any) -> bool:
-    """False only for the built-in cluster-scoped kinds; unknown kinds count as namespaced, as in the CLI."""
+def is_namespaced(api_version: Any, kind: Any, cluster_scoped: frozenset[tuple[str, str]] = frozenset()) -> bool:
+    """False only for the built-in cluster-scoped kinds, and those of `cluster_scoped` (group, kind) pairs
+    (read from CRD files); unknown kinds count as namespaced, as in the CLI."""
     version = str(api_version or "")
     group = version.split("/", 1)[0] if "/" in version else ""
-    return (group, str(kind or "")) not in CLUSTER_SCOPED
+    key = (group, str(kind or ""))
+    return key not in CLUSTER_SCOPED and key not in cluster_scoped
 
 
 def resource_key(value: Any) -> str | None:

@@ -30,9 +30,10 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from assertree.errors import field_path_text
+from assertree.explanation import active
 from assertree.languages.kubernetes.resources import resource_key
 from assertree.languages.kyverno import bridge
-from assertree.languages.kyverno.manifests import to_float64
+from assertree.languages.kyverno.manifests import to_float64, with_default_namespace
 from assertree.languages.kyverno.prelude import check_context_and_preconditions, enter_rule
 from assertree.results import ERROR, FAIL, PASS, SKIP, WARN, RuleError, RuleResult, Violation
 
@@ -136,8 +137,10 @@ def rule_runner(compiled: CompiledKyvernoRule, context: ScanContext) -> RuleRunn
     earlier = compiled.siblings[: compiled.siblings.index(compiled)] if policy.apply_one else []
     earlier_runners = [sibling.runner(context) for sibling in earlier]
 
-    # the last resource, and its value as Kyverno reads it (float64 numbers): converted once for all rules
+    # the last resource, and its value as Kyverno reads it (in 'default' when namespaced and without a
+    # namespace, float64 numbers): converted once for all rules
     seen: list[Any] = context.memo.setdefault("kyverno.float64", [None, None])
+    scoped = context.cluster_scoped
 
     def run(resource: Resource) -> RuleResult | None:
         if not isinstance(resource.value, dict):
@@ -145,7 +148,7 @@ def rule_runner(compiled: CompiledKyvernoRule, context: ScanContext) -> RuleRunn
         if any(_applied(runner(resource)) for runner in earlier_runners):
             return None
         if seen[0] is not resource:
-            seen[:] = [resource, replace(resource, value=to_float64(resource.value))]
+            seen[:] = [resource, replace(resource, value=to_float64(with_default_namespace(resource.value, scoped)))]
         result = evaluate_rule(compiled, plan, seen[1], context)
         if result is not None:
             result.resource = resource  # reports point at the resource as it was read
@@ -205,8 +208,12 @@ def _run_cel(cel: Any, session: Any, context: ScanContext) -> Outcome:
     from types import SimpleNamespace
 
     request = SimpleNamespace(operation=bridge.operation_of(session), user_info=context.user_info,
-                              lookups=getattr(context, "lookups", None))
+                              lookups=getattr(context, "lookups", None), params=context.params, memo=context.memo)
     status, message = cel.evaluate(bridge.resource_of(session) or None, request)
+    if (trace := active()) is not None:  # --explain: the expressions, their clauses and the variables
+        from assertree.languages.kyverno.cel_policies.explain import trace_validate_cel
+
+        trace_validate_cel(cel, bridge.resource_of(session) or None, request, trace)
     return Outcome(str(status), message)
 
 
@@ -224,6 +231,10 @@ def _run_pod_security(compiled: CompiledKyvernoRule, security: Any, session: Any
             and bridge.selects_on_create(session, session.old_resource)
             and security.run(rule.name, session.old_resource, exceptions).status == FAIL):
         return Outcome(SKIP, "skipping the rule evaluation as pre-existing violations are allowed")
+    if (trace := active()) is not None:
+        from assertree.languages.kyverno.tracing import trace_pod_security
+
+        trace_pod_security(trace, security.level, security.version, found)
     if found.status == ERROR:
         return Outcome(ERROR, found.message, RuleError(found.message, found.steps or ()))
     return Outcome(found.status, found.message, exception=found.exception, steps=found.steps)

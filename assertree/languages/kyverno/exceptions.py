@@ -44,6 +44,7 @@ __all__ = [
     "exempts",
     "matching_exceptions",
     "parse_exception",
+    "parse_policy_exception",
     "policy_key",
 ]
 
@@ -129,6 +130,14 @@ def parse_exception(document: Mapping[str, Any], source: str | None = None) -> P
         _fail(error.message, source, error.path)
     return PolicyException(str(metadata["name"]), str(metadata.get("namespace") or ""), tuple(pairs), dict(match),
                            spec.get("conditions"), dict(document), source, pod_security)
+
+
+def parse_policy_exception(document: Mapping[str, Any], source: str | None = None) -> Any:
+    """A PolicyException of either group, read: this module's `PolicyException` for ``kyverno.io``, a
+    `cel_policies.exceptions.CelException` for ``policies.kyverno.io``; PolicyError when malformed."""
+    from assertree.languages.kyverno.cel_policies.exceptions import is_cel_exception, read_exception
+
+    return read_exception(document, source) if is_cel_exception(document) else parse_exception(document, source)
 
 
 def policy_key(policy: Mapping[str, Any]) -> str:

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assertree.errors import PolicyError, Problem
+from assertree.errors import PolicyError, Problem, Unsupported
 
 if TYPE_CHECKING:
+    from assertree.languages.checked_files import CheckedFile
     from assertree.languages.kyverno.compile import CompiledKyvernoPolicy
 
 GROUP = "kyverno.io"
@@ -25,6 +26,7 @@ DESCRIPTION = f"{GROUP} ClusterPolicy, Policy"
 POLICY_KINDS = ("ClusterPolicy", "Policy")
 POLICY_VERSIONS = ("kyverno.io/v1", "kyverno.io/v2beta1")
 EXCEPTION_KIND = "PolicyException"
+CLEANUP_KINDS = ("CleanupPolicy", "ClusterCleanupPolicy")  # Kyverno runs them on a schedule, in a cluster
 
 
 def is_kyverno_policy(document: Any) -> bool:
@@ -34,9 +36,11 @@ def is_kyverno_policy(document: Any) -> bool:
 
 
 def is_policy_exception(document: Any) -> bool:
-    """Whether `document` is a Kyverno PolicyException (``kyverno.io/v2``, ``v2beta1``, ``v2alpha1``)."""
+    """Whether `document` is a Kyverno PolicyException: ``kyverno.io`` (v2, v2beta1, v2alpha1) for
+    ClusterPolicy/Policy, or ``policies.kyverno.io`` (v1alpha1, v1beta1, v1) for the CEL kinds."""
     return (isinstance(document, dict) and document.get("kind") == EXCEPTION_KIND
-            and str(document.get("apiVersion", "")).split("/", 1)[0] == GROUP)
+            and str(document.get("apiVersion", "")).split("/", 1)[0] in (GROUP, f"policies.{GROUP}"))
+
 
 
 def compile_document(document: dict, *, source: str | None = None, index: int | None = None,
@@ -81,6 +85,9 @@ def _compile(document: dict, source: str | None, index: int | None, line: int | 
     if is_policy_exception(document):
         raise PolicyError("a PolicyException is not a policy: pass its file with --exceptions (scan, apply) or "
                           "list it under exceptions: in a kyverno-test.yaml", path=("kind",))
+    if isinstance(document, dict) and document.get("kind") in CLEANUP_KINDS:
+        raise Unsupported(f"{document['kind']} deletes resources in a cluster on a schedule: there is nothing "
+                          "to check offline", path=("kind",))
     if not is_kyverno_policy(document):
         raise PolicyError("not a kyverno.io ClusterPolicy or Policy", path=("kind",))
     if document.get("apiVersion") not in POLICY_VERSIONS:
@@ -102,22 +109,30 @@ class KyvernoDocuments:
     others: list = field(default_factory=list)  # assertree.documents.reader.Document of any other kind
 
 
+def policy_file(path: str | Path) -> CheckedFile:
+    """The documents (`assertree.documents.reader.Document`) of a policy file, from the cache of checked
+    files when its bytes were read before (`assertree.languages.checked_files`: then no YAML parse, and
+    no schema validation inside `CheckedFile.checked`); PolicyError (located) when the file is not YAML or
+    JSON. The caller calls `CheckedFile.remember` once every document compiled."""
+    from assertree.errors import AssertreeError
+    from assertree.languages.checked_files import read_checked
+
+    try:
+        return read_checked(path)
+    except AssertreeError as error:
+        raise PolicyError(error.message, source=error.source or str(path), line=error.line,
+                          column=error.column) from None
+
+
 def load_kyverno_documents(paths: Iterable[str | Path]) -> KyvernoDocuments:
     """Every ClusterPolicy/Policy (compiled) and PolicyException in the files at `paths`.
 
     Errors name the file, line, column and field path of the first problem.
     """
-    from assertree.errors import AssertreeError
-    from assertree.languages.checked_files import read_checked
-
     found = KyvernoDocuments()
     for path in paths:
-        try:
-            read = read_checked(path)  # from the cache of checked files when read before (no YAML, no schema)
-        except AssertreeError as error:  # the file is not YAML/JSON
-            raise PolicyError(error.message, source=error.source or str(path), line=error.line,
-                              column=error.column) from None
-        only_policies = True
+        read = policy_file(path)
+        compiled = 0
         with read.checked():
             for document in read.documents:
                 value = document.value
@@ -127,12 +142,11 @@ def load_kyverno_documents(paths: Iterable[str | Path]) -> KyvernoDocuments:
                     except PolicyError as error:
                         line, column = document.locate(error.path) if error.path else (document.line, None)
                         raise error.located(source=document.path, line=line, column=column) from None
-                    continue
-                only_policies = False
-                if is_policy_exception(value):
+                    compiled += 1
+                elif is_policy_exception(value):
                     found.exceptions.append(value)
                 else:
                     found.others.append(document)
-        if only_policies:  # every document compiled here (others are checked later, by their own language)
+        if compiled == len(read.documents):  # every document compiled here (others are checked elsewhere)
             read.remember()
     return found

@@ -271,6 +271,22 @@ def normalise(resource: dict) -> dict:
     return resource
 
 
+def with_default_namespace(value: Any, cluster_scoped: frozenset[tuple[str, str]] = frozenset()) -> Any:
+    """`value` in ``default`` when it is a Kubernetes object (it has a kind) of a namespaced kind without a
+    namespace, as ``kyverno apply`` reads it; else `value` itself. A copy of the top level and of
+    ``metadata`` only: the payload a scan read is not changed, so its reports still show it as written."""
+    if not isinstance(value, dict) or not isinstance(value.get("kind"), str) or not value["kind"]:
+        return value
+    metadata = value.get("metadata")
+    if metadata is None:
+        metadata = {}
+    elif not isinstance(metadata, dict) or metadata.get("namespace"):
+        return value
+    if not is_namespaced(value.get("apiVersion"), value["kind"], cluster_scoped):
+        return value
+    return {**value, "metadata": {**metadata, "namespace": "default"}}
+
+
 def unique(manifests: Iterable[Manifest]) -> list[Manifest]:
     """First of each (group, kind, namespace, name), in file order: the CLI drops later duplicates."""
     seen: set[tuple[str, str, str, str]] = set()

@@ -18,13 +18,16 @@ everything else is the standard library, strings, optionals and macros.
 
 Missing, and why (`MISSING`): what needs a cluster or a registry
 (``resource.*``, ``image.GetMetadata``/image data, ``http.*``,
-``globalContext``), and ``string(ip)``/``string(cidr)`` (the CEL library
-accepts one declaration per function name and the standard library owns
-``string``). Typed-object constructors (``Object{...}``, ``JSONPatch{...}``)
-and list ``indexOf``/``lastIndexOf`` need a source rewrite first
+``globalContext``; the authorizer in Kyverno's policies). Typed-object
+constructors (``Object{...}``, ``JSONPatch{...}``) and list
+``indexOf``/``lastIndexOf`` need a source rewrite first
 (`assertree.languages.cel.rewrite`), and so do the functions that return an
-optional (``format.named``, ``<format>.validate``). Opaque values are tagged
-maps (`declare`): ``type(quantity('1'))`` is map and ``==`` compares their text.
+optional (``format.named``, ``<format>.validate``). ``string(ip)`` and
+``string(cidr)`` cannot be declared (the CEL library accepts one declaration
+per function name and the standard library owns ``string``): `conversions`
+rewrites ``string(...)`` calls to reach `network`'s ``__string_of_opaque__``.
+Opaque values are tagged maps (`declare`): ``type(quantity('1'))`` is map and
+``==`` compares their text.
 """
 
 from __future__ import annotations
@@ -59,5 +62,4 @@ MISSING = {
                                    "(compiled after assertree.languages.cel.rewrite makes them maps)",
     "list.indexOf, list.lastIndexOf": "the strings extension owns these names; one declaration per name "
                                       "(compiled after assertree.languages.cel.rewrite renames them)",
-    "string(ip), string(cidr)": "the standard library owns `string`; one declaration per name",
 }

@@ -34,7 +34,7 @@ class PolicySpec:
     mutations: tuple[Mutation, ...] = ()
     validation_actions: tuple[str, ...] = ("Deny",)
     failure_policy: str = "Fail"
-    mode: str = "Kubernetes"  # spec.evaluation.mode: Kubernetes or JSON
+    mode: str = "Kubernetes"  # spec.evaluation.mode: Kubernetes, JSON, or HTTP/Envoy (authorization)
     audit_annotations: tuple[str, ...] = ()  # keys only: the values are not evaluated offline
 
 
@@ -47,6 +47,7 @@ class CelRule:
     document: dict  # the spec this rule runs, JSON (autogen: the rewritten one)
     spec: PolicySpec
     targets: tuple[str, ...] = ()  # autogen: the controller kinds this variant is for
+    autogen_of: str | None = None  # autogen: the rule it was made from (the policy's own), for totals
 
 
 @dataclass(eq=False)

@@ -21,6 +21,7 @@ __all__ = ["ReadError", "problems", "read_policy", "read_spec"]
 ACTIONS = ("Deny", "Audit", "Warn")
 PATCH_TYPES = ("ApplyConfiguration", "JSONPatch")
 OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT", "*")
+MODES = ("Kubernetes", "JSON", "HTTP", "Envoy")  # HTTP and Envoy: authorization policies (`authz`)
 
 
 class ReadError(ValueError):
@@ -170,8 +171,9 @@ def read_spec(spec: Any, kind: str, path: FieldPath = ("spec",)) -> PolicySpec:
     data = _mapping(spec, path, required=True)
     evaluation = _mapping(data.get("evaluation"), (*path, "evaluation"))
     mode = _text(evaluation.get("mode"), (*path, "evaluation", "mode")) or "Kubernetes"
-    if mode not in ("Kubernetes", "JSON"):
-        raise _fail(f"unknown evaluation mode {mode!r} (expected Kubernetes or JSON)", (*path, "evaluation", "mode"))
+    if mode not in MODES or (mode in ("HTTP", "Envoy") and kind in MUTATING_KINDS):
+        expected = "Kubernetes or JSON" if kind in MUTATING_KINDS else ", ".join(MODES)
+        raise _fail(f"unknown evaluation mode {mode!r} (expected {expected})", (*path, "evaluation", "mode"))
     actions = _strings(data.get("validationActions"), (*path, "validationActions")) or ("Deny",)
     for i, action in enumerate(actions):
         if action not in ACTIONS:
@@ -181,7 +183,7 @@ def read_spec(spec: Any, kind: str, path: FieldPath = ("spec",)) -> PolicySpec:
     if failure_policy not in ("Fail", "Ignore"):
         raise _fail(f"unknown failurePolicy {failure_policy!r} (expected Fail or Ignore)", (*path, "failurePolicy"))
     match = _match(data.get("matchConstraints"), (*path, "matchConstraints"))
-    if match is None and mode != "JSON":
+    if match is None and mode == "Kubernetes":
         raise _fail("required field is missing (a Kubernetes-mode policy matches nothing without it)",
                     (*path, "matchConstraints"))
     mutating = kind in MUTATING_KINDS
