@@ -546,7 +546,8 @@ def _lint_document(document: Document, seen_names: dict[tuple, str]) -> list[Pro
     if _has_no_rules(document.value) and not any(p.path[:2] == ("spec", "rules") for p in found):
         found.append(Problem(NO_RULES, path=("spec", "rules"), severity=Severity.WARNING))
     problems = [locate(_with_hint(problem, document.value), document) for problem in found]
-    name = (document.value.get("metadata") or {}).get("name") if isinstance(document.value, dict) else None
+    metadata = document.value.get("metadata") if isinstance(document.value, dict) else None
+    name = metadata.get("name") if isinstance(metadata, dict) else None  # `metadata: 1` is the schema's to report
     if isinstance(name, str) and name:
         key = (document.value.get("kind"), name)
         if key in seen_names:
