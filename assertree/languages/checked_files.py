@@ -60,12 +60,18 @@ def read_checked(file: str | Path) -> CheckedFile:
     DocumentError when it cannot be read or parsed."""
     data = read_bytes(file)
     name = str(file)
-    key = f"{format_of(name)}\0".encode() + data  # the same bytes read as JSON and as YAML are two entries
+    key = entry_key(name, data)
     stored = _POLICY_CACHE.get(key)
     if _well_formed(stored):
         return CheckedFile(key, [Document(value, name, index, line, _positions_on_demand(name, data, index))
                                  for index, line, value in stored], from_cache=True)
     return CheckedFile(key, load_documents(name, decode_text(data, name)), from_cache=False)
+
+
+def entry_key(name: str, data: bytes) -> bytes:
+    """What a policy file's entry is named after: its format (by its name) and its bytes, so the same bytes
+    read as JSON and as YAML are two entries."""
+    return f"{format_of(name)}\0".encode() + data
 
 
 def _positions_on_demand(name: str, data: bytes, index: int) -> Callable[[tuple], tuple[int, int]]:
