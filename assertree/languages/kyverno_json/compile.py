@@ -35,13 +35,9 @@ class CompiledAssertion:
     at: tuple = ()  # where the assertion is in the policy document
 
     def __post_init__(self) -> None:
-        self.run: Check = tree_runner(self.tree)
-
-
-def tree_runner(tree: Node, *, trace: bool = False) -> Check:
-    """How an assertion's tree is checked: compiled to closures (`assertree.tree.fast`, the same results), or,
-    when a trace of each step is asked for, by the interpreter itself (``tree.check``, the reference)."""
-    return tree.check if trace else fast_check(tree)
+        # compiled to closures (`assertree.tree.fast`: the same results); an explanation walks `tree` itself
+        # (`assertree.tree.trace`), the interpreter being the reference
+        self.run: Check = fast_check(self.tree)
 
 
 @dataclass(eq=False)
