@@ -34,6 +34,7 @@ import yaml
 from conftest import CONFORMANCE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_document_cache import POLICY
 
 import assertree
 from assertree import writes
@@ -287,26 +288,10 @@ def _every_document_compiles(file: Path) -> bool:
 
 # -- never stale ------------------------------------------------------------------------------------------
 
-VALID = """\
-apiVersion: json.kyverno.io/v1alpha1
-kind: ValidatingPolicy
-metadata:
-  name: {name}
-spec:
-  rules:
-  - name: has-team
-    assert:
-      all:
-      - check:
-          tags:
-            Team: ~
-"""
-
-
 def _plant(file: Path, name: str) -> None:
     """Store, for `file`'s bytes and format, what a file naming the policy `name` holds: if it is ever
     served for `file`, the policy's name shows it."""
-    other = yaml.safe_load(VALID.format(name=name))
+    other = yaml.safe_load(POLICY.format(name=name))
     checked_files._POLICY_CACHE.put(checked_files.entry_key(str(file), file.read_bytes()), [(0, 1, other)])
 
 
@@ -317,7 +302,7 @@ def _names(paths: list[Path]) -> list[str | None]:
 def test_a_planted_entry_is_served_for_the_same_bytes(tmp_path):
     """The check the stale tests below rely on: an entry for the same bytes and format is what a run gets."""
     file = tmp_path / "p.yaml"
-    file.write_text(VALID.format(name="real"), encoding="utf-8")
+    file.write_text(POLICY.format(name="real"), encoding="utf-8")
     with cache_at(tmp_path / "cache"):
         _plant(file, "planted")
         assert _names([file]) == ["planted"]
@@ -331,18 +316,18 @@ def test_a_changed_file_is_never_served_stale(first, second):
     with tempfile.TemporaryDirectory() as root:
         file, cache = Path(root, "p.yaml"), Path(root, "cache")
         with cache_at(cache):
-            file.write_text(VALID.format(name=name_a), encoding="utf-8")
+            file.write_text(POLICY.format(name=name_a), encoding="utf-8")
             assert _names([file]) == [name_a]  # cached
-            file.write_text(VALID.format(name=name_b), encoding="utf-8")
+            file.write_text(POLICY.format(name=name_b), encoding="utf-8")
             assert _names([file]) == [name_b]
             assert _names([file]) == [name_b]  # and again, from the cache
-            file.write_text(VALID.format(name=name_a), encoding="utf-8")
+            file.write_text(POLICY.format(name=name_a), encoding="utf-8")
             assert _names([file]) == [name_a]
 
 
 def test_the_same_bytes_in_another_format_are_never_served_stale(tmp_path):
     """An entry made from the file read as YAML is not what the same bytes give read as JSON."""
-    text = json.dumps(yaml.safe_load(VALID.format(name="json-one")))
+    text = json.dumps(yaml.safe_load(POLICY.format(name="json-one")))
     yaml_file, json_file = tmp_path / "p.yaml", tmp_path / "p.json"
     yaml_file.write_text(text, encoding="utf-8")
     json_file.write_text(text, encoding="utf-8")
@@ -354,7 +339,7 @@ def test_the_same_bytes_in_another_format_are_never_served_stale(tmp_path):
 
 def test_another_version_is_never_served_stale(tmp_path, monkeypatch):
     file = tmp_path / "p.yaml"
-    file.write_text(VALID.format(name="real"), encoding="utf-8")
+    file.write_text(POLICY.format(name="real"), encoding="utf-8")
     with cache_at(tmp_path / "cache"):
         _plant(file, "planted")
     monkeypatch.setattr(assertree, "__version__", assertree.__version__ + ".next")
@@ -370,7 +355,7 @@ def test_an_edited_reader_is_never_served_stale(tmp_path):
     reader = tmp_path / "reader.py"
     reader.write_text("# one\n", encoding="utf-8")
     file = tmp_path / "p.yaml"
-    file.write_text(VALID.format(name="real"), encoding="utf-8")
+    file.write_text(POLICY.format(name="real"), encoding="utf-8")
     modules = checked_files._POLICY_CACHE.modules
     with cache_at(tmp_path / "cache"):
         checked_files._POLICY_CACHE = DocumentCache("policies", [*modules, str(reader)])
