@@ -77,11 +77,13 @@ def entry_key(name: str, data: bytes) -> bytes:
 def _positions_on_demand(name: str, data: bytes, index: int) -> Callable[[tuple], tuple[int, int]]:
     """A cached document's locator: the file parsed again with positions, only when a position is asked for
     (a problem found by code newer than the entry: every check but the schema runs on every run)."""
+    parsed: list[Document] = []  # the file's documents with positions, parsed at the first question
+
     def locate(path: tuple) -> tuple[int, int]:
-        for document in load_documents(name, decode_text(data, name)):
-            if document.index == index:
-                return document.locate(path)
-        return 1, 1
+        if not parsed:
+            parsed.extend(document for document in load_documents(name, decode_text(data, name))
+                          if document.index == index)
+        return parsed[0].locate(path) if parsed else (1, 1)
 
     return locate
 
