@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from assertree.cli.exit_codes import EXIT_FAILED, EXIT_OK
+from assertree.cli.options import ExcludeOption, ParamsOption, UnboundOption, UserInfoOption, ValuesOption
 
 if TYPE_CHECKING:
     from assertree.apply import FileChange
@@ -36,21 +37,14 @@ def apply(
     policy: Annotated[list[str] | None, typer.Option(
         "--policy", show_default=False,
         help="Policy file or directory with mutate rules (searched recursively). Repeatable.")] = None,
-    values: Annotated[Path | None, typer.Option(
-        "--values", show_default=False, help="Kyverno values file (cli.kyverno.io/v1alpha1 Values).")] = None,
-    user_info: Annotated[Path | None, typer.Option(
-        "--user-info", show_default=False, help="Kyverno user-info file (request.userInfo, roles).")] = None,
+    values: ValuesOption = None,
+    user_info: UserInfoOption = None,
     target: Annotated[list[str] | None, typer.Option(
         "--target", show_default=False,
         help="Existing resources (files or directories) that mutate-existing rules (mutate.targets) patch and "
         "generate rules clone from; patched ones are written like the resource files. Repeatable.")] = None,
-    params: Annotated[list[Path] | None, typer.Option(
-        "--params", show_default=False,
-        help="Parameter resources of MutatingAdmissionPolicies (files or directories): what a binding's paramRef "
-        "chooses from. Repeatable.")] = None,
-    unbound: Annotated[bool, typer.Option(
-        "--unbound", help="Apply MutatingAdmissionPolicies that no binding names as if bound (Kubernetes would not "
-        "run them).")] = False,
+    params: ParamsOption = None,
+    unbound: UnboundOption = False,
     output: Annotated[Path | None, typer.Option(
         "--output", "-o", show_default=False,
         help="Write every resource file, changed or not, under this directory (created if needed).")] = None,
@@ -58,10 +52,7 @@ def apply(
         "--diff", help="Print a unified diff of what would change; exit 1 if anything would.")] = False,
     in_place: Annotated[bool, typer.Option("--in-place", help="Rewrite the changed files.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only rule errors on stderr.")] = False,
-    exclude: Annotated[list[str] | None, typer.Option(
-        "--exclude", metavar="GLOB", show_default=False,
-        help="Leave out resource and policy files and folders that GLOB names: a name ('templates') or a path "
-        "('charts/*/templates'). Repeatable.")] = None,
+    exclude: ExcludeOption = None,
 ) -> None:
     """Apply the mutate rules of Kyverno policies, Kyverno MutatingPolicies and Kubernetes
     MutatingAdmissionPolicies to resource files: the fixed YAML on stdout, under -o DIR, in place, or as a

@@ -29,17 +29,25 @@ class Output:
 
 def parse_outputs(values: list[str]) -> list[Output]:
     """Parse repeated ``--output`` values; at most one report may go to standard output."""
+    return parse_reports(values, FORMATS, "--output")
+
+
+def parse_reports(values: Sequence[str], formats: Iterable[str], option: str, *,
+                  single_stdout: bool = True) -> list[Output]:
+    """Parse repeated ``FORMAT[=FILE]`` values of `option`, each FORMAT one of `formats`; with `single_stdout`,
+    at most one of them may go to standard output."""
+    known = list(formats)
     outputs = []
     for value in values:
         name, separator, file = value.partition("=")
         name = name.strip().lower()
-        if name not in FORMATS:
-            raise UsageError(f"unknown --output format {name!r} (choose from: {', '.join(FORMATS)})")
+        if name not in known:
+            raise UsageError(f"unknown {option} format {name!r} (choose from: {', '.join(known)})")
         if separator and not file:
-            raise UsageError(f"--output {value!r}: missing file name after '='")
+            raise UsageError(f"{option} {value!r}: missing file name after '='")
         outputs.append(Output(name, Path(file) if file else None))
-    if sum(1 for output in outputs if output.file is None) > 1:
-        raise UsageError("only one --output can go to standard output; give the others a file (FORMAT=FILE)")
+    if single_stdout and sum(1 for output in outputs if output.file is None) > 1:
+        raise UsageError(f"only one {option} can go to standard output; give the others a file (FORMAT=FILE)")
     return outputs
 
 

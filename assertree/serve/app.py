@@ -4,7 +4,8 @@
     POST /api/playground/scan   {"payload": "<text>", "policy": "<text>", "preprocessors": [...],
                                  "bindings"?: {...}, "terraform"?: bool}
          both: ?format=text|json|sarif|junit|github for an assertree report instead,
-               ?details=true for locations (the playground page asks for them)
+               ?details=true for locations (the playground page asks for them),
+               ?explain=true for how each failing or erroring result was reached
     GET  /api/health            {"status": "ok", "policies": {...} | null}
     GET  /api/languages         the policy languages this assertree reads
     GET  /                      the playground page; /static/... its scripts, styles and examples
@@ -96,7 +97,7 @@ def create_app(policy_paths: Sequence[str | Path] = (), *, max_body_size: int = 
 
         def work():
             resources = resources_of_value(scan_request.payload, scan_request.preprocessors)
-            return run_scan(resources, policies, scan_request.bindings, context)
+            return run_scan(resources, policies, scan_request.bindings, context, explain=_asked(request, "explain"))
 
         return await _answer(request, work)
 
@@ -108,7 +109,8 @@ def create_app(policy_paths: Sequence[str | Path] = (), *, max_body_size: int = 
 
         def work():
             resources = resources_of_text(play.payload, play.preprocessors, terraform=play.terraform)
-            return run_scan(resources, compile_policy_text(play.policy), play.bindings, context)
+            return run_scan(resources, compile_policy_text(play.policy), play.bindings, context,
+                            explain=_asked(request, "explain"))
 
         return await _answer(request, work)
 
@@ -169,12 +171,17 @@ async def _answer(request: Request, work) -> Response:
     report_format = request.query_params.get("format")
     if report_format is not None and report_format not in FORMATS:
         raise RequestError(f"unknown format {report_format!r} (choose from: {', '.join(FORMATS)})")
-    details = request.query_params.get("details", "").lower() in ("1", "true", "yes")
+    details = _asked(request, "details")
     result = await run_in_threadpool(work)
     if report_format is None:
         return JSONResponse(await run_in_threadpool(results_of, result, details=details))
     text = await run_in_threadpool(render, report_format, result)
     return Response(text, media_type=_MEDIA_TYPES[report_format])
+
+
+def _asked(request: Request, name: str) -> bool:
+    """Whether a yes/no query parameter (``?details=true``) is set."""
+    return request.query_params.get(name, "").lower() in ("1", "true", "yes")
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

@@ -12,6 +12,7 @@ itself never raises for a failing or erroring rule (those are results).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from assertree.errors import AssertreeError, PolicyError
@@ -106,11 +107,15 @@ def resources_of_text(text: str, preprocessors: Sequence[str] = (), *, terraform
 
 
 def run_scan(resources: Sequence[Any], policies: Sequence[Any], bindings: Mapping[str, Any] | None = None,
-             context: Any = None):
-    """The scan; a ScanResult. `context` is the server's `ScanContext` (admission policies' params ...)."""
+             context: Any = None, *, explain: bool = False):
+    """The scan; a ScanResult. `context` is the server's `ScanContext` (admission policies' params ...); with
+    `explain`, failing and erroring results are explained."""
     from assertree.engine.scan import scan
+    from assertree.languages.base import ScanContext
 
     try:
+        if explain:
+            context = replace(context, explain=True) if context is not None else ScanContext(explain=True)
         return scan(resources, policies, bindings, context=context)
     except RecursionError:
         raise RequestError("payload nested too deeply to check") from None

@@ -66,6 +66,8 @@ class RowCheck:
     reason: str  # "Ok", "Want pass, got fail", "Excluded", "Not found", "Resource diff", ...
     message: str = ""
     selected: bool = True  # False when the rule selected nothing (Excluded): --strict fails such rows
+    result: Any = None  # the rule result compared (`RuleResult`; None for Excluded and Not found rows)
+    policy_info: Any = None  # the policy whose response was compared (`PolicyInfo`; None for Not found rows)
 
     @property
     def policy(self) -> str:
@@ -140,7 +142,8 @@ def check_expected(test: KyvernoTest, expected: ExpectedResult, responses: list[
                 rows.append(row)
             if not rows and not dropped:
                 rows.append(RowCheck(expected, item.key, expected.rule, EXCLUDED, not strict, "Excluded",
-                                     "no rule response: the rule did not select the resource", selected=False))
+                                     "no rule response: the rule did not select the resource", selected=False,
+                                     policy_info=response.policy))
         if not rows and not dropped:
             rows.append(RowCheck(expected, item.key, expected.rule, NOT_FOUND, False, "Not found",
                                  f"policy {expected.policy!r} gave no response for this resource"))
@@ -152,10 +155,10 @@ def _not_run(expected: ExpectedResult, item: ResourceResponses, policy: Any) -> 
     """A failed row for each refused rule the entry names (all of the policy's when it names none)."""
     from assertree.results import refused_rules
 
-    ruleless = _ruleless(policy)
+    rule_free = ruleless(policy)
     names = {expected.rule, f"autogen-{expected.rule}", f"autogen-cronjob-{expected.rule}"} if expected.rule \
-        and not ruleless else None
-    return [RowCheck(expected, item.key, None if ruleless else refused.rule, NOT_RUN, False, "Not run",
+        and not rule_free else None
+    return [RowCheck(expected, item.key, None if rule_free else refused.rule, NOT_RUN, False, "Not run",
                      refused.problem.message)
             for refused in refused_rules(policy) if names is None or refused.rule in names]
 
@@ -168,7 +171,7 @@ def _generates(policy: Any, result: Any) -> bool:
 def _compare_generated(test: KyvernoTest, expected: ExpectedResult, item: ResourceResponses,
                        response: PolicyResponse, result: Any, patched: PatchedLookup) -> list[RowCheck]:
     """One row per generated resource, compared with the expected files; the status alone when none."""
-    rule_name = None if _ruleless(response.policy) else result.rule.name
+    rule_name = None if ruleless(response.policy) else result.rule.name
     files = expected.generated_resources
     if not result.generated or not files:
         return [_status_row(expected, item, rule_name, result)]
@@ -206,7 +209,7 @@ def _compare_target(test: KyvernoTest, expected: ExpectedResult, item: ResourceR
                     patched: PatchedLookup) -> list[RowCheck]:
     """A target resource's row: the target as the rule patched it, then the rule's status."""
     result = response.results[0]
-    rule_name = None if _ruleless(response.policy) else result.rule.name
+    rule_name = None if ruleless(response.policy) else result.rule.name
     if expected.patched_resources:
         try:
             equal, diff = patched(test.path(expected.patched_resources), result.target, False)
@@ -261,14 +264,14 @@ def select_resources(expected: ExpectedResult, responses: list[ResourceResponses
     return chosen or list(responses)
 
 
-def _ruleless(policy: Any) -> bool:
+def ruleless(policy: Any) -> bool:
     """Kyverno's CEL kinds have no rule names; kyverno-json's ValidatingPolicy (same kind name) has."""
     api_version = str((policy.document or {}).get("apiVersion", ""))
     return policy.kind in RULELESS_KINDS and not api_version.startswith("json.kyverno.io/")
 
 
 def _rule_results(expected: ExpectedResult, response: PolicyResponse) -> list:
-    if not expected.rule or _ruleless(response.policy):
+    if not expected.rule or ruleless(response.policy):
         return list(response.results)
     names = {expected.rule, f"autogen-{expected.rule}", f"autogen-cronjob-{expected.rule}"}
     return [result for result in response.results if result.rule.name in names]
@@ -276,8 +279,15 @@ def _rule_results(expected: ExpectedResult, response: PolicyResponse) -> list:
 
 def _compare(test: KyvernoTest, expected: ExpectedResult, item: ResourceResponses, response: PolicyResponse,
              result: Any, patched: PatchedLookup) -> RowCheck | None:
-    ruleless = _ruleless(response.policy)
-    rule_name = None if ruleless else result.rule.name
+    row = _compared(test, expected, item, response, result, patched)
+    if row is not None:
+        row.result, row.policy_info = result, response.policy
+    return row
+
+
+def _compared(test: KyvernoTest, expected: ExpectedResult, item: ResourceResponses, response: PolicyResponse,
+              result: Any, patched: PatchedLookup) -> RowCheck | None:
+    rule_name = None if ruleless(response.policy) else result.rule.name
     actual = kyverno_status(response.policy, result)
     if expected.patched_resources:
         resource = response.patched if response.phase == MUTATE else response.resource

@@ -122,25 +122,31 @@ def _load_policies(paths: list[Path]) -> tuple[list, dict[str, str]]:
     """The compiled policies of `paths`, document by document, and the ones that could not be (name -> error).
 
     A document whose name cannot be read fails the whole test (no row could name it)."""
-    from assertree.languages.kyverno.language import is_policy_exception, policy_documents
+    from assertree.languages.kyverno.language import is_policy_exception, policy_file
     from assertree.languages.load import compile_read, locate
 
     policies: list[Any] = []
     invalid: dict[str, str] = {}
     for path in paths:
-        for document in policy_documents(path):
-            value = document.value
-            if is_policy_exception(value):
-                continue
-            try:
-                policies.append(compile_read(document))  # refused rules' warnings located in the file
-            except AssertreeError as error:
-                located = type(error).of(locate(error.problem, document))
-                metadata = value.get("metadata") if isinstance(value, dict) else None
-                name = metadata.get("name") if isinstance(metadata, dict) else None
-                if not isinstance(name, str) or not name:
-                    raise located from None
-                invalid[name] = str(located)
+        read = policy_file(path)
+        compiled = 0
+        with read.checked():  # documents from the cache of checked files: no schema validation again
+            for document in read.documents:
+                value = document.value
+                if is_policy_exception(value):
+                    continue
+                try:
+                    policies.append(compile_read(document))  # refused rules' warnings located in the file
+                    compiled += 1
+                except AssertreeError as error:
+                    located = type(error).of(locate(error.problem, document))
+                    metadata = value.get("metadata") if isinstance(value, dict) else None
+                    name = metadata.get("name") if isinstance(metadata, dict) else None
+                    if not isinstance(name, str) or not name:
+                        raise located from None
+                    invalid[name] = str(located)
+        if compiled == len(read.documents):  # every document compiled: the next run takes them from the cache
+            read.remember()
     return policies, invalid
 
 
@@ -154,13 +160,20 @@ def with_operation(loaded: LoadedTest, operation: str) -> LoadedTest:
     return replace(loaded, context=context, payloads=[])
 
 
-def run_loaded(loaded: LoadedTest) -> list[ResourceResponses]:
+def run_loaded(loaded: LoadedTest, *, explain: bool = False) -> list[ResourceResponses]:
     """Every policy on every resource of `loaded`, in kyverno test's order (`process`), then on every payload;
-    then one entry per target resource (`target_responses`)."""
-    out = process(loaded.policies, loaded.resources, loaded.context)
+    then one entry per target resource (`target_responses`). With `explain`, each failing or erroring
+    validate result is explained (`assertree.engine.explain`)."""
+    explainer = None
+    if explain:
+        from assertree.engine.explain import Explainer
+
+        explainer = Explainer([rule for policy in loaded.policies for rule in getattr(policy, "rules", ())],
+                              loaded.context)
+    out = process(loaded.policies, loaded.resources, loaded.context, explainer=explainer)
     targets = target_responses(loaded.targets, out)
     if loaded.payloads:
-        out.extend(_payload_responses(loaded, _validators(loaded.policies, loaded.context)))
+        out.extend(_payload_responses(loaded, _validators(loaded.policies, loaded.context), explainer))
     return out + targets
 
 
@@ -190,12 +203,16 @@ def _same_object(found: tuple, wanted: tuple) -> bool:
 
 
 def process(policies: list, manifests: list, context: ScanContext,
-            on_response: Callable[[ResourceResponses, PolicyResponse], None] | None = None) -> list[ResourceResponses]:
+            on_response: Callable[[ResourceResponses, PolicyResponse], None] | None = None,
+            explainer: Any = None) -> list[ResourceResponses]:
     """Every policy on every resource (`languages.kyverno.manifests.Manifest`), in the Kyverno CLI's order (see
     the module docstring); resources are evaluated with float64 numbers, as the CLI converts them.
-    `on_response` is told each response as it is made (``kyverno apply`` prints mutated resources then)."""
+    `on_response` is told each response as it is made (``kyverno apply`` prints mutated resources then);
+    `explainer` (`assertree.engine.explain.Explainer`) explains each failing or erroring validate result."""
+    from assertree.findings.exceptions import Exempting
     from assertree.languages.kyverno.manifests import to_float64
 
+    exempting = Exempting.of(context.exceptions)
     phases: list[list] = [[], [], [], []]  # ClusterPolicy mutate, ClusterPolicy validate, other mutate, other validate
     for policy in policies:
         kyverno = str(getattr(_info(policy), "api_version", "")).split("/")[0] == "kyverno.io"
@@ -220,7 +237,12 @@ def process(policies: list, manifests: list, context: ScanContext,
                 response = PolicyResponse(_info(policy), MUTATE, value, after.value, list(results))
                 value = after.value
             else:
-                response = PolicyResponse(_info(policy), VALIDATE, value, value, run(resource))
+                results = run(resource)
+                if exempting:  # kyverno-json policies: the test's PolicyExceptions that name them
+                    exempting.apply(results)
+                if explainer is not None:
+                    explainer.apply(results)
+                response = PolicyResponse(_info(policy), VALIDATE, value, value, results)
             item.responses.append(response)
             if on_response is not None:
                 on_response(item, response)
@@ -239,7 +261,7 @@ def _validators(policies: list, context: ScanContext) -> list:
     return found
 
 
-def _payload_responses(loaded: LoadedTest, validators: list) -> list[ResourceResponses]:
+def _payload_responses(loaded: LoadedTest, validators: list, explainer: Any = None) -> list[ResourceResponses]:
     """JSON payloads through the JSON-mode ValidatingPolicies, check requests through the authorization ones."""
     from assertree.testing.payloads import JSON
 
@@ -256,6 +278,8 @@ def _payload_responses(loaded: LoadedTest, validators: list) -> list[ResourceRes
             else:
                 found = policy.check_request(payload.mode, resource, loaded.context)
                 results = [found] if found is not None else []
+            if explainer is not None:
+                explainer.apply(results)
             item.responses.append(PolicyResponse(_info(policy), VALIDATE, payload.value, payload.value, results))
         out.append(item)
     return out

@@ -34,6 +34,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from assertree.explanation import Trace, active, recording
 from assertree.languages.kubernetes.resources import resource_key
 from assertree.languages.kyverno import bridge
 from assertree.languages.kyverno.images import POD_CONTAINERS, POD_SPEC
@@ -42,7 +43,8 @@ from assertree.languages.kyverno.wildcard import match as wildcard_match
 from assertree.results import ERROR, FAIL, PASS, SKIP, Resource, RuleError, RuleResult, Violation
 
 if TYPE_CHECKING:
-    from assertree.languages.base import RuleRunner, ScanContext
+    from assertree.explanation import Explanation
+    from assertree.languages.base import Explain, RuleRunner, ScanContext
     from assertree.languages.kyverno.compile import CompiledKyvernoRule
 
 __all__ = ["image_check_runner", "patch_images", "rule_images"]
@@ -215,10 +217,28 @@ def image_check_runner(compiled: CompiledKyvernoRule, context: ScanContext) -> R
     return run
 
 
+def image_check_explainer(compiled: CompiledKyvernoRule, context: ScanContext) -> Explain:
+    """How an image check failed or errored (``--explain``): the rule runs once more with a trace, each image
+    it checked a step; a result decided before any image (an error, a precondition) is one step saying so."""
+    run = image_check_runner(compiled, context)
+    where = f"spec.rules[{compiled.rule.index}].verifyImages"
+
+    def explain(result: RuleResult) -> Explanation | None:
+        trace = Trace()
+        with recording(trace):
+            run(result.resource)
+        if not trace.explanation.steps:
+            trace.add("verifyImages", str(result.status), depth=0, policy_path=where, detail=result.message or "")
+        return trace.explanation
+
+    return explain
+
+
 def _check(compiled: CompiledKyvernoRule, entries: list[dict], resource: dict) -> tuple[str, str]:
     """Kyverno's ``validateImage`` over the images its ``images`` context holds (the standard containers)."""
     passed: list[str] = []
     skipped: list[str] = []
+    trace = active()  # an explanation is being made (--explain): each image checked is a step
     try:
         standard = rule_images({}, resource)
     except ImageError:
@@ -228,12 +248,19 @@ def _check(compiled: CompiledKyvernoRule, entries: list[dict], resource: dict) -
             if not _matches(reference, entry["imageReferences"]):
                 continue
             if entry.get("verifyDigest") and not info.digest:
+                if trace is not None:
+                    trace.add(reference, FAIL, depth=0, detail="verifyDigest: the image has no digest")
                 return FAIL, f"missing digest for {reference}"
             if entry.get("required"):
                 verified = _scoped_status(resource, compiled, reference)
+                if trace is not None:
+                    trace.add(reference, verified, depth=0,
+                              detail=f"required: the {SCOPED_ANNOTATION} annotation records {verified!r}")
                 if verified == "fail":
                     return FAIL, f"unverified image {reference}"
                 (passed if verified == "pass" else skipped).append(reference)
+            elif trace is not None:
+                trace.add(reference, PASS, depth=0, detail="verifyDigest: the image has a digest")
     if passed or not skipped:
         return PASS, "image verified" if not skipped else " ".join(["image verified, skipped images:", *skipped])
     return SKIP, " ".join(["image skipped, skipped images:", *skipped])
