@@ -49,9 +49,9 @@ def test(
     else:
         text = FORMATS[name](run)
     if file:
-        from assertree.cli.outputs import write_atomically
+        from assertree.writes import write_file
 
-        write_atomically(Path(file), text, f"the {name} report")
+        write_file(Path(file), text, f"the {name} report")
         print(run.summary_line(), file=sys.stderr)
     else:
         from assertree.cli.outputs import write_stdout

@@ -16,7 +16,7 @@ import assertree
 PACKAGE = Path(assertree.__file__).parent
 
 STAGES = [
-    ("assertree.errors",),
+    ("assertree.errors", "assertree.writes"),  # problems as data; the one way a user's file is written
     ("assertree.documents",),
     ("assertree.jp",),
     ("assertree.tree",),
