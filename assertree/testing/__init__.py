@@ -10,8 +10,9 @@ loads what a Test names and runs the policies (mutate, then validate) into
 `responses` (one per policy and phase, as the Kyverno engine gives them),
 `check` compares each expected row as ``kyverno test`` does, `patched`
 finds and compares mutated resources, `output` formats the outcome (table,
-JSON, JUnit). A Test that cannot be loaded is reported as an error of that test
-and the others still run.
+JSON, JUnit). A Test that cannot be loaded (a file it names is missing or
+unreadable) is reported as an error of that test and the others still run; a
+Test that compared nothing fails (`check.nothing_compared`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from assertree.errors import AssertreeError
-from assertree.testing.check import EXCLUDED, NOT_FOUND, RowCheck, check_test
+from assertree.testing.check import EXCLUDED, NOT_FOUND, RowCheck, check_test, nothing_compared
 from assertree.testing.testfile import (
     TEST_FILE_NAME,
     ExpectedResult,
@@ -60,6 +61,7 @@ class TestOutcome:
     rows: list[RowCheck] = field(default_factory=list)
     error: AssertreeError | None = None
     warnings: list[str] = field(default_factory=list)
+    vacuous: str | None = None  # why the test compared nothing (it fails), None when it compared something
 
     @property
     def name(self) -> str:
@@ -71,7 +73,7 @@ class TestOutcome:
 
     @property
     def failed(self) -> int:
-        return sum(not row.ok for row in self.rows) + (self.error is not None)
+        return sum(not row.ok for row in self.rows) + (self.error is not None) + (self.vacuous is not None)
 
 
 @dataclass
@@ -114,7 +116,8 @@ def run_test(test: KyvernoTest, *, strict: bool = False) -> TestOutcome:
     except AssertreeError as error:
         return TestOutcome(test, test.file, error=error)
     rows = check_test(test, responses, patched_lookup(), strict=strict)
-    return TestOutcome(test, test.file, rows, warnings=list(loaded.warnings))
+    return TestOutcome(test, test.file, rows, warnings=list(loaded.warnings),
+                       vacuous=nothing_compared(test, rows, responses))
 
 
 def run_tests(paths: Iterable[str | Path], *, file_name: str = TEST_FILE_NAME, strict: bool = False) -> TestRun:

@@ -51,15 +51,11 @@ def load_test(test: KyvernoTest) -> LoadedTest:
         path = _existing(test, name, "exceptions")
         exceptions.extend(bridge.parse_exceptions(load_kyverno_documents([path]).exceptions, str(path)))
     manifests = []
-    warnings = []
-    for name in test.resources:
-        if not test.path(name).exists():  # the CLI reports a missing resource file and carries on
-            warnings.append(f"failed to load resources: {name}: file not found")
-            continue
+    for name in test.resources:  # a missing file fails the test (the CLI fails only on the first one)
         for file in _files(test, name, "resources"):
             manifests.extend(read_manifests(file))
     context = _scan_context(test, exceptions)
-    return LoadedTest(test, policies, unique(manifests), context, exceptions, warnings)
+    return LoadedTest(test, policies, unique(manifests), context, exceptions)
 
 
 def run_loaded(loaded: LoadedTest) -> list[ResourceResponses]:
@@ -105,9 +101,10 @@ def _info(policy: Any) -> Any:
 
 
 def _existing(test: KyvernoTest, name: str, field_name: str) -> Path:
+    """The file the test names in `field_name`; a file that is not there fails the test, naming it."""
     path = test.path(name)
-    if not path.exists():
-        raise KyvernoTestError(f"{field_name}: file not found: {name}", source=str(test.file))
+    if not name.strip() or not path.exists():
+        raise KyvernoTestError(f"{field_name}: file not found: {name!r} ({path})", source=str(test.file))
     return path
 
 
