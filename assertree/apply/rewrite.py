@@ -245,14 +245,17 @@ def _indentation(root: Any) -> tuple[int, int, int]:
 # -- merging new values onto the nodes of the old ones --------------------------------------------
 
 
-def merge(node: Any, old: Any, new: Any, fresh: Callable[[Any], Any]) -> Any:
+def merge(node: Any, old: Any, new: Any, fresh: Callable[[Any], Any], memo: dict | None = None) -> Any:
     """A node holding `new`, made from `node` (the written form of `old`) wherever old and new agree.
 
     Mappings keep their keys' order and nodes, drop removed keys and append new ones; lists pair each
     new item with an equal old item, else one with the same ``name``, else the one at its position,
     and merge into it; anything else that differs is `fresh` (the new value in the writer's types).
+    `memo` keeps the comparisons of one merge (`json_equal`), so that asking again at each level of a deep
+    value does not compare its subtrees again (a thousand levels took seconds).
     """
-    if json_equal(old, new):
+    memo = {} if memo is None else memo
+    if json_equal(old, new, memo):
         return node
     if isinstance(new, dict) and isinstance(old, dict) and isinstance(node, dict):
         keys = {_key_text(key): key for key in node}
@@ -261,29 +264,29 @@ def merge(node: Any, old: Any, new: Any, fresh: Callable[[Any], Any]) -> Any:
                 del node[keys[key]]
         for key, value in new.items():
             if key in keys and key in old:
-                merged = merge(node[keys[key]], old[key], value, fresh)
+                merged = merge(node[keys[key]], old[key], value, fresh, memo)
                 if merged is not node[keys[key]]:
                     node[keys[key]] = merged
             elif key in keys:  # the written form has it, the value read did not: cannot be
                 node[keys[key]] = fresh(value)
-            elif not (key in old and json_equal(old[key], value)):  # a default the reader added stays out
+            elif not (key in old and json_equal(old[key], value, memo)):  # a default the reader added stays out
                 node[key] = fresh(value)
         return node
     if isinstance(new, list) and isinstance(old, list) and isinstance(node, list) and len(node) == len(old):
-        return _merge_list(node, old, new, fresh)
+        return _merge_list(node, old, new, fresh, memo)
     return fresh(new)
 
 
-def _merge_list(node: list, old: list, new: list, fresh: Callable[[Any], Any]) -> list:
-    pairs = _pair_items(old, new)
+def _merge_list(node: list, old: list, new: list, fresh: Callable[[Any], Any], memo: dict) -> list:
+    pairs = _pair_items(old, new, memo)
     if all(pairs[position] == position for position in range(len(new))) and len(new) == len(old):
         for position, value in enumerate(new):
-            merged = merge(node[position], old[position], value, fresh)
+            merged = merge(node[position], old[position], value, fresh, memo)
             if merged is not node[position]:
                 node[position] = merged
         return node
-    items = [fresh(value) if (paired := pairs[position]) is None else merge(node[paired], old[paired], value, fresh)
-             for position, value in enumerate(new)]
+    items = [fresh(value) if (paired := pairs[position]) is None
+             else merge(node[paired], old[paired], value, fresh, memo) for position, value in enumerate(new)]
     comments = getattr(getattr(node, "ca", None), "items", None)
     moved = {position: comments[paired] for position in range(len(new))
              if comments and (paired := pairs[position]) is not None and paired in comments}
@@ -295,12 +298,12 @@ def _merge_list(node: list, old: list, new: list, fresh: Callable[[Any], Any]) -
     return node
 
 
-def _pair_items(old: list, new: list) -> dict[int, int | None]:
+def _pair_items(old: list, new: list, memo: dict) -> dict[int, int | None]:
     """For each position of `new`, the position of the old item it continues (or None: a new item)."""
     free = list(range(len(old)))
     pairs: dict[int, int | None] = {}
     for position, value in enumerate(new):  # equal items first, in order
-        found = next((index for index in free if json_equal(old[index], value)), None)
+        found = next((index for index in free if json_equal(old[index], value, memo)), None)
         if found is not None:
             free.remove(found)
         pairs[position] = found

@@ -30,9 +30,11 @@ def build_app() -> typer.Typer:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns (and, as a script, exits with) the exit code."""
+    from assertree.documents.nesting import make_room_for_nesting
     from assertree.errors import AssertreeError
 
     _ensure_streams()
+    make_room_for_nesting()
     previous = _terminate_on_sigterm()
     try:
         from assertree.cli.app import narrowed

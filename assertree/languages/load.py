@@ -22,6 +22,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from assertree.documents.nesting import TOO_DEEP
 from assertree.documents.reader import SUFFIXES, Document, load_documents
 from assertree.errors import AssertreeError, DocumentError, Location, PolicyError, Problem, Severity
 
@@ -118,10 +119,15 @@ def read_policies(paths: Iterable[str | Path]) -> Iterator[Any]:
             continue
         for document in documents:
             try:
-                yield compile_document(document.value, source=document.path, index=document.index,
-                                       line=document.line)
+                compiled = compile_document(document.value, source=document.path, index=document.index,
+                                            line=document.line)
             except PolicyError as error:
                 yield locate(error.problem, document)
+                continue
+            except RecursionError:
+                yield locate(Problem(TOO_DEEP), document)
+                continue
+            yield compiled
 
 
 _POLICY_MARKERS = (b"kyverno.io", b"ValidatingPolicy", b"ClusterPolicy")
@@ -191,7 +197,11 @@ def lint(paths: Iterable[str | Path]) -> list[Problem]:
             continue
         for document in documents:
             language = language_of(document.value)
-            found = [not_a_policy(document.value)] if language is None else list(language.lint_document(document.value))
+            try:
+                found = [not_a_policy(document.value)] if language is None else list(
+                    language.lint_document(document.value))
+            except RecursionError:
+                found = [Problem(TOO_DEEP)]
             if language is not None and _has_no_rules(document.value) and not any(p.path[:2] == ("spec", "rules")
                                                                                     for p in found):
                 found.append(Problem(NO_RULES, path=("spec", "rules"), severity=Severity.WARNING))

@@ -79,6 +79,9 @@ def create_app(policy_paths: Sequence[str | Path] = (), *, max_body_size: int = 
     works. `watch` reloads the policies when their files change. `allowed_hosts` are the Host
     headers accepted (loopback names by default: a page on another site cannot reach a local
     server through DNS rebinding); None accepts any. `cors_origins` may call the API from a browser."""
+    from assertree.documents.nesting import make_room_for_nesting
+
+    make_room_for_nesting()  # the server's process: requests may nest as deep as files
     store = PolicyStore(policy_paths) if policy_paths else None
 
     async def scan_route(request: Request) -> Response:

@@ -115,6 +115,10 @@ def run_test(test: KyvernoTest, *, strict: bool = False) -> TestOutcome:
         responses = run_loaded(loaded)
     except AssertreeError as error:
         return TestOutcome(test, test.file, error=error)
+    except RecursionError:  # what the test names nests deeper than the process may recurse
+        from assertree.documents.nesting import TOO_DEEP
+
+        return TestOutcome(test, test.file, error=KyvernoTestError(TOO_DEEP, source=str(test.file)))
     rows = check_test(test, responses, patched_lookup(), strict=strict)
     return TestOutcome(test, test.file, rows, warnings=list(loaded.warnings),
                        vacuous=nothing_compared(test, rows, responses))

@@ -1,0 +1,106 @@
+"""The hostile cases issue 21 found still open, each in a real process or with a real hostile input.
+
+Standard input closed (``<&-``) under every command that may read it; a
+100,000-character expression that does not parse, quoted in one short line
+around the error; a payload that is not UTF-8 named with the byte and where
+it is, whichever reader meets it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hostile_processes import REPO
+
+from assertree.cli import main
+
+DATA = Path(__file__).parent / "data"
+POD = DATA / "pod.json"
+POLICY = DATA / "needs-team-label-policy.yaml"
+LONG = " || ".join(["a"] * 25_000) + " |||"  # 100,003 characters; the error is at the very end
+
+
+def closed_stdin(*args: str | Path) -> subprocess.CompletedProcess:
+    """``python -m assertree ARGS <&-``: the process starts with no descriptor 0 at all."""
+    command = " ".join(f"'{arg}'" for arg in map(str, args))
+    return subprocess.run(["sh", "-c", f"exec {sys.executable} -m assertree {command} <&-"], capture_output=True,
+                          text=True, timeout=120, cwd=REPO)
+
+
+@pytest.mark.parametrize("args", [
+    ["scan", "--payload", "-", "--policy", POLICY],
+    ["scan", "--payload", "-", "--payload", POD, "--policy", POLICY],  # streamed: the other file is still read
+    ["scan", "--stream", "--payload", "-", "--policy", POLICY],
+    ["scan", "--payload-format", "ndjson", "--payload", "-", "--policy", POLICY],
+    ["jp", "query", "a"],
+    ["jp", "parse"],
+    ["apply", "--policy", REPO / "samples" / "kubernetes" / "mutate", "-"],
+], ids=lambda args: " ".join(str(arg).rsplit("/", 1)[-1] for arg in args))
+def test_closed_standard_input_is_one_line_naming_it(args):
+    done = closed_stdin(*args)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+    assert "assertree: error: <stdin>: standard input is closed: nothing to read" in done.stderr.splitlines()
+
+
+def test_a_long_invalid_pre_process_expression_is_quoted_around_the_error(capsys):
+    assert main(["scan", "--policy", str(POLICY), "-p", str(POD), "--pre-process", LONG]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert len(line) < 300
+    assert line.startswith("assertree: error: invalid --pre-process expression '...|| a || a")
+    assert line.endswith(" || a ...': nested too deeply (over 128 levels) at column 638")
+
+
+def test_a_long_invalid_kyverno_variable_is_quoted_around_the_error(tmp_path, capsys):
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(f"""\
+apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {{name: long}}
+spec:
+  rules:
+  - name: long
+    match: {{any: [{{resources: {{kinds: [Pod]}}}}]}}
+    validate:
+      deny:
+        conditions:
+          any:
+          - key: "{{{{ {LONG} }}}}"
+            operator: Equals
+            value: x
+""")
+    assert main(["scan", "--policy", str(policy), "-p", str(POD)]) == 1
+    out = capsys.readouterr().out
+    [line] = [line for line in out.splitlines() if "ERROR" in line]
+    assert len(line) < 1000 and "incorrect query ...|| a || a" in line and "at column 638" in line
+
+
+def test_a_long_invalid_jp_expression_shows_a_window_and_a_caret(tmp_path, capsys):
+    (tmp_path / "query").write_text(LONG)
+    assert main(["jp", "query", "-q", str(tmp_path / "query"), "-i", str(POD)]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "assertree: error: invalid expression:" and all(len(line) < 200 for line in lines)
+    assert lines[-1].strip() == "^"
+
+
+@pytest.mark.parametrize(("name", "data", "where"), [
+    ("bad.json", b'{"a": "caf\xe9"}', "bad.json:1:11: payload is not UTF-8 text (byte 10)"),
+    ("bad.yaml", b"a: caf\xe9\n", "bad.yaml:1:7: payload is not UTF-8 text (byte 6)"),
+    ("bad", b"a: caf\xe9\n", "bad:1:7: payload is not UTF-8 text (byte 6)"),
+])
+def test_jp_query_on_a_file_that_is_not_utf8_names_it(tmp_path, monkeypatch, capsys, name, data, where):
+    monkeypatch.chdir(tmp_path)
+    Path(name).write_bytes(data)
+    assert main(["jp", "query", "a", "-i", name]) == 2
+    assert capsys.readouterr().err == f"assertree: error: {where}: save the file as UTF-8\n"
+
+
+def test_a_json_lines_line_that_is_not_utf8_names_its_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    Path("lines.jsonl").write_bytes(b'{"kind": "Pod"}\n{"a": "caf\xe9"}\n')
+    assert main(["scan", "--policy", str(POLICY), "-p", "lines.jsonl"]) == 2
+    assert ("assertree: error: lines.jsonl:2:11: not UTF-8 text (byte 10 of the line): save the file as UTF-8"
+            in capsys.readouterr().err.splitlines())
