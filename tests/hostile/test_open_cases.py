@@ -104,3 +104,25 @@ def test_a_json_lines_line_that_is_not_utf8_names_its_line(tmp_path, monkeypatch
     assert main(["scan", "--policy", str(POLICY), "-p", "lines.jsonl"]) == 2
     assert ("assertree: error: lines.jsonl:2:11: not UTF-8 text (byte 10 of the line): save the file as UTF-8"
             in capsys.readouterr().err.splitlines())
+
+
+# -- found by tests/hostile/test_fuzz_apply_test.py ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["apply", "test"])
+def test_a_map_tag_on_a_scalar_is_a_located_yaml_error(tmp_path, monkeypatch, capsys, command):
+    """``!!map 1`` in a resource: PyYAML's merge-key flattening met a scalar (exit 3 before)."""
+    monkeypatch.chdir(tmp_path)
+    Path("pod.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec: !!map 1\n")
+    Path("policy.yaml").write_text(
+        "apiVersion: kyverno.io/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n  rules:\n  - name: r\n"
+        "    match: {any: [{resources: {kinds: [Pod]}}]}\n    mutate: {patchStrategicMerge: {metadata: {labels: "
+        "{a: b}}}}\n")
+    Path("kyverno-test.yaml").write_text(
+        "apiVersion: cli.kyverno.io/v1alpha1\nkind: Test\nmetadata: {name: t}\npolicies: [policy.yaml]\n"
+        "resources: [pod.yaml]\nresults: [{policy: p, rule: r, resources: [web], kind: Pod, result: pass}]\n")
+    args = ["apply", "--policy", "policy.yaml", "pod.yaml"] if command == "apply" else ["test", "."]
+    code = main(args)
+    out, err = capsys.readouterr()
+    assert code == (2 if command == "apply" else 1)
+    assert "pod.yaml:5:7: invalid YAML: expected a mapping node, but found scalar" in out + err

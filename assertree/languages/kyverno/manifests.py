@@ -141,6 +141,9 @@ def _construct_string(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> str:
 
 
 def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict:
+    if not isinstance(node, yaml.MappingNode):  # `!!map 1`: PyYAML's merge-key flattening would fail unlocated
+        raise yaml.constructor.ConstructorError(None, None, f"expected a mapping node, but found {node.id}",
+                                                node.start_mark)
     loader.flatten_mapping(node)
     out: dict[str, Any] = {}
     for key_node, value_node in node.value:
