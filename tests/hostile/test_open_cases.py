@@ -126,3 +126,23 @@ def test_a_map_tag_on_a_scalar_is_a_located_yaml_error(tmp_path, monkeypatch, ca
     out, err = capsys.readouterr()
     assert code == (2 if command == "apply" else 1)
     assert "pod.yaml:5:7: invalid YAML: expected a mapping node, but found scalar" in out + err
+
+
+@pytest.mark.parametrize(("patch", "error"), [
+    ('[{"op": "replace", "path": "", "value": [1]}]',
+     "failed to apply patches: the patched resource is a JSON array, not an object (Kubernetes cannot decode it)"),
+    ('[{"op": "move", "from": "/", "path": "/"}]',  # "/" names the document itself: a cycle, never written out
+     "failed to patch resource: error in move for path: '/': / cannot be moved into itself"),
+], ids=["root-replaced-by-a-list", "moved-into-itself"])
+def test_a_json_patch_that_breaks_the_resource_is_that_rule_s_error(tmp_path, monkeypatch, capsys, patch, error):
+    monkeypatch.chdir(tmp_path)
+    Path("pod.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\ndata: [[[[1]]]]\n")
+    Path("policy.yaml").write_text(
+        "apiVersion: kyverno.io/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n  rules:\n  - name: r\n"
+        f"    match: {{any: [{{resources: {{kinds: [Pod]}}}}]}}\n    mutate: {{patchesJson6902: '{patch}'}}\n"
+        "  - name: then\n    match: {any: [{resources: {kinds: [Pod]}}]}\n"
+        "    mutate: {patchStrategicMerge: {metadata: {labels: {a: b}}}}\n")
+    assert main(["apply", "--in-place", "--policy", "policy.yaml", "pod.yaml"]) == 1  # a rule could not patch
+    err = capsys.readouterr().err
+    assert f"assertree: error: pod.yaml: Pod/web: p/r: {error}" in err.splitlines()
+    assert "labels:\n    a: b" in Path("pod.yaml").read_text()  # the next rule still ran, on the whole resource

@@ -77,4 +77,10 @@ def _mutate_rule(compiled: CompiledKyvernoRule, resource: Resource, current: Any
     status = str(outcome.status)
     if status == ERROR:
         return result(ERROR, outcome.message, current, RuleError(outcome.message, ("mutate",)))
+    if not isinstance(outcome.resource, dict):  # a JSON patch replaced the whole resource (path "")
+        from assertree.jp.values import type_name
+
+        message = (f"failed to apply patches: the patched resource is a JSON {type_name(outcome.resource)}, not an "
+                   "object (Kubernetes cannot decode it)")
+        return result(ERROR, message, current, RuleError(message, ("mutate",)))
     return result(status, outcome.message, outcome.resource)

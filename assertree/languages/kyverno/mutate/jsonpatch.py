@@ -297,10 +297,27 @@ def _move(root: list, source: str, path: str) -> None:
     target = _find_parent(root, path)
     if target is None:
         raise PatchError(f"move operation does not apply: doc is missing destination path: {path}: missing value")
+    if _holds(value, root, path):
+        # RFC 6902 4.4: a location cannot be moved into one of its children. evanphx/json-patch does not check,
+        # and the cycle it builds never ends when the resource is written out; refused here.
+        raise PatchError(f"error in move for path: '{path}': {source} cannot be moved into itself")
     try:
         _container_add(target[0], target[1], value)
     except PatchError as failure:
         raise PatchError(f"error in move for path: '{path}': {failure}") from failure
+
+
+def _holds(value: Any, root: list, path: str) -> bool:
+    """Whether `value` is one of the containers `path` passes through (so adding it there makes a cycle)."""
+    document = root[0]
+    for token in path.split("/")[1:-1]:
+        if document is value:
+            return True
+        try:
+            document = _get(document, _unescape(token))
+        except PatchError:
+            return False
+    return document is value
 
 
 def _copy(root: list, source: str, path: str) -> None:
