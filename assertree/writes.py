@@ -24,7 +24,7 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
@@ -90,13 +90,15 @@ class ReplacingFile:
 
         self.path = Path(path)
         self.what = what
-        self.target = _final_path(self.path)
+        self.target = self.path
         self.temporary: str | None = None
         self.finished = False
         self.stream: IO[Any] | None = None
-        self.direct = _is_stream(self.path, self.target)
+        self.direct = False
         self.original: os.stat_result | None = None
-        try:
+        with self._failing():
+            self.target = _final_path(self.path)
+            self.direct = _is_stream(self.path, self.target)
             if self.direct:
                 # appended to: a stream is never truncated (standard output may be a file others write to);
                 # closed by finish or discard
@@ -111,6 +113,14 @@ class ReplacingFile:
                 self.stream = os.fdopen(descriptor, "wb")
             else:
                 self.stream = os.fdopen(descriptor, "w", encoding="utf-8", newline="")
+
+    @contextlib.contextmanager
+    def _failing(self) -> Iterator[None]:
+        """Whatever goes wrong in the block removes the temporary file; an OSError becomes the WriteError
+        naming the file and the reason. (`write`, called for every piece of a streamed report, does the same
+        without the cost of a context manager.)"""
+        try:
+            yield
         except OSError as error:
             self._fail(error)
         except BaseException:
@@ -153,7 +163,7 @@ class ReplacingFile:
         replacing the target yet."""
         if self.finished:
             return
-        try:
+        with self._failing():
             assert self.stream is not None, "finish after discard"
             self.stream.flush()
             if not self.direct:
@@ -164,11 +174,6 @@ class ReplacingFile:
                 assert self.temporary is not None
                 self._keep_attributes(self.temporary)
             self.finished = True
-        except OSError as error:
-            self._fail(error)
-        except BaseException:
-            self.discard()
-            raise
 
     def _keep_attributes(self, temporary: str) -> None:
         """The new file gets the old one's permission bits, and its owner and group where this process may
@@ -187,15 +192,10 @@ class ReplacingFile:
         self.finish()
         if self.direct:
             return
-        try:
+        with self._failing():
             assert self.temporary is not None, "commit after discard"
             os.replace(self.temporary, self.target)
             self.temporary = None
-        except OSError as error:
-            self._fail(error)
-        except BaseException:
-            self.discard()
-            raise
         _sync_folder(self.target.parent)
 
     def discard(self) -> None:

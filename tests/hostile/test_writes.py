@@ -17,6 +17,8 @@ import os
 import signal
 import stat
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -226,6 +228,16 @@ def test_size_limit_on_a_test_report_keeps_the_previous_report(work):
 # -- permissions, a folder where a file should be, an existing -o FILE --------------------------------------
 
 
+@contextmanager
+def read_only(folder: Path) -> Iterator[None]:
+    """`folder` read-only for the block (writable again after, so that pytest can remove it)."""
+    folder.chmod(0o555)
+    try:
+        yield
+    finally:
+        folder.chmod(0o755)
+
+
 def test_read_only_file_is_not_rewritten(work, unprivileged):
     (work / "web.yaml").write_text(config_map("web", 10))
     (work / "web.yaml").chmod(0o444)
@@ -242,13 +254,10 @@ def test_o_into_a_read_only_folder(work, unprivileged):
     (work / "web.yaml").write_text(config_map("web", 10))
     (work / "out").mkdir()
     (work / "out" / "web.yaml").write_text("previous\n")
-    (work / "out").chmod(0o555)
-    try:
+    with read_only(work / "out"):
         done = run_assertree(["apply", "-q", "--policy", "policy.yaml", "-o", "out", "web.yaml"], cwd=work,
                              unprivileged=True)
         assert contents(work / "out") == {"web.yaml": b"previous\n"}
-    finally:
-        (work / "out").chmod(0o755)
     clean(done.stderr)
     assert done.returncode == 2
     assert error_lines(done.stderr) == [
@@ -256,13 +265,11 @@ def test_o_into_a_read_only_folder(work, unprivileged):
 
 
 def test_report_into_a_read_only_folder(work, unprivileged):
-    (work / "reports").mkdir(mode=0o555)
-    try:
+    (work / "reports").mkdir()
+    with read_only(work / "reports"):
         done = run_assertree(["scan", "--policy", FAILING_POLICY, "-p", POD, "-o", "sarif=reports/scan.sarif"],
                              cwd=work, unprivileged=True)
         assert list((work / "reports").iterdir()) == []
-    finally:
-        (work / "reports").chmod(0o755)
     clean(done.stderr)
     assert done.returncode == 2
     assert error_lines(done.stderr) == [
