@@ -115,13 +115,21 @@ def rewrite_json(text: str, old: Any, new: Any) -> str:
 # -- one document ---------------------------------------------------------------------------------
 
 
+ROUND_TRIP_DEPTH = 64
+"""Documents nested deeper than this are written afresh, not through ruamel's round trip: ruamel's scanner
+checks every open flow collection at every token, so its time grows with the square of the nesting (a list
+nested 1,000 deep took 20 s to load). No hand-written Kubernetes manifest comes near it."""
+
+
 def _rewrite_document(body: str, old: Any, new: Any, source: str | None, index: int) -> str:
-    written = _round_trip(body, old, new)
+    shallow = not _deeper_than(old, ROUND_TRIP_DEPTH)
+    written = _round_trip(body, old, new) if shallow else None
     if written is None:
         # ruamel could not say it (an anchor shared with an unchanged place, keys it refuses): write the
         # value afresh, onto the plain document so that defaults the reader added stay unwritten
         raw = _unshared(yaml.load(body, Loader=GoYAMLLoader))
-        written = _dump(_fresh(merge(raw, old, new, _plain)), *_file_indentation(body))
+        indentation = _file_indentation(body) if shallow else (2, 2, 0)
+        written = _dump(_fresh(merge(raw, old, new, _plain)), *indentation)
         if not _reads_as(written, new):
             raise RewriteError(f"document {index} cannot be written so that it reads back as the mutated "
                                "resource", source=source)
@@ -148,6 +156,17 @@ def _round_trip(body: str, old: Any, new: Any) -> str | None:
         return None
     restored = _restore_spacing(body, written)
     return restored if restored != written and _reads_as(restored, new) else written
+
+
+def _deeper_than(value: Any, depth: int) -> bool:
+    """Whether `value` nests more than `depth` maps and lists (looked at level by level, never further)."""
+    level = [value]
+    for _ in range(depth + 1):
+        level = [child for item in level if isinstance(item, dict | list)
+                 for child in (item.values() if isinstance(item, dict) else item)]
+        if not level:
+            return False
+    return True
 
 
 def _file_indentation(body: str) -> tuple[int, int, int]:

@@ -339,7 +339,7 @@ def evaluate(expression: str, data: Any) -> Any:
         query = _compiled(text)
     except jp.JMESPathError as error:
         if isinstance(error, jp.ParseError) and error.expression == text:  # the part around the column
-            raise VariableError(f"incorrect query {error.excerpt()}: {error.located()}", variable=text) from None
+            raise VariableError(f"incorrect query {error.excerpt(80)}: {error.located()}", variable=text) from None
         raise VariableError(f"incorrect query {shorten(text, 160)}: {error}", variable=text) from None
     try:
         result = query.expression.search(data)
