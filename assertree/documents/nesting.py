@@ -10,7 +10,8 @@ a program that embeds assertree keeps its own, and what recurses past it is a
 located error (the policy's file and line, or the rule on that resource).
 Python 3.12 also counts recursion that passes through C (a generator inside
 ``any()``, for one) against a fixed limit of its own that no setting raises:
-there, some Kyverno paths stop with that located error from about 500 levels.
+there, some Kyverno paths and `apply` stop with that located error from about
+250 levels.
 Python 3.11 and 3.13 process the full 1,024 levels. Kept
 apart from `limits`, which imports PyYAML, so that the command line can call it
 before it knows whether anything will be read.

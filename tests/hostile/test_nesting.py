@@ -28,7 +28,7 @@ from assertree.results import ERROR, PASS
 
 DEEP = MAX_NESTING - 4  # room for the document's own levels around the deep part
 # Python 3.12 counts recursion through C (a generator inside any(), ...) against a fixed limit no setting raises:
-# there some Kyverno paths meet it from about 500 levels, and the promise is the located error (nesting.py).
+# there some Kyverno paths meet it from about 250 levels, and the promise is the located error (nesting.py).
 C_RECURSION_CAPPED = sys.version_info[:2] == (3, 12)
 
 
