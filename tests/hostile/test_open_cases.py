@@ -131,9 +131,12 @@ def test_a_map_tag_on_a_scalar_is_a_located_yaml_error(tmp_path, monkeypatch, ca
 @pytest.mark.parametrize(("patch", "error"), [
     ('[{"op": "replace", "path": "", "value": [1]}]',
      "failed to apply patches: the patched resource is a JSON array, not an object (Kubernetes cannot decode it)"),
+    ('[{"op": "add", "path": "/metadata", "value": "a"}]',  # the next rule read its name from the string: exit 3
+     "failed to apply patches: the patched resource's metadata is a JSON string, not an object (Kubernetes cannot "
+     "decode it)"),
     ('[{"op": "move", "from": "/", "path": "/"}]',  # "/" names the document itself: a cycle, never written out
      "failed to patch resource: error in move for path: '/': / cannot be moved into itself"),
-], ids=["root-replaced-by-a-list", "moved-into-itself"])
+], ids=["root-replaced-by-a-list", "metadata-made-a-string", "moved-into-itself"])
 def test_a_json_patch_that_breaks_the_resource_is_that_rule_s_error(tmp_path, monkeypatch, capsys, patch, error):
     monkeypatch.chdir(tmp_path)
     Path("pod.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\ndata: [[[[1]]]]\n")
@@ -173,3 +176,30 @@ def test_a_changed_document_nested_deep_is_rewritten_without_ruamel_s_quadratic_
         depth, value = depth + 1, value[0]
     assert depth == 199  # the innermost list is empty
     capsys.readouterr()
+
+
+@pytest.mark.parametrize("command", ["scan", "apply", "test"])
+def test_a_resource_whose_metadata_is_not_a_mapping(tmp_path, monkeypatch, capsys, command):
+    """``metadata: [1]`` (exit 3 in every Kyverno path before): no Kyverno rule selects such a payload in a scan;
+    a file ``apply`` or ``test`` reads as Kubernetes resources is refused, naming it."""
+    monkeypatch.chdir(tmp_path)
+    Path("odd.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata: [1]\n")
+    Path("policy.yaml").write_text(
+        "apiVersion: kyverno.io/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n  rules:\n  - name: r\n"
+        "    match: {any: [{resources: {kinds: [Pod]}}]}\n    mutate: {patchStrategicMerge: {metadata: {labels: "
+        "{a: b}}}}\n  - name: v\n    match: {any: [{resources: {kinds: [Pod]}}]}\n"
+        "    validate: {pattern: {metadata: {name: '?*'}}}\n")
+    Path("kyverno-test.yaml").write_text(
+        "apiVersion: cli.kyverno.io/v1alpha1\nkind: Test\nmetadata: {name: t}\npolicies: [policy.yaml]\n"
+        "resources: [odd.yaml]\nresults: [{policy: p, rule: v, resources: [x], kind: Pod, result: pass}]\n")
+    args = {"scan": ["scan", "--policy", "policy.yaml", "-p", "odd.yaml"],
+            "apply": ["apply", "--policy", "policy.yaml", "odd.yaml"], "test": ["test", "."]}[command]
+    code = main(args)
+    out, err = capsys.readouterr()
+    assert "internal error" not in err
+    if command == "scan":
+        assert code == 0 and "nothing was checked" in err
+    else:
+        assert code == (2 if command == "apply" else 1)
+        assert ("odd.yaml: document 0 is not a Kubernetes resource: its metadata is a JSON array, not a mapping"
+                in out + err)
