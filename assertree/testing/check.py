@@ -16,7 +16,10 @@ For each expected entry (policy, rule, result, resources):
 - a policy response with no such rule result is a pass, ``Excluded``, unless
   the policy has no rule of that name at all: ``Rule not found``, a failure
   (``kyverno test`` passes it, Excluded);
-- no response of the policy at all is a failure, ``Not found``.
+- no response of the policy at all is a failure, ``Not found``;
+- a policy that could not be loaded makes each selected row an error
+  ("Invalid policy"), while the other policies' rows are compared;
+- a result with an ``operation`` is compared with that operation's run.
 
 A test none of whose rows compared a result fails as a whole (`nothing_compared`).
 
@@ -26,12 +29,13 @@ The outcome is one `RowCheck` per compared (entry, resource, rule), with
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from assertree.errors import AssertreeError
+from assertree.results import ERROR
 from assertree.testing.responses import MUTATE, PolicyResponse, ResourceResponses
 from assertree.testing.testfile import ExpectedResult, KyvernoTest
 
@@ -57,6 +61,8 @@ class RowCheck:
     reason: str  # "Ok", "Want pass, got fail", "Excluded", "Not found", "Resource diff", ...
     message: str = ""
     selected: bool = True  # False when the rule selected nothing (Excluded): --strict fails such rows
+    result: Any = None  # the rule result compared (`RuleResult`; None for Excluded and Not found rows)
+    policy_info: Any = None  # the policy whose response was compared (`PolicyInfo`; None for Not found rows)
 
     @property
     def policy(self) -> str:
@@ -81,11 +87,22 @@ Raises FileNotFoundError (or an AssertreeError for a file that is not YAML): the
 
 
 def check_test(test: KyvernoTest, responses: list[ResourceResponses], patched: PatchedLookup,
-               *, strict: bool = False) -> list[RowCheck]:
-    """Every row of `test` compared with `responses` (one entry per loaded resource)."""
+               *, strict: bool = False, by_operation: Mapping[str, list[ResourceResponses]] | None = None,
+               invalid: Mapping[str, str] | None = None) -> list[RowCheck]:
+    """Every row of `test` compared with `responses` (one entry per loaded resource and payload).
+
+    A result with an ``operation`` is compared with `by_operation` (the run for that operation); a result
+    naming a policy that could not be used (`invalid`: name -> why) gives error rows.
+    """
     checks: list[RowCheck] = []
     for expected in test.results:
-        checks.extend(check_expected(test, expected, responses, patched, strict=strict))
+        chosen = (by_operation or {}).get(expected.operation, responses) if expected.operation else responses
+        if invalid and expected.policy_name in invalid:
+            checks.extend(RowCheck(expected, item.key, expected.rule, ERROR, False, "Invalid policy",
+                                   invalid[expected.policy_name])
+                          for item in select_resources(expected, chosen)[0])
+            continue
+        checks.extend(check_expected(test, expected, chosen, patched, strict=strict))
     return checks
 
 
@@ -115,7 +132,8 @@ def check_expected(test: KyvernoTest, expected: ExpectedResult, responses: list[
                 rows.append(row)
             if not rows and not dropped:
                 rows.append(RowCheck(expected, item.key, expected.rule, EXCLUDED, not strict, "Excluded",
-                                     "no rule response: the rule did not select the resource", selected=False))
+                                     "no rule response: the rule did not select the resource", selected=False,
+                                     policy_info=response.policy))
         if not rows and not dropped:
             rows.append(RowCheck(expected, item.key, expected.rule, NOT_FOUND, False, "Not found",
                                  f"policy {expected.policy!r} gave no response for this resource"))
@@ -152,7 +170,10 @@ def select_resources(expected: ExpectedResult, responses: list[ResourceResponses
     """(the loaded resources an entry names, or all of them when it names none; the names it gives that no
     loaded resource has). ``kyverno test`` checks every resource when none of the names is found, so a
     misspelt name passes on other resources; here it fails as ``Resource not found`` (its CI means
-    ``test/cli/test-fail/missing-resource`` to fail)."""
+    ``test/cli/test-fail/missing-resource`` to fail).
+
+    ``resourceSpecs`` (group, version, namespace, name) select too, but only beside a ``resources`` list
+    (even an empty one), as the CLI reads them (commands/test/output.go)."""
     chosen: list[ResourceResponses] = []
     unloaded: list[str] = []
     for wanted in expected.resources:
@@ -162,14 +183,26 @@ def select_resources(expected: ExpectedResult, responses: list[ResourceResponses
         chosen.extend(found)
         if not found:
             unloaded.append(wanted)
-    return (chosen if expected.resources else list(responses)), unloaded
+    specs = expected.resource_specs if "resources" in expected.document else []
+    for spec in specs:
+        group, version = str(spec.get("group") or ""), str(spec.get("version") or "")
+        api_version = f"{group}/{version}" if group else version
+        namespace, name = str(spec.get("namespace") or ""), str(spec.get("name") or "")
+        found = [item for item in responses
+                 if item.key[0] == api_version and item.namespace == namespace and item.name == name]
+        chosen.extend(found)
+        if not found:
+            unloaded.append(f"{namespace}/{name}" if namespace else name)
+    if not expected.resources and not specs:
+        return list(responses), []
+    return chosen, unloaded
 
 
 def _unknown_rule(expected: ExpectedResult, policy: Any) -> bool:
     """The entry names a rule the policy does not have (nor its ``autogen-`` copies): ``kyverno test`` calls
     that a pass (Excluded); its CI means ``test/cli/test-fail/missing-rule`` to fail, and so it does here.
     Only for policies that list named rules (``spec.rules``)."""
-    if not expected.rule or _ruleless(policy):
+    if not expected.rule or ruleless(policy):
         return False
     spec = (policy.document or {}).get("spec")
     rules = spec.get("rules") if isinstance(spec, dict) else None
@@ -180,14 +213,14 @@ def _unknown_rule(expected: ExpectedResult, policy: Any) -> bool:
     return not names & {expected.rule, bare}
 
 
-def _ruleless(policy: Any) -> bool:
+def ruleless(policy: Any) -> bool:
     """Kyverno's CEL kinds have no rule names; kyverno-json's ValidatingPolicy (same kind name) has."""
     api_version = str((policy.document or {}).get("apiVersion", ""))
     return policy.kind in RULELESS_KINDS and not api_version.startswith("json.kyverno.io/")
 
 
 def _rule_results(expected: ExpectedResult, response: PolicyResponse) -> list:
-    if not expected.rule or _ruleless(response.policy):
+    if not expected.rule or ruleless(response.policy):
         return list(response.results)
     names = {expected.rule, f"autogen-{expected.rule}", f"autogen-cronjob-{expected.rule}"}
     return [result for result in response.results if result.rule.name in names]
@@ -195,8 +228,15 @@ def _rule_results(expected: ExpectedResult, response: PolicyResponse) -> list:
 
 def _compare(test: KyvernoTest, expected: ExpectedResult, item: ResourceResponses, response: PolicyResponse,
              result: Any, patched: PatchedLookup) -> RowCheck | None:
-    ruleless = _ruleless(response.policy)
-    rule_name = None if ruleless else result.rule.name
+    row = _compared(test, expected, item, response, result, patched)
+    if row is not None:
+        row.result, row.policy_info = result, response.policy
+    return row
+
+
+def _compared(test: KyvernoTest, expected: ExpectedResult, item: ResourceResponses, response: PolicyResponse,
+              result: Any, patched: PatchedLookup) -> RowCheck | None:
+    rule_name = None if ruleless(response.policy) else result.rule.name
     actual = str(result.status)
     if expected.patched_resources:
         resource = response.patched if response.phase == MUTATE else response.resource

@@ -132,8 +132,8 @@ def test_a_map_tag_on_a_scalar_is_a_located_yaml_error(tmp_path, monkeypatch, ca
     ('[{"op": "replace", "path": "", "value": [1]}]',
      "failed to apply patches: the patched resource is a JSON array, not an object (Kubernetes cannot decode it)"),
     ('[{"op": "add", "path": "/metadata", "value": "a"}]',  # the next rule read its name from the string: exit 3
-     "failed to apply patches: the patched resource's metadata is a JSON string, not an object (Kubernetes cannot "
-     "decode it)"),
+     ("failed to apply patches: the patched resource's metadata is a JSON string, not an object (Kubernetes cannot "
+      "decode it)")),
     ('[{"op": "move", "from": "/", "path": "/"}]',  # "/" names the document itself: a cycle, never written out
      "failed to patch resource: error in move for path: '/': / cannot be moved into itself"),
 ], ids=["root-replaced-by-a-list", "metadata-made-a-string", "moved-into-itself"])

@@ -6,6 +6,7 @@ import copy
 
 import pytest
 
+from assertree.languages.kubernetes.merge_schema import field_schema, merges_elements, resource_schema
 from assertree.languages.kyverno.mutate import (
     apply_mutation,
     apply_strategic_merge,
@@ -14,7 +15,6 @@ from assertree.languages.kyverno.mutate import (
     tidy,
 )
 from assertree.languages.kyverno.mutate.merge import MergeError, strategic_merge
-from assertree.languages.kyverno.mutate.merge_schema import field_schema, merges_elements, resource_schema
 from assertree.results import Status
 
 

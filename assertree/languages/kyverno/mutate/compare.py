@@ -13,6 +13,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from assertree.languages.kubernetes.jsonpatch import json_equal
+
+__all__ = ["json_equal", "patched_resource_matches", "tidy"]
+
 _MANAGED_BY = "app.kubernetes.io/managed-by"
 
 
@@ -25,33 +29,6 @@ def tidy(value: Any) -> Any:
         items = [tidied for item in value if (tidied := tidy(item)) is not None]
         return items or None
     return value
-
-
-def json_equal(first: Any, second: Any, memo: dict[tuple[int, int], tuple[Any, Any, bool]] | None = None) -> bool:
-    """Equality of JSON values as Go's encoding/json sees them after a round trip.
-
-    With `memo`, the answer for every pair of maps and of lists compared is kept (with the pair, so that
-    their ids stay theirs), and a caller that asks again about parts of values it has compared, level by
-    level (`assertree.apply.rewrite.merge`), gets it at once instead of walking each subtree again."""
-    if isinstance(first, bool) or isinstance(second, bool):
-        return isinstance(first, bool) and isinstance(second, bool) and first == second
-    if isinstance(first, (int, float)) and isinstance(second, (int, float)):
-        return float(first) == float(second)
-    both_maps = isinstance(first, dict) and isinstance(second, dict)
-    if both_maps or (isinstance(first, list) and isinstance(second, list)):
-        known = memo.get((id(first), id(second))) if memo is not None else None
-        if known is not None:
-            return known[2]
-        if both_maps:
-            equal = first.keys() == second.keys() and all(json_equal(first[key], second[key], memo) for key in first)
-        else:
-            equal = len(first) == len(second) and all(json_equal(a, b, memo) for a, b in zip(first, second))
-        if memo is not None:
-            memo[(id(first), id(second))] = (first, second, equal)
-        return equal
-    if type(first) is not type(second):
-        return False
-    return first == second
 
 
 def _fixup_generate_labels(resource: dict) -> dict:
