@@ -85,11 +85,13 @@ class ReplacingFile:
     made ready before any of them replaces its target (`write_files`).
     """
 
-    def __init__(self, path: str | Path, what: str = "the file", *, binary: bool = False) -> None:
+    def __init__(self, path: str | Path, what: str = "the file", *, binary: bool = False,
+                 durable: bool = True) -> None:
         import tempfile  # only where a file is written (start-up time)
 
         self.path = Path(path)
         self.what = what
+        self.durable = durable
         self.target = self.path
         self.temporary: str | None = None
         self.finished = False
@@ -166,7 +168,7 @@ class ReplacingFile:
         with self._failing():
             assert self.stream is not None, "finish after discard"
             self.stream.flush()
-            if not self.direct:
+            if not self.direct and self.durable:
                 os.fsync(self.stream.fileno())
             self.stream.close()
             self.stream = None
@@ -196,7 +198,8 @@ class ReplacingFile:
             assert self.temporary is not None, "commit after discard"
             os.replace(self.temporary, self.target)
             self.temporary = None
-        _sync_folder(self.target.parent)
+        if self.durable:
+            _sync_folder(self.target.parent)
 
     def discard(self) -> None:
         """Remove the unfinished temporary file (nothing after `commit`)."""
@@ -234,9 +237,12 @@ def _sync_folder(folder: Path) -> None:
         os.close(descriptor)
 
 
-def write_file(path: str | Path, data: str | bytes, what: str = "the file") -> None:
-    """Write `data` (text as UTF-8) to `path` whole or not at all; raises `WriteError` naming `path`."""
-    with ReplacingFile(path, what, binary=isinstance(data, bytes)) as out:
+def write_file(path: str | Path, data: str | bytes, what: str = "the file", *, durable: bool = True) -> None:
+    """Write `data` (text as UTF-8) to `path` whole or not at all; raises `WriteError` naming `path`.
+
+    Without `durable` nothing is fsynced: the file is still whole or absent, but a power cut may lose it
+    (for files that can be made again, a cache's entries)."""
+    with ReplacingFile(path, what, binary=isinstance(data, bytes), durable=durable) as out:
         out.write(data)
 
 
