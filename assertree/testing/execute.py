@@ -75,15 +75,12 @@ def load_test(test: KyvernoTest) -> LoadedTest:
     policies, unlinked = link(policies)  # admission policies and their bindings; the CLI ignores a stray binding
     exceptions = []  # as in the CLI, only the files under `exceptions:` give PolicyExceptions
     for name in test.exceptions:
-        path = _existing(test, name, "exceptions")
+        path = test.existing(name, "exceptions")
         exceptions.extend(bridge.parse_exceptions(load_kyverno_documents([path]).exceptions, str(path)))
     manifests = []
     warnings = [f"binding ignored: {problem}" for problem in unlinked]
     warnings.extend(str(item) for policy in policies for item in refused_rules(policy))
-    for name in test.resources:
-        if not test.path(name).exists():  # the CLI reports a missing resource file and carries on
-            warnings.append(f"failed to load resources: {name}: file not found")
-            continue
+    for name in test.resources:  # a missing file fails the test (the CLI warns and carries on, see the docs)
         for file in _files(test, name, "resources"):
             manifests.extend(read_manifests(file))
     manifests = unique(manifests)
@@ -93,8 +90,8 @@ def load_test(test: KyvernoTest) -> LoadedTest:
     if test.param_resources:  # what admission policy bindings choose their params from, as written (a param
         from assertree.inputs.params import load_params  # without a namespace may be of a cluster-scoped kind)
 
-        params = load_params(_existing(test, name, "paramResources") for name in test.param_resources)
-    existing = [*(item.value for item in (*manifests, *targets, *_clone_sources(test, warnings))), *params]
+        params = load_params(test.existing(name, "paramResources") for name in test.param_resources)
+    existing = [*(item.value for item in (*manifests, *targets, *_clone_sources(test))), *params]
     context = _scan_context(test, exceptions, existing)
     context.params = tuple(params)
     context.run_unbound = True  # the Kyverno CLI runs a policy no binding names (only its matchConstraints decide)
@@ -103,18 +100,15 @@ def load_test(test: KyvernoTest) -> LoadedTest:
     return LoadedTest(test, policies, manifests, context, exceptions, warnings, invalid, load_payloads(test), targets)
 
 
-def _clone_sources(test: KyvernoTest, warnings: list[str]) -> list:
-    """The objects of every result's ``cloneSourceResource`` file (a missing one is reported, as by the CLI)."""
+def _clone_sources(test: KyvernoTest) -> list:
+    """The objects of every result's ``cloneSourceResource`` file (a missing one fails the test, naming it, as a
+    missing resource file does)."""
     from assertree.languages.kyverno.manifests import read_manifests
 
     found = []
     for name in dict.fromkeys(expected.clone_source_resource for expected in test.results
                               if expected.clone_source_resource):
-        path = test.path(name)
-        if not path.is_file():
-            warnings.append(f"failed to load cloneSourceResource: {name}: file not found")
-            continue
-        found.extend(read_manifests(path))
+        found.extend(read_manifests(test.existing(name, "cloneSourceResource")))
     return found
 
 
@@ -296,17 +290,10 @@ def _info(policy: Any) -> Any:
     return getattr(policy, "policy", policy)
 
 
-def _existing(test: KyvernoTest, name: str, field_name: str) -> Path:
-    path = test.path(name)
-    if not path.exists():
-        raise KyvernoTestError(f"{field_name}: file not found: {name}", source=str(test.file))
-    return path
-
-
 def _files(test: KyvernoTest, name: str, field_name: str) -> list[Path]:
     """A file the test names, or the files of a folder it names, sorted, as the CLI reads them: policy
     folders recursively (YAML and JSON), resource folders one level deep (``.yaml``/``.yml`` only)."""
-    path = _existing(test, name, field_name)
+    path = test.existing(name, field_name)
     if not path.is_dir():
         return [path]
     if field_name in ("resources", "targetResources"):
@@ -332,13 +319,13 @@ def _scan_context(test: KyvernoTest, exceptions: list, existing: list[Any]) -> S
 
     values = None
     if test.variables:
-        values = bridge.read_values_file(_existing(test, test.variables, "variables"))
+        values = bridge.read_values_file(test.existing(test.variables, "variables"))
         if not getattr(values, "typed", True):  # the CLI of 2026 refuses the untyped form too
             raise KyvernoTestError(f"values file {test.variables} uses the deprecated untyped schema: add "
                                    "'apiVersion: cli.kyverno.io/v1alpha1' and 'kind: Values'", source=str(test.file))
     elif test.values:
         values = bridge.values_from_mapping(test.values)
-    user_info = bridge.read_user_info_file(_existing(test, test.userinfo, "userinfo")) if test.userinfo else None
+    user_info = bridge.read_user_info_file(test.existing(test.userinfo, "userinfo")) if test.userinfo else None
     if user_info is not None and not getattr(user_info, "typed", True):
         raise KyvernoTestError(f"userInfo file {test.userinfo} uses the deprecated untyped schema: add "
                                "'apiVersion: cli.kyverno.io/v1alpha1' and 'kind: UserInfo'", source=str(test.file))
