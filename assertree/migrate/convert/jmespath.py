@@ -371,7 +371,7 @@ class _Translator:
                 raise self.refuse(f"the image field {name!r} of Kyverno's `images` variable has no CEL form here")
             part = image_part(base.text, name)
             if strict and name in ("tag", "digest"):  # Kyverno: a variable that resolves to nothing is an error
-                return Expr(f"dyn({part}) != null ? {part} : dyn({{}}[{cel.string(f'no {name} in the image')}])",
+                return Expr(f"(dyn({part}) != null ? {part} : dyn({{}}[{cel.string(f'no {name} in the image')}]))",
                             "string")
             return Expr(part)
         if base.kind == "image":
@@ -379,7 +379,7 @@ class _Translator:
                 raise self.refuse(f"the image field {name!r} of Kyverno's `images` variable has no CEL form here")
             values = f"{base.text}.map(container, {image_part('container.image', name)})"
             if strict:  # Kyverno: a variable that resolves to nothing (no such container, no tag) is an error
-                return Expr(f"{values}.filter(value, value != null)[0]")
+                return Expr(f"{values}.filter(value, dyn(value) != null)[0]")
             return Expr(f"{values}[?0]", optional=True)
         if name in self.nested:  # a field named by a variable
             key = self.nested[name].value()
