@@ -54,6 +54,11 @@ class Lazy:
         self._done = False
         self._value = None
 
+    @property
+    def done(self) -> bool:
+        """Whether the value is known (computed, or being read for the first time now)."""
+        return self._done
+
     def resolve(self) -> Any:
         if not self._done:
             assert self._compute is not None  # set until _done

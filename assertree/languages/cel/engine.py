@@ -26,6 +26,12 @@ the library (0.1.x) cannot do are handled here, each in one place:
   needing per-evaluation state (kyverno-json's ``bindings.resolve``) reads it
   from `evaluation_context()`, which `Program.evaluate` sets.
 
+Every evaluation is bounded (`limits`: an estimated cost and memory, at
+compile time and before running; `backstop`: an address-space cap where the
+estimate cannot vouch): `_compile` builds each program's `limits.Bounds`,
+`Program.evaluate_value` checks them, and a `MemoryError` the library raises
+(``std::bad_alloc``) is the expression's error, never an exception.
+
 Results come back as plain JSON-like Python (dict/list/str/int/float/bool/None)
 by the protobuf JSON mapping of CEL values: bytes as base64 text, timestamps as
 RFC 3339 text, durations as ``"<seconds>s"``, types as their names. CEL maps
@@ -47,6 +53,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from types import ModuleType
 from typing import Any
+
+from assertree.languages.cel.backstop import OUT_OF_MEMORY, backstop
+from assertree.languages.cel.limits import Bounds, LimitError, check_function_result
 
 __all__ = [
     "CEL_EXTRA_MESSAGE",
@@ -175,6 +184,7 @@ class Environment:
     typed_variables: tuple[tuple[str, str], ...] = ()
     container: str = ""
     _built: list[Any] = field(default_factory=list, compare=False, repr=False)
+    _python: dict[str, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
 
     def compile(self, text: str, checked: bool = True) -> Program:
         """Parse and type-check `text` once; raises CelCompileError or CelUnavailableError.
@@ -183,6 +193,13 @@ class Environment:
         when evaluating (the library's ``disable_check``).
         """
         return _compile(self, text, checked)
+
+    def python_functions(self) -> dict[str, frozenset[str]]:
+        """Each function written in Python, with the result types its overloads declare (for `limits`)."""
+        if not self._python:
+            self._python.update((function.name, frozenset(overload.result for overload in function.overloads))
+                                for function in self.functions)
+        return self._python
 
     def library_env(self) -> Any:
         """The library's environment for this declaration (built once)."""
@@ -220,7 +237,7 @@ def _build(environment: Environment) -> Any:
     declarations = [
         cel.FunctionDecl(function.name, [
             cel.Overload(overload.id, _type(overload.result), [_type(p) for p in overload.params],
-                         is_member=overload.member, impl=_guarded(overload.impl))
+                         is_member=overload.member, impl=_guarded(overload.impl, function.name, overload.result))
             for overload in function.overloads
         ])
         for function in environment.functions
@@ -231,18 +248,25 @@ def _build(environment: Environment) -> Any:
                       container=environment.container or None)
 
 
-def _guarded(impl: Callable[..., Any]) -> Callable[..., Any]:
-    """`impl` with Python's own failures turned into `FunctionError` with a plain message.
+def _guarded(impl: Callable[..., Any], name: str, result_type: str) -> Callable[..., Any]:
+    """`impl` with Python's own failures turned into `FunctionError` with a plain message, and its
+    result held to what the cost estimate assumes of it (`limits.check_function_result`).
 
     The library already makes any exception raised by an implementation a CEL
     error value; this only keeps the text clean (a KeyError's str is quoted).
     """
 
+    result_types = frozenset((result_type,))
+
     def call(*args: Any) -> Any:
         try:
-            return impl(*args)
+            result = impl(*args)
+            check_function_result(name, result_types, args, result, _CONTEXT.get())
+            return result
         except FunctionError:
             raise
+        except MemoryError:
+            raise FunctionError(f"{name}: out of memory") from None
         except (ValueError, TypeError, KeyError, IndexError, OverflowError, ArithmeticError) as error:
             raise FunctionError(str(error) or type(error).__name__) from error
 
@@ -286,10 +310,18 @@ def _compile(environment: Environment, text: str, checked: bool = True) -> Progr
         if not (environment.cross_type_numeric_comparisons and only_cross_numeric):
             raise _compile_error(text, raw) from None
         expression = env.compile(text, disable_check=True)  # the runtime compares mixed numbers
-        return Program(environment, text, expression)
+        return Program(environment, text, expression, _bounds(environment, text, expression))
     if checked and expression.return_type().name().startswith("optional_type"):
         expression = env.compile(f"dyn(\n{text}\n).orValue(null)")
-    return Program(environment, text, expression)
+    return Program(environment, text, expression, _bounds(environment, text, expression))
+
+
+def _bounds(environment: Environment, text: str, expression: Any) -> Bounds:
+    """The expression's cost model (`limits`); CelCompileError when no input could keep it within the limits."""
+    try:
+        return Bounds.compile(expression.serialize(), environment.python_functions())
+    except LimitError as error:
+        raise CelCompileError(str(error), text) from None
 
 
 # ---------------------------------------------------------------- evaluating
@@ -311,17 +343,21 @@ class Program:
     Fast path: converting a large document into CEL values costs time in
     proportion to its size, so the activation built for a container value is
     kept (the last `_ACTIVATIONS_KEPT`, keyed by the identity of the values,
-    which it keeps alive) and reused by every program of the environment. It
+    which it keeps alive) and reused by every program of the environment;
+    only from its second use on, so that the many activations used once (a
+    Kyverno variable's, each holding all the variables before it, converted)
+    do not stay in memory. It
     must never change a result, which holds while values are not mutated after
     they are first evaluated: a scan only reads its payloads.
     """
 
-    __slots__ = ("_expression", "environment", "text")
+    __slots__ = ("_bounds", "_expression", "environment", "text")
 
-    def __init__(self, environment: Environment, text: str, expression: Any) -> None:
+    def __init__(self, environment: Environment, text: str, expression: Any, bounds: Bounds) -> None:
         self.environment = environment
         self.text = text
         self._expression = expression
+        self._bounds = bounds
 
     def evaluate(self, variables: Mapping[str, Any], context: Any = None) -> Any:
         """The result as plain JSON-like Python; raises CelEvaluationError (never another exception)."""
@@ -330,13 +366,21 @@ class Program:
     def evaluate_value(self, variables: Mapping[str, Any], context: Any = None) -> Any:
         """The library's own result object (typed; an error is a value of type ERROR), for typed comparisons.
 
-        Raises CelEvaluationError when the library raises instead of returning.
+        Raises CelEvaluationError when the library raises instead of returning, and before running
+        when the evaluation could pass a limit (`limits`); a native allocation failure is one too.
         """
+        try:
+            uncertain = self._bounds.check(variables, context)
+        except LimitError as error:
+            raise CelEvaluationError(str(error), self.text) from None
         token = _CONTEXT.set(context)
         try:
-            return self._expression.eval(_activation(self.environment, variables))
+            with backstop(uncertain):
+                return self._expression.eval(_activation(self.environment, variables))
         except (RuntimeError, TypeError, SystemError) as error:
             raise CelEvaluationError(_clean(str(error)).splitlines()[0], self.text) from None
+        except MemoryError:
+            raise CelEvaluationError(OUT_OF_MEMORY, self.text) from None
         finally:
             _CONTEXT.reset(token)
 
@@ -355,6 +399,12 @@ def _activation(environment: Environment, variables: Mapping[str, Any]) -> Any:
         return kept[1]
     activation = environment.library_env().Activation(dict(variables))
     if any(type(value) in (dict, list) for value in variables.values()):  # scalars convert in no time
+        seen: dict[tuple[Any, ...], None] = _local.__dict__.setdefault("seen", {})
+        if key not in seen:  # kept from the second use on: one used once (a variable's) pins nothing
+            seen[key] = None
+            if len(seen) > 4 * _ACTIVATIONS_KEPT:
+                seen.clear()
+            return activation
         if len(_activations) >= _ACTIVATIONS_KEPT:
             del _activations[next(iter(_activations))]
         _activations[key] = (tuple(variables.values()), activation)  # the values pin their ids
@@ -364,6 +414,8 @@ def _activation(environment: Environment, variables: Mapping[str, Any]) -> Any:
 def _plain_result(result: Any, text: str) -> Any:
     try:
         plain = result.plain_value()
+    except MemoryError:
+        raise CelEvaluationError(OUT_OF_MEMORY, text) from None
     except (TypeError, SystemError, RuntimeError):
         raise CelEvaluationError("the result holds optional values; unwrap them with .orValue() or .value()",
                                  text) from None

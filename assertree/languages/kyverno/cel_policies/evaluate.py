@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assertree.languages.cel.engine import CelError, Program
+from assertree.languages.cel.limits import evaluation_budget
 from assertree.languages.kyverno.cel_policies.model import Mutation, Validation
 from assertree.results import ERROR, FAIL, PASS, SKIP, RuleError
 
@@ -113,6 +114,11 @@ def _message(validation: Validation, message_program: Program | None, scope: dic
 
 def evaluate_validations(spec: CompiledSpec, data: dict[str, Any], lookups: Any = None) -> Outcome:
     """PASS, FAIL (the first false validation), SKIP (match conditions) or ERROR for one resource."""
+    with evaluation_budget():  # the policy's expressions share one cost budget, as in Kubernetes
+        return _validations(spec, data, lookups)
+
+
+def _validations(spec: CompiledSpec, data: dict[str, Any], lookups: Any) -> Outcome:
     scope = prepare_variables(spec, data, lookups)
     skipped = _matches(spec, scope, lookups)
     if skipped is not None:
@@ -132,6 +138,11 @@ def evaluate_validations(spec: CompiledSpec, data: dict[str, Any], lookups: Any 
 
 def evaluate_mutations(spec: CompiledSpec, data: dict[str, Any], lookups: Any = None) -> Outcome:
     """PASS with the patched object, SKIP (match conditions) or ERROR for one resource."""
+    with evaluation_budget():  # the policy's expressions share one cost budget, as in Kubernetes
+        return _mutations(spec, data, lookups)
+
+
+def _mutations(spec: CompiledSpec, data: dict[str, Any], lookups: Any) -> Outcome:
     from assertree.languages.kyverno.cel_policies.mutate import MutationError, apply_configuration, apply_json_patch
 
     scope = prepare_variables(spec, data, lookups)

@@ -29,6 +29,7 @@ from typing import Any
 
 from assertree.errors import PolicyError
 from assertree.languages.cel.engine import CelError, Program
+from assertree.languages.cel.limits import evaluation_budget
 from assertree.languages.kyverno.cel_policies.compile import compile_expression
 from assertree.languages.kyverno.cel_policies.evaluate import CompiledSpec, prepare_variables
 from assertree.languages.kyverno.cel_policies.request import admission_request
@@ -49,6 +50,10 @@ class CompiledValidateCel:
 
     def evaluate(self, resource: Any, context: Any = None) -> tuple[Status, str]:
         """(status, message) of the rule on `resource` under `context` (a ScanContext: operation, user info)."""
+        with evaluation_budget():  # the rule's expressions share one cost budget, as in Kubernetes
+            return self._evaluate(resource, context)
+
+    def _evaluate(self, resource: Any, context: Any) -> tuple[Status, str]:
         if self.has_params:
             return ERROR, "validate.cel paramKind/paramRef need parameter resources from a cluster"
         operation = getattr(context, "operation", "CREATE") or "CREATE"
