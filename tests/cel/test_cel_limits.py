@@ -275,3 +275,8 @@ def test_an_evaluation_skipped_by_the_fast_paths_is_within_the_limits(text, data
     if verdict is not None:
         assert within
         assert full.cost <= verdict[0] and full.memory <= verdict[1]
+
+
+def test_a_library_exception_that_is_not_a_cel_error_is_the_expressions_error():
+    with pytest.raises(CelEvaluationError):  # std::length_error from the library, a ValueError: exit 3 before
+        evaluate("size(lists.range(-1)) >= 0")

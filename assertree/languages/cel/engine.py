@@ -377,8 +377,9 @@ class Program:
         try:
             with backstop(uncertain):
                 return self._expression.eval(_activation(self.environment, variables))
-        except (RuntimeError, TypeError, SystemError) as error:
-            raise CelEvaluationError(_clean(str(error)).splitlines()[0], self.text) from None
+        except (RuntimeError, TypeError, SystemError, ValueError, IndexError, OverflowError) as error:
+            # the library's C++ exceptions, as pybind11 raises them (std::length_error is a ValueError)
+            raise CelEvaluationError(_clean(str(error)).splitlines()[0] or type(error).__name__, self.text) from None
         except MemoryError:
             raise CelEvaluationError(OUT_OF_MEMORY, self.text) from None
         finally:
@@ -416,7 +417,7 @@ def _plain_result(result: Any, text: str) -> Any:
         plain = result.plain_value()
     except MemoryError:
         raise CelEvaluationError(OUT_OF_MEMORY, text) from None
-    except (TypeError, SystemError, RuntimeError):
+    except (TypeError, SystemError, RuntimeError, ValueError):
         raise CelEvaluationError("the result holds optional values; unwrap them with .orValue() or .value()",
                                  text) from None
     if isinstance(plain, str) and result.type() == _library().Type.ERROR:  # an error's plain value is its text
