@@ -260,6 +260,7 @@ def test_an_evaluation_skipped_by_the_fast_paths_is_within_the_limits(text, data
     except CelCompileError:
         return
     bounds = program._bounds
+    found = bounds._probes if bounds._probes is not None else bounds._trace()
     variables = {"object": data, "variables": {}}
     inputs = {name: measure(value) for name, value in variables.items()}
     try:
@@ -270,8 +271,8 @@ def test_an_evaluation_skipped_by_the_fast_paths_is_within_the_limits(text, data
     if bounds.fixed:
         assert within
         return
-    size_class = bounds._probes.size_class(variables)
-    verdict = bounds._most(probes.class_inputs(bounds._probes, size_class, tuple(variables)))
+    size_class = found.size_class(variables)
+    verdict = bounds._most(probes.class_inputs(found, size_class, tuple(variables)))
     if verdict is not None:
         assert within
         assert full.cost <= verdict[0] and full.memory <= verdict[1]

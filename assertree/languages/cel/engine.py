@@ -344,9 +344,9 @@ class Program:
     proportion to its size, so the activation built for a container value is
     kept (the last `_ACTIVATIONS_KEPT`, keyed by the identity of the values,
     which it keeps alive) and reused by every program of the environment;
-    only from its second use on, so that the many activations used once (a
-    Kyverno variable's, each holding all the variables before it, converted)
-    do not stay in memory. It
+    only from its second use on (the last one made waits for it), so that the
+    many activations used once (a Kyverno variable's, each holding all the
+    variables before it, converted) do not stay in memory. It
     must never change a result, which holds while values are not mutated after
     they are first evaluated: a scan only reads its payloads.
     """
@@ -398,17 +398,18 @@ def _activation(environment: Environment, variables: Mapping[str, Any]) -> Any:
     kept = _activations.get(key)
     if kept is not None:
         return kept[1]
-    activation = environment.library_env().Activation(dict(variables))
-    if any(type(value) in (dict, list) for value in variables.values()):  # scalars convert in no time
-        seen: dict[tuple[Any, ...], None] = _local.__dict__.setdefault("seen", {})
-        if key not in seen:  # kept from the second use on: one used once (a variable's) pins nothing
-            seen[key] = None
-            if len(seen) > 4 * _ACTIVATIONS_KEPT:
-                seen.clear()
-            return activation
-        if len(_activations) >= _ACTIVATIONS_KEPT:
-            del _activations[next(iter(_activations))]
-        _activations[key] = (tuple(variables.values()), activation)  # the values pin their ids
+    recent = _local.__dict__.get("recent")
+    if recent is not None and recent[0] == key:  # its second use: kept from now on
+        activation = recent[2]
+    else:
+        activation = environment.library_env().Activation(dict(variables))
+        if any(type(value) in (dict, list) for value in variables.values()):  # scalars convert in no time
+            _local.recent = (key, tuple(variables.values()), activation)  # the values pin their ids
+        return activation
+    _local.recent = None
+    if len(_activations) >= _ACTIVATIONS_KEPT:
+        del _activations[next(iter(_activations))]
+    _activations[key] = (tuple(variables.values()), activation)  # the values pin their ids
     return activation
 
 

@@ -182,7 +182,7 @@ class Bounds:
     def __init__(self, tree: Expr | None, python_functions: Mapping[str, frozenset[str]]) -> None:
         self._tree = tree
         self._python = python_functions
-        self._probes = probes.Probes({})
+        self._probes: probes.Probes | None = probes.Probes({})
         self._verdicts: dict[tuple[int, ...], tuple[int, int] | None] = {}
         self._fixed = (0, 0)
         self._reads_held = False  # whether it reads the results of earlier expressions (`HELD`)
@@ -223,14 +223,19 @@ class Bounds:
         refusal = _refusal(least, compile_time=True)
         if refusal is not None:
             raise LimitError(refusal)
-        trace = probes.Trace()
-        most = bounds._most(trace.inputs())
-        bounds.fixed = most is not None
-        bounds._fixed = most or (0, 0)
         bounds.uncertain = least.uncertain
-        bounds._probes = trace.probes()
-        bounds._reads_held = any(path[0] in HELD for path in trace.read)
+        bounds._probes = None  # traced on the first evaluation: many compiled expressions never run
         return bounds
+
+    def _trace(self) -> probes.Probes:
+        """Find what the estimate reads of the inputs, and whether it is within the limits whatever they are."""
+        trace = probes.Trace()
+        most = self._most(trace.inputs())
+        self.fixed = most is not None
+        self._fixed = most or (0, 0)
+        self._reads_held = any(path[0] in HELD for path in trace.read)
+        self._probes = trace.probes()
+        return self._probes
 
     def _most(self, inputs: Mapping[str, Size]) -> tuple[int, int] | None:
         """(cost, memory) of an evaluation on inputs of these sizes, whatever the context (a lookup returns
@@ -252,23 +257,21 @@ class Bounds:
         """
         if self._tree is None:
             return self.uncertain
-        held = _held(variables)
-        held_cost = math.ceil(cost.TRAVERSAL * held) if self._reads_held else 0
-        if self._reads_held:
-            held *= 2
+        found = self._probes if self._probes is not None else self._trace()
+        held = _Held(variables, self._reads_held) if any(variables.get(name) for name in HELD) else _NOTHING_HELD
         if self.fixed:
-            if held and not _within(self._fixed, held_cost, held):
-                raise LimitError(_held_refusal(self._fixed, held_cost, held))
-            _charge(self._fixed[0] + held_cost)
+            if not held.allows(self._fixed):
+                raise LimitError(held.refusal(self._fixed))
+            held.charge(self._fixed[0])
             return self.uncertain
-        size_class = self._probes.size_class(variables)
+        size_class = found.size_class(variables)
         verdict = self._verdicts.get(size_class, _UNJUDGED)
         if verdict is _UNJUDGED:
-            verdict = self._most(probes.class_inputs(self._probes, size_class, tuple(variables)))
+            verdict = self._most(probes.class_inputs(found, size_class, tuple(variables)))
             if len(self._verdicts) < _VERDICTS_KEPT:
                 self._verdicts[size_class] = verdict
-        if isinstance(verdict, tuple) and _within(verdict, held_cost, held):
-            _charge(verdict[0] + held_cost)
+        if isinstance(verdict, tuple) and held.allows(verdict):
+            held.charge(verdict[0])
             return self.uncertain
         inputs = {name: measure(value) for name, value in variables.items()}
         try:
@@ -278,10 +281,60 @@ class Bounds:
         refusal = _refusal(estimate, compile_time=False)
         if refusal is not None:
             raise LimitError(refusal)
-        if held and not _within((estimate.cost, estimate.memory), held_cost, held):
-            raise LimitError(_held_refusal((estimate.cost, estimate.memory), held_cost, held))
-        _charge(estimate.cost + held_cost)
+        if not held.allows((estimate.cost, estimate.memory)):
+            raise LimitError(held.refusal((estimate.cost, estimate.memory)))
+        held.charge(estimate.cost)
         return self.uncertain
+
+
+class _Held:
+    """What the inputs holding earlier results (`HELD`) add to an evaluation: their bytes to its memory
+    (twice when it reads them: the library copies what it reads) and, when it reads them, a walk over
+    them to its cost. Measured quickly first (`Size.bound_bytes`), exactly when that bound is not enough."""
+
+    __slots__ = ("_exact", "_reads", "_variables", "cost", "memory")
+
+    def __init__(self, variables: Mapping[str, Any], reads: bool) -> None:
+        self._variables, self._reads = variables, reads
+        self._exact = False
+        self._measure()
+
+    def _measure(self) -> None:
+        total = 0
+        for name in HELD:
+            value = self._variables.get(name)
+            if value:
+                size = measure(value)
+                total += size.bytes() if self._exact else size.bound_bytes()
+        self.cost = math.ceil(cost.TRAVERSAL * total) if self._reads else 0
+        self.memory = 2 * total if self._reads else total
+
+    def allows(self, estimate: tuple[int, int]) -> bool:
+        """Whether an evaluation of this (cost, memory) is within the limits with what is held."""
+        if estimate[0] + self.cost <= COST_LIMIT and estimate[1] + self.memory <= MEMORY_LIMIT:
+            return True
+        if self._exact:
+            return False
+        self._exact = True
+        self._measure()
+        return self.allows(estimate)
+
+    def charge(self, amount: int) -> None:
+        """Charge `amount` and the walk over what is held to the open budget (`evaluation_budget`)."""
+        left = _budget.get()
+        if left is not None and not self._exact and amount + self.cost > left[0]:
+            self._exact = True
+            self._measure()
+        _charge(amount + self.cost)
+
+    def refusal(self, estimate: tuple[int, int]) -> str:
+        if estimate[0] + self.cost > COST_LIMIT:
+            return (f"CEL cost limit: this evaluation could cost {_amount(estimate[0] + self.cost, 'units')} "
+                    f"with reading the variables computed before it, more than assertree's limit of "
+                    f"{COST_LIMIT:,} units")
+        return (f"CEL memory limit: this evaluation could build {_amount(estimate[1], 'bytes')} while the "
+                f"variables computed before it hold {_amount(self.memory, 'bytes')}, more than assertree's "
+                f"limit of {_amount(MEMORY_LIMIT, 'bytes')} together")
 
 
 HELD = ("variables",)
@@ -290,28 +343,7 @@ composited ``variables``): every later expression is given them all, so they are
 _UNJUDGED = object()
 
 
-def _held(variables: Mapping[str, Any]) -> int:
-    total = 0
-    for name in HELD:
-        value = variables.get(name)
-        if value:
-            total += measure(value).bytes()
-    return total
-
-
-def _within(estimate: tuple[int, int], held_cost: int, held: int) -> bool:
-    return estimate[0] + held_cost <= COST_LIMIT and estimate[1] + held <= MEMORY_LIMIT
-
-
-def _held_refusal(estimate: tuple[int, int], held_cost: int, held: int) -> str:
-    if estimate[0] + held_cost > COST_LIMIT:
-        return (f"CEL cost limit: this evaluation could cost {_amount(estimate[0] + held_cost, 'units')} with "
-                f"reading the variables computed before it, more than assertree's limit of {COST_LIMIT:,} units")
-    return (f"CEL memory limit: this evaluation could build {_amount(estimate[1], 'bytes')} while the variables "
-            f"computed before it hold {_amount(held, 'bytes')}, more than assertree's limit of "
-            f"{_amount(MEMORY_LIMIT, 'bytes')} together")
-
-
+_NOTHING_HELD = _Held({}, False)
 _VERDICTS_KEPT = 256  # size classes judged per expression (more only cost an estimate each time)
 _ANY_CONTEXT = cost.World(number=INFINITE, absent=scalar(0), unknown=lambda: _UNKNOWN)
 _KEPT = 1024

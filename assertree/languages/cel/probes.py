@@ -22,7 +22,7 @@ evaluation of that class within them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from assertree.languages.cel.sizes import (
@@ -160,7 +160,9 @@ class Probes:
 
     def size_class(self, variables: Mapping[str, Any]) -> tuple[int, ...]:
         """Each probe's largest value in `variables`, rounded up to a power of two (a name they do not
-        hold, such as the type name ``int``, measures as nothing, as the estimate sees it at run time)."""
+        hold, such as the type name ``int``, measures as nothing, as the estimate sees it at run time).
+
+        """
         found = [0] * len(self.layout)
         for name, node in self._roots.items():
             value = variables.get(name, _ABSENT)
@@ -168,9 +170,10 @@ class Probes:
                 for kind, slot in node.measures:
                     found[slot] = VALUE if kind == _BYTES else 0
             else:
-                node.read([value], found)
-        return tuple(INFINITE if amount >= INFINITE else max(smallest, 1 << max(0, amount - 1).bit_length())
-                     for amount, smallest in zip(found, self._smallest, strict=True))
+                node.read((value,), found)
+        return tuple([smallest if amount <= smallest else INFINITE if amount >= INFINITE
+                      else 1 << (amount - 1).bit_length()
+                      for amount, smallest in zip(found, self._smallest, strict=True)])
 
 
 _ABSENT = object()
@@ -191,7 +194,7 @@ class _Node:
         self.measures: list[tuple[int, int]] = []  # (measure, slot in the size class)
         self.children: dict[str, _Node] = {}
 
-    def read(self, values: list[Any], found: list[int]) -> None:
+    def read(self, values: Sequence[Any], found: list[int]) -> None:
         for kind, slot in self.measures:
             most = found[slot]
             for value in values:

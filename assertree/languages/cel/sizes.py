@@ -341,33 +341,50 @@ def _leaf(value: Any) -> tuple[int, int, bool, list[Any]]:
 class Union(Size):
     """Any one of several sizes (the elements of a list, the branches of a condition).
 
-    Its `number` is worked out when read (it is seldom needed, and `probes` notes what is read).
+    Its measures are worked out when read: `probes` notes what the estimate reads, and a union built
+    along the way is often never asked for all of them.
     """
 
-    __slots__ = ("_bytes", "_element", "_fields", "_key", "_number", "parts")
+    __slots__ = ("_bytes", "_element", "_fields", "_key", "_measures", "parts")
 
     def __init__(self, parts: list[Size]) -> None:
         self.parts = parts
-        self.kinds = self.length = self.chars = 0
-        for part in parts:
-            self.kinds |= part.kinds
-            self.length = max(self.length, part.length)
-            self.chars = max(self.chars, part.chars)
-        self._number: list[int | None] = []
+        self._measures: dict[str, Any] = {}
         self._bytes: int | None = None
         self._element: Size | None = None
         self._key: Size | None = None
         self._fields: dict[str, Size] = {}
 
+    @property
+    def kinds(self) -> int:  # type: ignore[override]  # read only: worked out from the parts
+        found = self._measures.get("kinds")
+        if found is None:
+            found = self._measures["kinds"] = _or(part.kinds for part in self.parts)
+        return found
+
+    @property
+    def length(self) -> int:  # type: ignore[override]
+        found = self._measures.get("length")
+        if found is None:
+            found = self._measures["length"] = max(part.length for part in self.parts)
+        return found
+
+    @property
+    def chars(self) -> int:  # type: ignore[override]
+        found = self._measures.get("chars")
+        if found is None:
+            found = self._measures["chars"] = max(part.chars for part in self.parts)
+        return found
+
     def bound_bytes(self) -> int:
         return max(part.bound_bytes() for part in self.parts)
 
     @property
-    def number(self) -> int | None:  # type: ignore[override]  # read only: worked out from the parts
-        if not self._number:
+    def number(self) -> int | None:  # type: ignore[override]
+        if "number" not in self._measures:
             numbers = [part.number for part in self.parts]
-            self._number.append(None if None in numbers else max(n for n in numbers if n is not None))
-        return self._number[0]
+            self._measures["number"] = None if None in numbers else max(n for n in numbers if n is not None)
+        return self._measures["number"]
 
     def bytes(self) -> int:
         if self._bytes is None:
@@ -389,6 +406,13 @@ class Union(Size):
         if found is None:
             found = self._fields[name] = join(part.field(name) for part in self.parts)
         return found
+
+
+def _or(kinds: Iterable[int]) -> int:
+    found = 0
+    for kind in kinds:
+        found |= kind
+    return found
 
 
 def join(sizes: Iterable[Size]) -> Size:
