@@ -18,7 +18,9 @@ the ``slow`` Hypothesis profile (``FUZZ_EXAMPLES`` examples per property); with
 from __future__ import annotations
 
 import json
+import os
 import tempfile
+import time
 from contextlib import suppress
 from functools import cache
 from pathlib import Path
@@ -217,6 +219,20 @@ def scan_subprocess(policy: str, payload: str) -> None:
     run_subprocess(policy, payload.encode())
 
 
+SLOW_EXAMPLE = 5.0  # a long run also records, for a look, the examples that took longer than this
+
+
+def survey(check, *args) -> None:
+    """`surveyed`, and with FUZZ_FINDINGS, a record of each example slower than SLOW_EXAMPLE seconds."""
+    started = time.monotonic()
+    surveyed(check, *args)
+    took = time.monotonic() - started
+    if os.environ.get("FUZZ_FINDINGS") and took > SLOW_EXAMPLE:
+        with open(os.environ["FUZZ_FINDINGS"], "a") as findings:
+            findings.write(json.dumps({"test": check.__name__, "slow": round(took, 1),
+                                       "example": [a for a in args if isinstance(a, str)]}) + "\n")
+
+
 @FAST
 @given(POLICIES, PAYLOADS)
 def test_cel_policies_scan_to_a_result_or_a_clean_error(policy, payload):
@@ -239,18 +255,18 @@ def test_cel_policies_in_a_real_subprocess_exit_cleanly(policy, payload):
 @SLOW
 @given(POLICIES, PAYLOADS)
 def test_cel_policies_long(policy, payload):
-    surveyed(scan_library, policy, payload)
+    survey(scan_library, policy, payload)
 
 
 @pytest.mark.slow
 @settings(SLOW, max_examples=max(10, settings.get_profile("slow").max_examples // 10))
 @given(POLICIES, PAYLOADS)
 def test_cel_policies_on_the_command_line_long(capsys, policy, payload):
-    surveyed(scan_cli, capsys, policy, payload)
+    survey(scan_cli, capsys, policy, payload)
 
 
 @pytest.mark.slow
 @settings(SLOW, max_examples=max(3, settings.get_profile("slow").max_examples // 200))
 @given(POLICIES, PAYLOADS)
 def test_cel_policies_in_a_real_subprocess_long(policy, payload):
-    surveyed(scan_subprocess, policy, payload)
+    survey(scan_subprocess, policy, payload)

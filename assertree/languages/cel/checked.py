@@ -154,6 +154,8 @@ def decode(serialized: bytes) -> Expr:
         return _decode(serialized)
     except (IndexError, struct.error):
         raise DecodeError("truncated message") from None
+    except RecursionError:  # the library nests at most 32 levels today; a later one might allow more
+        raise DecodeError("nested too deeply to read") from None
 
 
 def _decode(data: bytes) -> Expr:

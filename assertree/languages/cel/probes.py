@@ -66,18 +66,44 @@ class Trace:
         return Probes(self.read)
 
 
-class Traced(Size):
-    """Any value at all, reached by `path`; every measure read is written to the trace.
+class _ByPath(Size):
+    """A size reached by a path of the inputs, whose parts are the sizes of the paths one step longer
+    (nothing is reached through a map key: a string or a number)."""
 
-    A map key (a path ending in ``@keys``) is a string or a number: nothing is reached through it.
-    """
+    __slots__ = ("_children", "path")
 
-    __slots__ = ("_children", "path", "trace")
-
-    def __init__(self, trace: Trace, path: Path) -> None:
-        self.trace = trace
+    def __init__(self, path: Path) -> None:
         self.path = path
         self._children: dict[str, Size] = {}
+
+    def _below(self, path: Path) -> Size:
+        raise NotImplementedError
+
+    def _child(self, step: str) -> Size:
+        child = self._children.get(step)
+        if child is None:
+            child = EMPTY if self.path[-1] == KEYS else self._below((*self.path, step))
+            self._children[step] = child
+        return child
+
+    def element(self) -> Size:
+        return self._child(ITEMS)
+
+    def key(self) -> Size:
+        return self._child(KEYS)
+
+    def field(self, name: str) -> Size:
+        return self._child(name)
+
+
+class Traced(_ByPath):
+    """Any value at all, reached by `path`; every measure read is written to the trace."""
+
+    __slots__ = ("trace",)
+
+    def __init__(self, trace: Trace, path: Path) -> None:
+        super().__init__(path)
+        self.trace = trace
 
     @property
     def kinds(self) -> int:  # type: ignore[override]  # read only: a read is recorded
@@ -102,21 +128,8 @@ class Traced(Size):
         self.trace.note(self.path, "bytes")
         return INFINITE
 
-    def _child(self, step: str) -> Size:
-        child = self._children.get(step)
-        if child is None:
-            child = EMPTY if self.path[-1] == KEYS else Traced(self.trace, (*self.path, step))
-            self._children[step] = child
-        return child
-
-    def element(self) -> Size:
-        return self._child(ITEMS)
-
-    def key(self) -> Size:
-        return self._child(KEYS)
-
-    def field(self, name: str) -> Size:
-        return self._child(name)
+    def _below(self, path: Path) -> Size:
+        return Traced(self.trace, path)
 
 
 class _TracedInputs(Mapping[str, Size]):
@@ -238,15 +251,14 @@ def _measure(value: Any, kind: int) -> int:
     return Measured(value).bound_bytes() if value_type is dict or value_type is list else measure(value).bytes()
 
 
-class _Class(Size):
+class _Class(_ByPath):
     """An input as large as its size class allows; a part no probe measured is as large as anything."""
 
-    __slots__ = ("_bytes", "_children", "_path", "_values")
+    __slots__ = ("_bytes", "_values")
 
     def __init__(self, values: Mapping[tuple[Path, str], int], path: Path) -> None:
+        super().__init__(path)
         self._values = values
-        self._path = path
-        self._children: dict[str, Size] = {}
         self.kinds = (STRING | BYTES | SCALAR) if path[-1] == KEYS else ANY_KIND
         self.length = values.get((path, "length"), INFINITE)
         self.chars = values.get((path, "chars"), INFINITE)
@@ -257,21 +269,8 @@ class _Class(Size):
     def bytes(self) -> int:
         return self._bytes
 
-    def _child(self, step: str) -> Size:
-        child = self._children.get(step)
-        if child is None:
-            child = EMPTY if self._path[-1] == KEYS else _Class(self._values, (*self._path, step))
-            self._children[step] = child
-        return child
-
-    def element(self) -> Size:
-        return self._child(ITEMS)
-
-    def key(self) -> Size:
-        return self._child(KEYS)
-
-    def field(self, name: str) -> Size:
-        return self._child(name)
+    def _below(self, path: Path) -> Size:
+        return _Class(self._values, path)
 
 
 def class_inputs(probes: Probes, size_class: tuple[int, ...], names: tuple[str, ...]) -> dict[str, Size]:
