@@ -153,6 +153,11 @@ class PolicyError(AssertreeError):
     """A policy that cannot be loaded or compiled."""
 
 
+class Unsupported(PolicyError):
+    """A valid policy (or part of one) that assertree does not run: a repository's other policies still
+    run, and this one is named in one line rather than stopping the run."""
+
+
 class PayloadError(AssertreeError):
     """A payload (or bindings file) that cannot be read or used."""
 

@@ -18,11 +18,12 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
+from assertree.explanation import Explanation
 from assertree.tree.errors import INTERNAL, INVALID, REQUIRED, TYPE_INVALID, FieldError
 
 __all__ = ["ERROR", "FAIL", "INTERNAL", "INVALID", "PASS", "REQUIRED", "SKIP", "TYPE_INVALID", "WARN", "FieldError",
            "PolicyInfo", "Resource", "RuleError", "RuleInfo", "RuleResult", "ScanResult", "Status", "Summary",
-           "Violation"]
+           "Violation", "written_rule", "written_rules"]
 
 
 @runtime_checkable
@@ -77,6 +78,17 @@ class PolicyInfo(Protocol):
     def description(self) -> str | None: ...
 
 
+def written_rule(rule: Any) -> str:
+    """The name of the rule as the user wrote it: a rule a language generated (Kyverno's autogen rules for Pod
+    controllers, ``autogen-require-team``) counts under the rule it was made from (``require-team``)."""
+    return getattr(rule, "autogen_of", None) or rule.name
+
+
+def written_rules(policy: Any) -> list[Any]:
+    """The rules of `policy` as the user wrote them (generated ones left out): what totals count."""
+    return [rule for rule in policy.rules if not getattr(rule, "autogen_of", None)]
+
+
 class Status(StrEnum):
     """A rule's outcome on a resource, with Kyverno's names (a StrEnum: equal to its text)."""
 
@@ -97,6 +109,7 @@ class Violation:
     message: str | None
     errors: list[FieldError]
     steps: tuple | None = None  # where the failing field is in the resource, when no field error says it (Kyverno)
+    baselined: bool = False  # found in the --baseline file (`assertree.findings.baseline`)
 
     def headline(self) -> str:
         """``<message> (CHECK=...)``, or ``(CHECK=...)`` without a message."""
@@ -163,6 +176,9 @@ class RuleResult:
     exception: str | None = None  # the PolicyException that made this result a skip
     patched: Any = None  # Kyverno mutate: the resource after this rule's patches
     identifier_error: RuleError | None = None  # the identifier expression failed (`identifier` says so too)
+    baselined: bool = False  # a failure or error whose every finding is in the --baseline file: it does not fail
+    gate: str | None = None  # why a failure is only a warning (--fail-on: the policy's severity is below it)
+    explanation: Explanation | None = None  # how a failure or error was reached (--explain: `engine.explain`)
 
     def feedback_json(self) -> dict[str, Any]:
         """`feedback` as JSON: ``{"name": {"value": ...}}`` or ``{"name": {"error": "text"}}``."""
@@ -171,7 +187,8 @@ class RuleResult:
 
     @property
     def failed(self) -> bool:
-        return self.status in (FAIL, ERROR)
+        """Whether this result fails the scan: a failure or an error that is not in the baseline."""
+        return self.status in (FAIL, ERROR) and not self.baselined
 
 
 @dataclass
@@ -235,15 +252,17 @@ class ScanResult:
                         yield resource, policy, rule
 
     def unmatched_rules(self) -> list[tuple[PolicyInfo, RuleInfo]]:
-        """Rules that applied to no resource at all ("nothing was checked")."""
-        applied = {id(r.rule) for r in self.results}
-        return [(p, rule) for p in self.policies for rule in p.rules if id(rule) not in applied]
+        """Rules, as the user wrote them, that applied to no resource at all ("nothing was checked"): a
+        rule counts as applied when it, or a rule generated from it (`written_rule`), gave a result."""
+        applied = {(id(r.policy), written_rule(r.rule)) for r in self.results}
+        return [(p, rule) for p in self.policies for rule in written_rules(p) if (id(p), rule.name) not in applied]
 
     def summary(self) -> Summary:
-        """Counts of the scan; ``skipped`` is the resource × rule pairs that produced no result (the
-        reports' ``notMatched``, `assertree.report.totals`, which builds its totals on this)."""
+        """Counts of the scan; ``rules`` are the rules as written, ``skipped`` the resource × written rule
+        pairs that produced no result (the reports' ``notMatched``, `assertree.report.totals`)."""
         statuses = Counter(result.status for result in self.results)
-        rule_count = sum(len(policy.rules) for policy in self.policies)
+        rule_count = sum(len(written_rules(policy)) for policy in self.policies)
+        pairs = {(id(r.resource), id(r.policy), written_rule(r.rule)) for r in self.results}
         return Summary(
             resources=len(self.resources),
             policies=len(self.policies),
@@ -251,7 +270,7 @@ class ScanResult:
             passed=statuses[PASS],
             failed=statuses[FAIL],
             errors=statuses[ERROR],
-            skipped=len(self.resources) * rule_count - len(self.results),
+            skipped=len(self.resources) * rule_count - len(pairs),
             violations=sum(len(result.violations) for result in self.results),
         )
 

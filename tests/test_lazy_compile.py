@@ -62,7 +62,7 @@ def test_unfrozen_dataclasses_still_compare_and_hash_by_value():
     assert function is not None and hash(function) == hash(lookup("length")) and {*function.params} == {
         *lookup("length").params}
     counts = dict.fromkeys(["resources", "policies", "rules", "passed", "failed", "errors", "skipped",
-                            "notMatched", "warned", "violations", "fileErrors"], 1)
+                            "notMatched", "warned", "violations", "fileErrors", "baselined", "fixed"], 1)
     assert Totals(**counts) == Totals(**counts) and len({Totals(**counts), Totals(**counts)}) == 1
     assert Totals(**counts).as_dict() == counts
 

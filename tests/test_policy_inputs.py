@@ -96,8 +96,8 @@ def test_schema_ships_inside_the_package_unchanged():
     assert json.loads(shipped.read_text())["$schema"] == "https://json-schema.org/draft/2020-12/schema"
 
 
-def test_readme_shows_the_editor_schema_line():
-    assert "# yaml-language-server: $schema=" in (REPO / "README.md").read_text()
+def test_the_docs_show_the_editor_schema_line():
+    assert "# yaml-language-server: $schema=" in (REPO / "docs" / "lint.md").read_text()
 
 
 # -- assertree lint -------------------------------------------------------------------------------
@@ -227,8 +227,8 @@ def test_lint_finds_a_policy_marker_anywhere_in_a_large_file_found_in_a_director
     may hold a plan of gigabytes), so a marker across two chunks still counts."""
     text = bytearray(b" " * (4 << 20))
     text[at:at + len(b"ClusterPolicy")] = b"ClusterPolicy"
-    (tmp_path / "big.yaml").write_bytes(b"\n" + bytes(text) + b"\n")
+    (tmp_path / "big.yaml").write_bytes(b'a: "\n' + bytes(text) + b"\n")  # not YAML: said once it is read
     (tmp_path / "payload.json").write_text('{"no": "policy here"}')
-    assert main(["lint", str(tmp_path)]) == 1  # big.yaml is checked (a string, not a policy), payload.json skipped
+    assert main(["lint", str(tmp_path)]) == 1  # big.yaml is read (it names a policy kind), payload.json skipped
     out = capsys.readouterr().out
-    assert "big.yaml" in out and "payload.json" not in out
+    assert "big.yaml" in out and "error: invalid YAML" in out and "payload.json" not in out

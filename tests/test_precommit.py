@@ -1,11 +1,12 @@
 """The pre-commit hook, run for real by the `pre-commit` package as a user's repository would.
 
 The hook repository is a temporary git repository holding this checkout's
-files (uncommitted changes included), and the user repository references it
-by path with the policy location in `args`, exactly as a `.pre-commit-config.yaml`
-does with the GitHub URL. (`pre-commit try-repo` cannot pass `args`, and the
-hook needs `--policy`, so the test writes the config `try-repo` would.)
-pre-commit installs the package into its own virtualenv, which takes ~20 s.
+files (uncommitted changes included), on a `main` branch, and the user
+repository's `.pre-commit-config.yaml` is the snippet of docs/ci.md as written,
+with the GitHub URL replaced by that repository's path: the instructions work
+as they stand. (`pre-commit try-repo` cannot pass `args`, and the hook needs
+`--policy`.) pre-commit installs the package into its own virtualenv, which
+takes ~20 s.
 """
 
 from __future__ import annotations
@@ -37,22 +38,29 @@ def hook_repository(path: Path) -> str:
         (path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO / name, path / name)
     git(path, "init", "-q")
+    git(path, "checkout", "-q", "-b", "main")  # the branch the documented snippet names
     git(path, "add", ".")
     git(path, "commit", "-qm", "hook repository")
     return git(path, "rev-parse", "HEAD").strip()
 
 
+def documented_config(hooks: Path) -> str:
+    """The `.pre-commit-config.yaml` of docs/ci.md, as written, with the repository URL pointing at `hooks`."""
+    page = (REPO / "docs" / "ci.md").read_text()
+    snippet = page.split("## pre-commit", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    assert "repo: https://github.com/assertree/assertree" in snippet and "rev: main" in snippet
+    return snippet.replace("https://github.com/assertree/assertree", str(hooks))
+
+
 def test_hook_passes_good_files_and_fails_bad_ones(tmp_path):
     hooks = tmp_path / "hooks"
     hooks.mkdir()
-    rev = hook_repository(hooks)
+    hook_repository(hooks)
     user = tmp_path / "user"
     shutil.copytree(SAMPLE / "policies", user / "policies")
     shutil.copy(SAMPLE / "deployment-good.yaml", user / "good.yaml")
     shutil.copy(SAMPLE / "deployment-bad.yaml", user / "bad.yaml")
-    (user / ".pre-commit-config.yaml").write_text(
-        f"repos:\n  - repo: {hooks}\n    rev: {rev}\n    hooks:\n      - id: assertree\n"
-        "        args: [--policy, policies/]\n        exclude: ^policies/\n")
+    (user / ".pre-commit-config.yaml").write_text(documented_config(hooks))
     git(user, "init", "-q")
     git(user, "add", ".")
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache")}

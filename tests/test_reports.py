@@ -187,7 +187,7 @@ def test_sarif_fingerprints_are_stable_and_ignore_lines(workdir):
     def fingerprints():
         results = sarif(scan_files(["r.yaml"], ["p.yaml"]))["runs"][0]["results"]
         return [
-            (r["partialFingerprints"]["assertree/v1"], r["locations"][0]["physicalLocation"]["region"]["startLine"])
+            (r["partialFingerprints"]["assertree/v2"], r["locations"][0]["physicalLocation"]["region"]["startLine"])
             for r in results
         ]
 
@@ -199,6 +199,11 @@ def test_sarif_fingerprints_are_stable_and_ignore_lines(workdir):
     moved = fingerprints()
     assert [line for _, line in moved] == [4, 6]
     assert [value for value, _ in moved] == [value for value, _ in first]
+    (workdir / "r.yaml").write_text("- {replicas: 9, name: b}\n- {name: a, replicas: 5}\n")  # reordered, reflowed
+    assert sorted(value for value, _ in fingerprints()) == sorted(value for value, _ in first)
+    (workdir / "r.yaml").write_text(payload.replace("name: b", "name: c"))  # renamed: another resource
+    renamed = [value for value, _ in fingerprints()]
+    assert renamed[0] == first[0][0] and renamed[1] != first[1][0]
 
 
 def test_sarif_uris_outside_the_working_directory_and_from_stdin(tmp_path, monkeypatch):
@@ -458,3 +463,41 @@ def test_text_sarif_and_junit_in_one_run(workdir, capsys):
     assert not list(Draft4Validator(SARIF_SCHEMA).iter_errors(log))
     assert [r["ruleId"] for r in log["runs"][0]["results"]] == ["limits/check"]
     assert counts(ET.fromstring((workdir / "out" / "r.xml").read_text())) == (2, 1, 0, 0)
+
+
+def test_totals_count_rules_as_written_autogen_rules_under_their_source(tmp_path, capsys):
+    """A one-rule ClusterPolicy is one rule in the totals, though Kyverno's autogen adds two for Pod
+    controllers; it applied (to the Pods), so nothing is skipped and no rule 'applied to no resource'."""
+    (tmp_path / "policy.yaml").write_text(
+        "apiVersion: kyverno.io/v1\nkind: ClusterPolicy\nmetadata:\n  name: team\nspec:\n  rules:\n"
+        "  - name: require-team\n    match:\n      any:\n      - resources:\n          kinds: [Pod]\n"
+        "    validate:\n      message: team label\n      pattern:\n        metadata:\n          labels:\n"
+        "            team: \"?*\"\n")
+    (tmp_path / "k8s.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: good\n  labels:\n    team: a\n---\n"
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: bad\n---\n"
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n")
+    assert main(["scan", "--policy", str(tmp_path / "policy.yaml"), str(tmp_path / "k8s.yaml"), "-o", "json"]) == 1
+    out = capsys.readouterr()
+    summary = json.loads(out.out)["summary"]
+    assert (summary["policies"], summary["rules"], summary["passed"], summary["failed"], summary["skipped"],
+            summary["notMatched"]) == (1, 1, 1, 1, 0, 1)
+    assert out.err == ("assertree: Checked 3 resources against 1 policy (1 rule): 1 passed, 1 failed, 0 errored, "
+                       "0 skipped\n")
+
+
+def test_an_unreadable_payload_is_printed_once_where_both_streams_go(tmp_path):
+    """The text report lists a file that could not be read; standard error repeats it only when it goes
+    somewhere else (a report redirected to a file), never twice in one terminal or CI log."""
+    import subprocess
+    import sys
+
+    (tmp_path / "bad.yaml").write_text("a: [\n")
+    command = [sys.executable, "-m", "assertree", "scan", "--policy", str(K8S / "policies"),
+               str(K8S / "deployment-good.yaml"), str(tmp_path / "bad.yaml")]
+    with (tmp_path / "log.txt").open("w") as log:  # one place, as `2>&1` gives
+        assert subprocess.run(command, stdout=log, stderr=log, check=False).returncode == 2
+    assert (tmp_path / "log.txt").read_text().count("bad.yaml:2:1: invalid YAML") == 1
+    apart = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert apart.returncode == 2
+    assert "bad.yaml:2:1: invalid YAML" in apart.stdout and "bad.yaml:2:1: invalid YAML" in apart.stderr

@@ -4,7 +4,8 @@
 JSON documents and leaves every other answer, and every message, to
 python-jsonschema. These tests hold that shortcut to its invariant on every
 policy document the repository's tests, samples and benchmark carry (the
-conformance data's ClusterPolicies and ValidatingPolicies, valid and not), and
+conformance data's ClusterPolicies, ValidatingPolicies and Kubernetes admission
+policies and bindings, valid and not), and
 on seeded mutations of each (an unknown field, a missing field, a value of
 another type, an enum value that is not one), so that both validators see
 hundreds of invalid documents of every kind the schemas refuse.
@@ -28,6 +29,8 @@ from conftest import CONFORMANCE, REPO
 from assertree.documents.reader import SUFFIXES, load_documents
 from assertree.errors import AssertreeError
 from assertree.languages import schema_problems as module
+from assertree.languages.admission.reading import SCHEMA_FILE as ADMISSION
+from assertree.languages.admission.reading import problems as admission_problems
 from assertree.languages.kyverno.schema import SCHEMA_FILE as CLUSTER_POLICY
 from assertree.languages.kyverno.schema import problems as cluster_policy_problems
 from assertree.languages.kyverno_json.schema import SCHEMA_FILE as VALIDATING_POLICY
@@ -48,6 +51,8 @@ def schema_of(document: Any) -> str | None:
         return VALIDATING_POLICY
     if group == "kyverno.io" and document.get("kind") in ("ClusterPolicy", "Policy"):
         return CLUSTER_POLICY
+    if group == "admissionregistration.k8s.io":
+        return ADMISSION
     return None
 
 
@@ -57,7 +62,8 @@ def _from_files() -> Iterator[Any]:
             if path.suffix.lower() not in SUFFIXES or not path.is_file():
                 continue
             text = path.read_text(encoding="utf-8", errors="replace")
-            if "Policy" not in text or ("json.kyverno.io" not in text and "kyverno.io/" not in text):
+            if "Policy" not in text or ("json.kyverno.io" not in text and "kyverno.io/" not in text
+                                        and "admissionregistration.k8s.io" not in text):
                 continue
             try:
                 documents = load_documents(path, text)
@@ -145,10 +151,11 @@ def validators(schema: str) -> tuple[Any, Any]:
             jsonschema.Draft202012Validator(packaged_schema(schema)))
 
 
-def test_the_corpus_holds_hundreds_of_policies_of_both_schemas():
+def test_the_corpus_holds_hundreds_of_policies_of_every_schema():
     kinds = [schema for schema, _ in policies()]
     assert kinds.count(CLUSTER_POLICY) >= 200
     assert kinds.count(VALIDATING_POLICY) >= 60
+    assert kinds.count(ADMISSION) >= 80
 
 
 def test_jsonschema_rs_and_jsonschema_agree_on_every_policy_and_mutation():
@@ -163,15 +170,16 @@ def test_jsonschema_rs_and_jsonschema_agree_on_every_policy_and_mutation():
         if fast.is_valid(document) != valid:
             disagreements.append((schema, valid, json.dumps(document)[:300]))
     assert disagreements == []
-    for schema in (CLUSTER_POLICY, VALIDATING_POLICY):  # both answers were really exercised, often
+    for schema in (CLUSTER_POLICY, VALIDATING_POLICY, ADMISSION):  # both answers were really exercised, often
         assert tally.get((schema, True), 0) >= 60, tally
         assert tally.get((schema, False), 0) >= 250, tally
 
 
-@pytest.mark.parametrize("problems", [cluster_policy_problems, validating_policy_problems],
-                         ids=["ClusterPolicy", "ValidatingPolicy"])
-def test_the_problems_are_python_jsonschemas_with_or_without_the_fast_check(problems, monkeypatch):
-    wanted = CLUSTER_POLICY if problems is cluster_policy_problems else VALIDATING_POLICY
+@pytest.mark.parametrize(("problems", "wanted"), [(cluster_policy_problems, CLUSTER_POLICY),
+                                                  (validating_policy_problems, VALIDATING_POLICY),
+                                                  (admission_problems, ADMISSION)],
+                         ids=["ClusterPolicy", "ValidatingPolicy", "admission"])
+def test_the_problems_are_python_jsonschemas_with_or_without_the_fast_check(problems, wanted, monkeypatch):
     documents = [document for schema, document in cases() if schema == wanted]
     with_fast = [problems(document) for document in documents]
     monkeypatch.setattr(module, "_fast_validator", lambda file_name: None)

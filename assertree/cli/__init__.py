@@ -37,6 +37,10 @@ def main(argv: list[str] | None = None) -> int:
         from assertree.cli.app import narrowed
 
         args = sys.argv[1:] if argv is None else list(argv)
+        if args[:1] == ["kyverno"] and args[1:2] in (["apply"], ["test"]):
+            from assertree.cli.kyverno import APPLY_BOOLEANS, TEST_BOOLEANS, pflag_arguments
+
+            args = pflag_arguments(args, APPLY_BOOLEANS if args[1] == "apply" else TEST_BOOLEANS)
         narrowed(build_app(), args)(args=args, prog_name="assertree")
     except SystemExit as done:
         code = done.code

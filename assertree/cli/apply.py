@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from assertree.cli.exit_codes import EXIT_FAILED, EXIT_OK
+from assertree.cli.options import ExcludeOption, ParamsOption, UnboundOption, UserInfoOption, ValuesOption
 
 if TYPE_CHECKING:
     from assertree.apply import FileChange
@@ -31,10 +32,10 @@ def apply(
     policy: Annotated[list[str] | None, typer.Option(
         "--policy", show_default=False,
         help="Policy file or directory with mutate rules (searched recursively). Repeatable.")] = None,
-    values: Annotated[Path | None, typer.Option(
-        "--values", show_default=False, help="Kyverno values file (cli.kyverno.io/v1alpha1 Values).")] = None,
-    user_info: Annotated[Path | None, typer.Option(
-        "--user-info", show_default=False, help="Kyverno user-info file (request.userInfo, roles).")] = None,
+    values: ValuesOption = None,
+    user_info: UserInfoOption = None,
+    params: ParamsOption = None,
+    unbound: UnboundOption = False,
     output: Annotated[Path | None, typer.Option(
         "--output", "-o", show_default=False,
         help="Write every resource file, changed or not, under this directory (created if needed).")] = None,
@@ -42,9 +43,11 @@ def apply(
         "--diff", help="Print a unified diff of what would change; exit 1 if anything would.")] = False,
     in_place: Annotated[bool, typer.Option("--in-place", help="Rewrite the changed files.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only rule errors on stderr.")] = False,
+    exclude: ExcludeOption = None,
 ) -> None:
-    """Apply the mutate rules of Kyverno policies to resource files: the fixed YAML on stdout, under
-    -o DIR, in place, or as a diff. Unchanged parts of a file keep their text."""
+    """Apply the mutate rules of Kyverno policies, Kyverno MutatingPolicies and Kubernetes
+    MutatingAdmissionPolicies to resource files: the fixed YAML on stdout, under -o DIR, in place, or as a
+    diff. Unchanged parts of a file keep their text."""
     from assertree.apply import apply_to_files, apply_to_text, load_mutate_policies
     from assertree.cli.arguments import paths_from
     from assertree.errors import UsageError
@@ -54,11 +57,19 @@ def apply(
         raise UsageError("give at least one --policy file or directory")
     if sum((output is not None, diff, in_place)) > 1:
         raise UsageError("choose one of -o/--output, --diff and --in-place")
-    files = payload_files(resources)
+    from assertree.documents.paths import Exclude
+
+    excluded = Exclude.of(exclude)
+    files = payload_files(resources, excluded)
     if STDIN in files and (output is not None or in_place):
         raise UsageError("standard input ('-') can only be written to stdout or diffed")
     targets = _targets(resources, files, output) if output is not None else {}
-    loaded = load_mutate_policies(paths_from(policy, "--policy"), values=values, user_info=user_info)
+    loaded = load_mutate_policies(paths_from(policy, "--policy"), values=values, user_info=user_info,
+                                  exclude=excluded, params=params or (), run_unbound=unbound)
+    if loaded.found is not None:
+        from assertree.cli.policies import tell_refused
+
+        tell_refused(loaded.found, quiet=quiet)
     changes = []
     for file in files:
         if file == STDIN:

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from assertree.cli.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
+from assertree.cli.options import ExcludeOption, UserInfoOption, ValuesOption
 
 EXAMPLES = """Examples:
 
@@ -36,12 +37,8 @@ def compare(
         "--pair", metavar="OLD=NEW", show_default=False,
         help="Pair two policies whose names do not match (namespaced policies: namespace/name). Repeatable.")
     ] = None,
-    values: Annotated[Path | None, typer.Option(
-        "--values", metavar="FILE", show_default=False,
-        help="Kyverno CLI values file (cli.kyverno.io/v1alpha1 Values), given to both sides.")] = None,
-    user_info: Annotated[Path | None, typer.Option(
-        "--user-info", metavar="FILE", show_default=False,
-        help="Kyverno CLI user-info file (cli.kyverno.io/v1alpha1 UserInfo), given to both sides.")] = None,
+    values: ValuesOption = None,
+    user_info: UserInfoOption = None,
     context: Annotated[Path | None, typer.Option(
         "--context", metavar="FILE", show_default=False,
         help="Kyverno CLI context file (cli.kyverno.io/v1alpha1 Context): the resources and image data CEL "
@@ -55,6 +52,7 @@ def compare(
         "--strict", metavar="",
         help="Also count 'skip' against 'not-selected' as a difference, and fail when a policy has no twin.")
     ] = False,
+    exclude: ExcludeOption = None,
 ) -> None:
     """List the resources on which old policies and their rewrites give different verdicts: exit 0 when every
     verdict agrees, 1 when one differs, 2 when an input cannot be used or no policy has a twin."""
@@ -62,10 +60,11 @@ def compare(
 
     from assertree.cli import process
     from assertree.cli.arguments import paths_from
+    from assertree.cli.policies import load_policy_arguments
+    from assertree.documents.paths import Exclude
     from assertree.errors import UsageError
     from assertree.inputs.kyverno_files import load_scan_context
     from assertree.inputs.resources import load_resources
-    from assertree.languages.load import load_policies
     from assertree.testing.compare import compare as run_compare
     from assertree.testing.compare_report import FORMATS
 
@@ -73,13 +72,12 @@ def compare(
     if output not in FORMATS:
         raise UsageError(f"unknown --output format {output!r} (choose from: {', '.join(FORMATS)})")
     pairs = _pairs(pair or [])
-    old_policies = load_policies(*paths_from(old, "--old"))
-    new_policies = load_policies(*paths_from(new, "--new"))
-    for side, policies, paths in (("--old", old_policies, old), ("--new", new_policies, new)):
-        if not policies:
-            raise UsageError(f"no policies found in {side} {', '.join(str(p) for p in paths)}: nothing to compare")
-    loaded = load_resources(resources, freeze=process.one_shot)
-    if loaded.problems:
+    excluded = Exclude.of(exclude)
+    old_set = load_policy_arguments(paths_from(old, "--old"), exclude=excluded, option="--old")
+    new_set = load_policy_arguments(paths_from(new, "--new"), exclude=excluded, option="--new")
+    old_policies, new_policies = old_set.policies, new_set.policies
+    loaded = load_resources(resources, freeze=process.one_shot, exclude=excluded)
+    if loaded.problems or old_set.errors or new_set.errors:
         for problem in loaded.problems:
             print(f"assertree: error: {problem}", file=sys.stderr)
         raise typer.Exit(EXIT_BAD_INPUT)

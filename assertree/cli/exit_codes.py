@@ -1,4 +1,4 @@
-"""The exit codes every command shares (the README's table)."""
+"""The exit codes every command shares (the README's Commands section, and each command's page in docs/)."""
 
 EXIT_OK = 0  # every rule passed, or did not apply
 EXIT_FAILED = 1  # a rule failed or errored (a test row failed; lint --strict found a warning)

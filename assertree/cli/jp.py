@@ -145,7 +145,7 @@ def parse(
         sys.stdout.write(f"# {text}\n{json.dumps(tree.to_dict(), indent=2, ensure_ascii=False)}\n")
 
 
-# Section titles of `jp function --markdown`, in the order of the README's reference.
+# Section titles of `jp function --markdown`, in the order of the reference (docs/functions.md).
 GROUP_TITLES = {
     "builtin": "JMESPath", "community": "JMESPath Community Edition", "kyverno_json": "kyverno-json",
     "strings": "Strings", "regex": "Regular expressions and wildcards", "encoding": "Encoding and parsing",
@@ -155,7 +155,7 @@ GROUP_TITLES = {
 
 
 def markdown_reference(functions) -> str:
-    """The README's function reference: one table per group, rows sorted by name."""
+    """The function reference (docs/functions.md): one table per group, rows sorted by name."""
     groups: dict[str, list] = {}
     for item in functions:
         groups.setdefault(item.group, []).append(item)
@@ -164,7 +164,7 @@ def markdown_reference(functions) -> str:
     for group in order:
         if group not in groups:
             continue
-        out.append(f"#### {GROUP_TITLES.get(group, group)}\n\n| function | description |\n|---|---|\n")
+        out.append(f"## {GROUP_TITLES.get(group, group)}\n\n| function | description |\n|---|---|\n")
         for item in sorted(groups[group], key=lambda f: f.name):
             signature, description = (text.replace("|", "\\|") for text in (item.signature, item.description))
             out.append(f"| `{signature}` | {description} |\n")

@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from assertree.cli.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
+from assertree.cli.options import ExcludeOption
 
 EXAMPLES = """Examples:
 
@@ -28,16 +29,30 @@ def lint(
         help="Policy files or directories (searched recursively; files that hold no policy are skipped).")],
     strict: Annotated[bool, typer.Option(
         "--strict", metavar="", help="Exit 1 on warnings too (unused bindings, duplicate policy names).")] = False,
+    exclude: ExcludeOption = None,
+    exceptions: Annotated[list[str] | None, typer.Option(
+        "--exceptions", metavar="PATH", show_default=False,
+        help="PolicyException files or directories to check too (those beside the policies always are): "
+        "exceptions that name no policy or rule found, expired ones, and those expiring soon are warnings. "
+        "Repeatable.")] = None,
+    expiring: Annotated[int, typer.Option(
+        "--expiring", metavar="DAYS",
+        help="Warn about PolicyExceptions whose expiresAt is within DAYS days.")] = 30,
 ) -> None:
     """Check policies without a payload (schema, expressions, functions, bindings): exit 1 when one has an
     error, 0 when there are only warnings (unless --strict), 2 when a path does not exist."""
     from assertree.cli.arguments import paths_from
+    from assertree.documents.paths import Exclude
     from assertree.errors import Severity
-    from assertree.languages.load import files_to_lint, lint
+    from assertree.languages.load import lint_files
     from assertree.report.totals import plural
 
     paths = paths_from(arguments, "PATH")
-    problems = lint(paths)
+    if expiring < 0:
+        from assertree.errors import UsageError
+
+        raise UsageError(f"--expiring must be a number of days, 0 or more (got {expiring})")
+    problems, checked = lint_files(paths, Exclude.of(exclude), exceptions=exceptions or (), expiring_days=expiring)
     notes = [p for p in problems if p.severity == Severity.NOTE]
     findings = [p for p in problems if p.severity != Severity.NOTE]
     for problem in findings:
@@ -48,7 +63,6 @@ def lint(
         raise typer.Exit(EXIT_BAD_INPUT)
     errors = sum(1 for p in findings if p.severity == Severity.ERROR)
     warnings = len(findings) - errors
-    checked = len(files_to_lint(paths)[0])
     summary = (f"{plural(checked, 'policy file', 'policy files')} checked: {plural(errors, 'error', 'errors')}, "
                f"{plural(warnings, 'warning', 'warnings')}")
     if errors or (strict and warnings):

@@ -29,25 +29,34 @@ class Output:
 
 def parse_outputs(values: list[str]) -> list[Output]:
     """Parse repeated ``--output`` values; at most one report may go to standard output."""
+    return parse_reports(values, FORMATS, "--output")
+
+
+def parse_reports(values: Sequence[str], formats: Iterable[str], option: str, *,
+                  single_stdout: bool = True) -> list[Output]:
+    """Parse repeated ``FORMAT[=FILE]`` values of `option`, each FORMAT one of `formats`; with `single_stdout`,
+    at most one of them may go to standard output."""
+    known = list(formats)
     outputs = []
     for value in values:
         name, separator, file = value.partition("=")
         name = name.strip().lower()
-        if name not in FORMATS:
-            raise UsageError(f"unknown --output format {name!r} (choose from: {', '.join(FORMATS)})")
+        if name not in known:
+            raise UsageError(f"unknown {option} format {name!r} (choose from: {', '.join(known)})")
         if separator and not file:
-            raise UsageError(f"--output {value!r}: missing file name after '='")
+            raise UsageError(f"{option} {value!r}: missing file name after '='")
         outputs.append(Output(name, Path(file) if file else None))
-    if sum(1 for output in outputs if output.file is None) > 1:
-        raise UsageError("only one --output can go to standard output; give the others a file (FORMAT=FILE)")
+    if single_stdout and sum(1 for output in outputs if output.file is None) > 1:
+        raise UsageError(f"only one {option} can go to standard output; give the others a file (FORMAT=FILE)")
     return outputs
 
 
 def write_outputs(outputs: list[Output], result, options: ReportOptions) -> None:
     """Render and write every requested report. The payload files that could not be read also go to
-    standard error, one line each (as every input problem that exits 2 does), and when no text or
-    github report goes to standard output the totals line goes there too, so that a terminal or a CI
-    log always shows them."""
+    standard error, one line each (as every input problem that exits 2 does), unless a text or github
+    report on standard output already listed them and both streams go to one place (a terminal, a CI
+    log): each problem is printed once. When no text or github report goes to standard output the totals
+    line goes to standard error too, so that a terminal or a CI log always shows them."""
     for output in outputs:
         text = render(output.format, result, options)
         if output.file is None:
@@ -60,7 +69,7 @@ def write_outputs(outputs: list[Output], result, options: ReportOptions) -> None
             _print_note(overflow_note(result))
     from assertree.report.totals import totals
 
-    _after_reports(outputs, options, lambda: totals(result, options.problems).line())
+    _after_reports(outputs, options, lambda: totals(result, options.problems, options.baseline).line())
 
 
 def write_streamed(outputs: list[Output], policies, options: ReportOptions,
@@ -74,7 +83,7 @@ def write_streamed(outputs: list[Output], policies, options: ReportOptions,
     from assertree.report.stream import writer_for
     from assertree.report.totals import Tally
 
-    tally = Tally(policies)
+    tally = Tally(policies, options.baseline)
     sinks: list[_Sink] = []
     writers = []
     try:
@@ -112,13 +121,24 @@ def _print_note(note: str | None) -> None:
 
 
 def _after_reports(outputs: list[Output], options: ReportOptions, totals_line: Callable[[], str]) -> None:
-    for problem in options.problems:
-        print(f"assertree: error: {problem}", file=sys.stderr)
     on_terminal = any(output.file is None and output.format in ("text", "github") for output in outputs)
+    if not (on_terminal and _stdout_is_stderr()):  # the report on standard output has said it already
+        for problem in options.problems:
+            print(f"assertree: error: {problem}", file=sys.stderr)
     if not on_terminal and not options.kyverno_json:
         written = ", ".join(f"{output.format} to {output.file}" for output in outputs if output.file is not None)
         line = totals_line()
         print(f"assertree: {line} (reports: {written})" if written else f"assertree: {line}", file=sys.stderr)
+
+
+def _stdout_is_stderr() -> bool:
+    """Whether standard output and standard error go to one place (a terminal, or one log file or pipe:
+    ``2>&1`` in CI), so that what the report printed would be read twice if standard error repeated it."""
+    try:
+        out, err = os.fstat(sys.stdout.fileno()), os.fstat(sys.stderr.fileno())
+    except (AttributeError, OSError, ValueError):  # no file behind a stream (a test's StringIO)
+        return False
+    return os.path.samestat(out, err) or (sys.stdout.isatty() and sys.stderr.isatty())
 
 
 class _Sink:

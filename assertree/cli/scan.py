@@ -11,6 +11,8 @@ from typing import Annotated
 import typer
 
 from assertree.cli.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
+from assertree.cli.explain import ExplainOption
+from assertree.cli.options import ExcludeOption, ParamsOption, UnboundOption, UserInfoOption, ValuesOption
 
 EXAMPLES = """Examples:
 
@@ -19,6 +21,8 @@ EXAMPLES = """Examples:
   assertree scan --terraform plan.json --policy policies/ -o text -o sarif=results.sarif
 
   assertree scan -q --policy policies/ deploy.yaml service.yaml    (as the pre-commit hook runs it)
+
+  assertree scan deploy.yaml --policy policies/ --explain            (how each failure was reached)
 """
 
 
@@ -37,18 +41,15 @@ def scan(
     bindings: Annotated[Path | None, typer.Option(
         "--bindings", metavar="FILE", show_default=False,
         help="YAML/JSON file of extra variables, usable as $name.")] = None,
-    values: Annotated[Path | None, typer.Option(
-        "--values", metavar="FILE", show_default=False,
-        help="Kyverno CLI values file (cli.kyverno.io/v1alpha1 Values): variables, context entries, namespace "
-        "labels and request.operation for kyverno.io policies, as 'kyverno apply --values-file'.")] = None,
-    user_info: Annotated[Path | None, typer.Option(
-        "--user-info", metavar="FILE", show_default=False,
-        help="Kyverno CLI user-info file (cli.kyverno.io/v1alpha1 UserInfo): request.userInfo, roles and "
-        "clusterRoles for kyverno.io policies.")] = None,
+    values: ValuesOption = None,
+    user_info: UserInfoOption = None,
     exceptions: Annotated[list[Path] | None, typer.Option(
         "--exceptions", metavar="PATH", show_default=False,
-        help="PolicyException files or directories (kyverno.io/v2): matching resources are exempt from the "
-        "named rules (the result is skip, naming the exception). Repeatable.")] = None,
+        help="PolicyException files or directories: kyverno.io/v2 ones exempt matching resources from the named "
+        "rules; policies.kyverno.io ones from the CEL policies their policyRefs name (skip, or pass with "
+        "reportResult: pass; an expired one is not applied). Repeatable.")] = None,
+    params: ParamsOption = None,
+    unbound: UnboundOption = False,
     pre_process: Annotated[list[str] | None, typer.Option(
         "--pre-process", metavar="EXPR", show_default=False,
         help="JMESPath expression applied to each payload before the scan. Repeatable.")] = None,
@@ -93,16 +94,39 @@ def scan(
     ] = False,
     kyverno_json: Annotated[bool, typer.Option(
         "--kyverno-json", metavar="",
-        help="Reports as kyverno-json writes them: its error wording, no totals line, and whole resources and "
-        "policies in the JSON report.")] = False,
+        help="Reports as kyverno-json writes them: its error wording, no totals line, and '-o json' exactly as "
+        "'kyverno-json scan --output json' prints it (a list of reports, whole resources and policies).")] = False,
+    exclude: ExcludeOption = None,
+    crd: Annotated[list[Path] | None, typer.Option(
+        "--crd", metavar="PATH", show_default=False,
+        help="CustomResourceDefinition files or folders: their cluster-scoped kinds keep no namespace when "
+        "kyverno.io policies check them (other kinds without one are in 'default', as in kyverno apply). "
+        "Repeatable.")] = None,
+    fail_on: Annotated[str | None, typer.Option(
+        "--fail-on", metavar="LEVEL", show_default=False,
+        help="Fail only on policies of this severity or above (critical, high, medium, low, info; from the "
+        "policies.kyverno.io/severity annotation): failures below it are warnings in every report. A policy "
+        "without a severity always fails.")] = None,
+    baseline: Annotated[Path | None, typer.Option(
+        "--baseline", metavar="FILE", show_default=False,
+        help="Findings in this file (written by --write-baseline) are reported as baselined and do not fail "
+        "the scan; its findings that are gone are listed as fixed.")] = None,
+    write_baseline: Annotated[Path | None, typer.Option(
+        "--write-baseline", metavar="FILE", show_default=False,
+        help="Write every finding of this scan to FILE as a baseline and exit 0 (2 for bad input).")] = None,
+    explain: ExplainOption = False,
 ) -> None:
     """Check JSON/YAML payloads against policies: exit 0 when every rule passes, 1 when one fails or errors, 2
     when an input cannot be used (each unreadable payload file is reported, the others are still checked)."""
     from assertree.cli import process
     from assertree.cli.arguments import paths_from
+    from assertree.cli.explain import explaining
     from assertree.cli.outputs import parse_outputs, write_outputs
+    from assertree.cli.policies import load_policy_arguments
+    from assertree.documents.paths import Exclude
     from assertree.engine.scan import scan as run_scan
     from assertree.errors import UsageError
+    from assertree.findings.exceptions import Exempting
     from assertree.inputs.bindings import load_bindings
     from assertree.inputs.kyverno_files import load_scan_context
     from assertree.inputs.parallel import default_jobs
@@ -122,40 +146,63 @@ def scan(
         raise UsageError(f"unknown --color {color!r} (choose from: auto, always, never)")
     if jobs is not None and jobs < 1:
         raise UsageError(f"--jobs must be a number of processes, 1 or more (got {jobs})")
+    steps, known = _finding_steps(fail_on, baseline, write_baseline)
     outputs = parse_outputs(output or ["text"])
     compile_preprocessors(pre_process or [])  # a typo fails before any file is read
     selector = selector_from(labels or [])
-    files = payload_files(payload)  # a missing payload fails before the policies are compiled
+    excluded = Exclude.of(exclude)
+    files = payload_files(payload, excluded)  # a missing payload fails before the policies are compiled
     streamed = _streamed(files, stream=stream, payload_format=payload_format, terraform=terraform,
                          pre_process=bool(pre_process))
-    policies = _load_policies(paths_from(policy, "--policy"), selector)
+    policy_set = load_policy_arguments(paths_from(policy, "--policy"), selector=selector, exclude=excluded,
+                                       quiet=quiet)
+    policies = policy_set.policies
     binding_values = load_bindings(bindings) if bindings is not None else None
     use_color = color == "always" or (color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
-    context = load_scan_context(values=values, user_info=user_info, exceptions=exceptions or (),
-                                bindings=binding_values)
+    context = explaining(load_scan_context(values=values, user_info=user_info, exceptions=exceptions or (),
+                                           bindings=binding_values,
+                                           crds=paths_from([str(p) for p in crd or []], "--crd")), explain)
+    if params:
+        from assertree.inputs.params import load_params
+
+        context.params = tuple(load_params(params))
+    context.run_unbound = unbound
+    _warn_admission(policies, context.params, unbound=unbound)
+    steps.exempting = Exempting.of(context.exceptions)
     processes = jobs if jobs is not None else default_jobs()
     if streamed:
         from assertree.cli.streamed import scan_streamed
 
         options = ReportOptions(quiet=quiet, color=use_color, bindings=binding_values,
-                                multiple_sources=len(files) > 1, kyverno_json=kyverno_json)
+                                multiple_sources=len(files) > 1, kyverno_json=kyverno_json, baseline=known)
         result, loaded = scan_streamed(files, policies, context, outputs, options, payload_format=payload_format,
-                                       jobs=processes, per_document_limit=stream)
+                                       jobs=processes, per_document_limit=stream, steps=steps)
     else:
-        loaded = load_resources(payload, terraform=terraform, include_deleted=include_deleted,
+        loaded = load_resources(files, terraform=terraform, include_deleted=include_deleted,
                                 pre_process=pre_process or (), freeze=process.one_shot, payload_format=payload_format,
                                 jobs=processes)
         result = run_scan(loaded.resources, policies, context=context)
+        steps.apply(result.results)
         options = ReportOptions(quiet=quiet, color=use_color, bindings=binding_values,
                                 multiple_sources=len(loaded.files) > 1, problems=tuple(loaded.problems),
-                                kyverno_json=kyverno_json)
+                                kyverno_json=kyverno_json, baseline=known)
         write_outputs(outputs, result, options)
     process.keep(loaded, result, policies)  # a one-shot run ends without freeing them
     empty = _warn_empty(policies)
     if not (loaded.problems and not loaded.resources):  # when no file could be read, that is the news
         _warn_unchecked(result, loaded.plans_without_terraform, quiet=quiet)
-    if loaded.problems:
+    if loaded.problems or policy_set.errors:
         raise typer.Exit(EXIT_BAD_INPUT)
+    if steps.recorder is not None and write_baseline is not None:
+        count = steps.recorder.write(write_baseline)
+        print(f"assertree: wrote {count} finding{'s' if count != 1 else ''} to the baseline {write_baseline}",
+              file=sys.stderr)
+        raise typer.Exit(EXIT_OK)
+    if known is not None and known.fixed():
+        fixed = len(known.fixed())
+        print(f"assertree: note: {fixed} finding{'s' if fixed != 1 else ''} of the baseline {known.path} "
+              f"{'are' if fixed != 1 else 'is'} fixed: write it again with --write-baseline to drop "
+              f"{'them' if fixed != 1 else 'it'}", file=sys.stderr)
     if result.failed and not soft_fail:
         raise typer.Exit(EXIT_FAILED)
     if fail_on_empty and not result.results:
@@ -166,6 +213,24 @@ def scan(
               "(--fail-on-empty)", file=sys.stderr)
         raise typer.Exit(EXIT_FAILED)
     raise typer.Exit(EXIT_OK)
+
+
+def _finding_steps(fail_on: str | None, baseline: Path | None, write_baseline: Path | None):
+    """The findings steps of ``--fail-on``, ``--baseline`` and ``--write-baseline`` (`assertree.findings`), and
+    the baseline read back (None without --baseline)."""
+    from assertree.errors import UsageError
+    from assertree.findings.baseline import Baseline, Recorder
+    from assertree.findings.severity import check_level
+    from assertree.findings.steps import FindingSteps
+
+    level = None
+    if fail_on is not None:
+        try:
+            level = check_level(fail_on)
+        except ValueError as error:
+            raise UsageError(f"--fail-on: {error}") from None
+    known = Baseline.read(baseline) if baseline is not None else None
+    return FindingSteps(level, known, Recorder() if write_baseline is not None else None), known
 
 
 def _streamed(files: list[str], *, stream: bool, payload_format: str, terraform: bool, pre_process: bool) -> bool:
@@ -187,16 +252,27 @@ def _streamed(files: list[str], *, stream: bool, payload_format: str, terraform:
     return False
 
 
-def _load_policies(paths: list[Path], selector):
-    from assertree.errors import PolicyError
-    from assertree.languages.load import load_policies
+def _warn_admission(policies, params, *, unbound: bool) -> None:
+    """One line per admission policy that no binding names (Kubernetes would not run it; --unbound runs it), and
+    per binding whose params are not among --params (the policy never runs for it, or always refuses)."""
+    if not any(str((item.policy.document or {}).get("apiVersion", "")).startswith("admissionregistration.k8s.io/")
+               for item in policies):
+        return
+    from assertree.languages.admission.language import unbound as unbound_policies
+    from assertree.languages.admission.language import without_params
 
-    policies = load_policies(*paths, selector=selector)
-    if not policies:
-        where = ", ".join(str(p) for p in paths)
-        detail = " match the --labels selector" if selector else " were found"
-        raise PolicyError(f"no policies{detail} in {where}: nothing would be checked")
-    return policies
+    def where(policy) -> str:
+        line = getattr(policy, "line", None)
+        return f"{policy.source}:{line}" if policy.source and line else policy.source or "<policy>"
+
+    for policy in [] if unbound else unbound_policies(policies):
+        print(f"assertree: warning: {where(policy)}: {policy.kind} {policy.name!r} is not bound: no "
+              f"{policy.binding_kind} names it, so Kubernetes would not run it; its results are skips (--unbound "
+              "runs it as if bound)", file=sys.stderr)
+    for policy, binding in without_params(policies, params):
+        api_version, kind = policy.param_kind
+        print(f"assertree: warning: {where(policy)}: {policy.kind} {policy.name!r}: binding {binding.name!r} takes "
+              f"params of kind {kind} ({api_version}), and --params gave none", file=sys.stderr)
 
 
 def _warn_empty(policies) -> int:

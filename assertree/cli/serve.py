@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from assertree.cli.exit_codes import EXIT_OK
+from assertree.cli.options import ParamsOption, UnboundOption
 
 
 def serve(
@@ -29,6 +30,8 @@ def serve(
     playground: Annotated[bool, typer.Option(
         "--playground/--no-playground", help="Serve the playground page at /.")] = True,
     access_log: Annotated[bool, typer.Option("--access-log/--no-access-log", help="Log every request.")] = True,
+    params: ParamsOption = None,
+    unbound: UnboundOption = False,
 ) -> None:
     """Serve kyverno-json's REST API (POST /api/scan, /api/playground/scan) and a playground page."""
     try:
@@ -47,10 +50,17 @@ def serve(
         raise UsageError("--max-body-size must be at least 1 byte")
     loopback = host in LOOPBACK_HOSTS or host.startswith("127.")
     from assertree.cli.arguments import paths_from
+    from assertree.languages.base import ScanContext
 
+    context = ScanContext(run_unbound=unbound)
+    if params:
+        from assertree.inputs.params import load_params
+
+        context.params = tuple(load_params(params))
     policies = paths_from(policy, "--policy")
     app = create_app(policies, max_body_size=max_body_size, watch=watch, cors_origins=cors or (),
-                     allowed_hosts=(*LOOPBACK_HOSTS, host) if loopback else None, playground=playground)
+                     allowed_hosts=(*LOOPBACK_HOSTS, host) if loopback else None, playground=playground,
+                     context=context)
     store = app.state.store
     if store is not None:
         names = ", ".join(str(p) for p in policies)

@@ -21,16 +21,20 @@ from assertree.report.options import ReportOptions
 
 def scan_streamed(files: Sequence[str], policies: Sequence[Any], context: Any, outputs: list[Output],
                   options: ReportOptions, *, payload_format: str = "auto", jobs: int = 1,
-                  per_document_limit: bool = True) -> tuple[Any, Any]:
+                  per_document_limit: bool = True, steps: Any = None) -> tuple[Any, Any]:
     """Scan `files` as a stream and write `outputs`; returns the totals (a `Tally`: ``failed``,
     ``results``, ``unmatched_rules()``, as a `ScanResult` has them) and the input (its ``problems``,
     ``resources`` read, ``plans_without_terraform``). `jobs` > 1 parses files in worker processes;
-    `per_document_limit` as `assertree.inputs.stream.ResourceStream` has it (``--stream``)."""
+    `per_document_limit` as `assertree.inputs.stream.ResourceStream` has it (``--stream``); `steps` (an
+    `assertree.findings.steps.FindingSteps`) marks each resource's results before the reports see them."""
     from assertree.engine.scan import Scanner
     from assertree.engine.stream import check_stream
     from assertree.inputs.stream import ResourceStream
 
     scanner = Scanner(policies, context=context)
     stream = ResourceStream(files, payload_format=payload_format, jobs=jobs, per_document_limit=per_document_limit)
-    tally = write_streamed(outputs, scanner.policies, options, check_stream(scanner, stream), stream.problems)
+    units = check_stream(scanner, stream)
+    if steps is not None:
+        units = steps.units(units)
+    tally = write_streamed(outputs, scanner.policies, options, units, stream.problems)
     return tally, stream

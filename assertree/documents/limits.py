@@ -76,6 +76,49 @@ def json_error_reason(data: bytes, offset: int, parser_reason: str) -> str:
     return parser_reason
 
 
+def json_too_deep_at(data: bytes) -> int | None:
+    """The offset of the first array or object of valid JSON `data` opened deeper than `MAX_NESTING`, if any.
+
+    assertree's own check, for an orjson that does not refuse such documents itself (orjson before 3.9.15
+    had no limit): a token loop, correct rather than fast, run only where `orjson_nesting` says so."""
+    import re
+
+    if data.count(b"[") + data.count(b"{") <= MAX_NESTING:
+        return None
+    depth = 0
+    for token in re.finditer(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]', data):
+        character = data[token.start()]
+        if character in b"[{":
+            depth += 1
+            if depth > MAX_NESTING:
+                return token.start()
+        elif character in b"]}":
+            depth -= 1
+    return None
+
+
+_ORJSON_NESTING: list[str] = []
+
+
+def orjson_nesting() -> str:
+    """How the installed orjson's own nesting limit compares with `MAX_NESTING`, found once by trying it:
+    ``"same"`` (it reads 1,024 levels and refuses 1,025: the fast path needs no other check), ``"none"`` (it
+    reads deeper documents: `json_too_deep_at` checks) or ``"lower"`` (it refuses documents assertree reads:
+    those are read again by the standard library's parser)."""
+    if not _ORJSON_NESTING:
+        import orjson
+
+        def reads(depth: int) -> bool:
+            try:
+                orjson.loads(b"[" * depth + b"]" * depth)
+            except orjson.JSONDecodeError:
+                return False
+            return True
+
+        _ORJSON_NESTING.append("lower" if not reads(MAX_NESTING) else "none" if reads(MAX_NESTING + 1) else "same")
+    return _ORJSON_NESTING[0]
+
+
 DEFAULT_MAX_INPUT_BYTES = 512 * 1024 * 1024
 MAX_INPUT_BYTES_VARIABLE = "ASSERTREE_MAX_INPUT_BYTES"
 

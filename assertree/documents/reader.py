@@ -51,11 +51,19 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import yaml
 
-from assertree.documents.limits import MAX_INPUT_BYTES_VARIABLE, json_error_reason, max_input_bytes, may_alias
+from assertree.documents.limits import (
+    MAX_INPUT_BYTES_VARIABLE,
+    MAX_NESTING,
+    json_nesting_at,
+    json_too_deep_at,
+    max_input_bytes,
+    may_alias,
+    orjson_nesting,
+)
 from assertree.documents.loaders import (
     PAYLOAD_SCALARS,
     JSONSafeLoader,
@@ -278,25 +286,70 @@ def parse_values(data: bytes, name: str, kind: str | None, *, payload: bool = Fa
         data = decode_text(data, name).encode()  # orjson and the fast path read UTF-8 only
     if kind in ("json", None):
         try:
-            return [_fast_json(data)]
+            return [parse_json(data)]
         except DocumentError as error:
             if kind == "json":
                 raise error.located(source=name) from None
     return _fast_yaml(data, name, PayloadLoader if payload else JSONSafeLoader)
 
 
-def _fast_json(data: bytes) -> Any:
+def parse_json(data: bytes) -> Any:
+    """The value of JSON text (UTF-8 bytes); raises DocumentError with the line and column.
+
+    orjson parses; assertree's nesting limit (`limits.MAX_NESTING`) holds whichever orjson is installed
+    (`limits.orjson_nesting`): the usual orjson refuses exactly what assertree refuses, and a parse error is
+    told apart as that limit by counting, not by orjson's wording; an orjson without the limit is followed
+    by assertree's own check, one with a lower limit by the standard library's parser.
+    """
     import orjson
 
     with collector_paused():
         try:
-            return orjson.loads(data)
+            value = orjson.loads(data)
         except orjson.JSONDecodeError as error:
-            line, column = _byte_position(data, error.pos)
-            reason = json_error_reason(data, error.pos, str(error).split(":", 1)[0])
-            raise DocumentError(f"invalid JSON: {reason}", line=line, column=column) from None
+            if json_nesting_at(data, error.pos) > MAX_NESTING:
+                _fail_json(data, error.pos, f"nested more than {MAX_NESTING} levels deep")
+            if orjson_nesting() != "lower":
+                _fail_json(data, error.pos, str(error).split(":", 1)[0])
+            value = _standard_json(data)
         except RecursionError:
-            raise DocumentError("invalid JSON: nested too deeply") from None
+            _fail_json(data, 0, "nested too deeply")
+    if orjson_nesting() != "same":
+        offset = json_too_deep_at(data)
+        if offset is not None:
+            _fail_json(data, offset, f"nested more than {MAX_NESTING} levels deep")
+    return value
+
+
+class JSONError(DocumentError):
+    """JSON that `parse_json` refuses; `offset` is the byte of `data` the problem was found at."""
+
+    def __init__(self, message: str, *, offset: int, line: int, column: int) -> None:
+        super().__init__(message, line=line, column=column)
+        self.offset = offset
+
+
+def _fail_json(data: bytes, offset: int, reason: str) -> NoReturn:
+    line, column = _byte_position(data, offset)
+    raise JSONError(f"invalid JSON: {reason}", offset=offset, line=line, column=column) from None
+
+
+def _standard_json(data: bytes) -> Any:
+    """`parse_json`'s fallback where orjson refuses what assertree reads (an orjson with a lower nesting limit)."""
+    import json
+    import sys
+
+    room = max(sys.getrecursionlimit(), 4 * MAX_NESTING + 200)  # its C parser counts a level as a recursion
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(room)
+    try:
+        return json.loads(data, parse_constant=_reject_constant)
+    except json.JSONDecodeError as error:
+        _fail_json(data, len(error.doc[:error.pos].encode()), error.msg)  # a character offset in the text
+    except (RecursionError, ValueError) as error:
+        _fail_json(data, 0, str(error) or "nested too deeply")
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def _byte_position(data: bytes, offset: int) -> tuple[int, int]:

@@ -31,7 +31,9 @@ def scan(
     `policies` come from `load_policies` (kyverno-json `Policy` models are
     compiled here); `bindings` are extra variables for kyverno-json policies
     (``$name``); `context` carries what other languages need (values files,
-    user info, exceptions) and, when given, its own bindings.
+    user info, exceptions) and, when given, its own bindings; with
+    ``context.explain`` each failing or erroring result is explained
+    (`assertree.engine.explain`).
     """
     items = [item if isinstance(item, Resource) else Resource(item) for item in resources]
     scanner = Scanner(policies, bindings, context=context)
@@ -66,6 +68,11 @@ class Scanner:
         self.policies = [policy.policy for policy in compiled]
         self._mutators = [mutator for policy in compiled if (mutator := policy.mutator(context)) is not None]
         self._index = RuleIndex([(rule, rule.runner(context)) for policy in compiled for rule in policy.rules])
+        if context.explain:  # chosen once: a scan that explains nothing runs `check` as it is
+            from assertree.engine.explain import Explainer
+
+            self._explainer = Explainer([rule for policy in compiled for rule in policy.rules], context)
+            self.check = self._check_explained  # type: ignore[method-assign]
 
     def check(self, resource: Resource) -> tuple[Resource, list[RuleResult]]:
         """`resource` after the mutating policies, and every result of a rule that applied to it."""
@@ -77,6 +84,12 @@ class Scanner:
             result = run(resource)
             if result is not None:
                 results.append(result)
+        return resource, results
+
+    def _check_explained(self, resource: Resource) -> tuple[Resource, list[RuleResult]]:
+        """`check`, then every failing or erroring result explained (``ScanContext.explain``)."""
+        resource, results = Scanner.check(self, resource)
+        self._explainer.apply(results)
         return resource, results
 
 

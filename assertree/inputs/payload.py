@@ -36,6 +36,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from assertree.documents.paths import NO_EXCLUDE, Exclude, walk
 from assertree.documents.reader import (
     SUFFIXES,
     Document,
@@ -123,12 +124,13 @@ def freeze_loaded(last: Payload | None = None) -> None:
 _GLOB_CHARACTERS = frozenset("*?[")
 
 
-def payload_files(arguments: Sequence[str]) -> list[str]:
+def payload_files(arguments: Sequence[str], exclude: Exclude = NO_EXCLUDE) -> list[str]:
     """The payload files named by ``--payload`` arguments, in order, without repeats.
 
     An argument is a file, ``-`` (standard input), a directory (every ``.json``,
     ``.yaml`` and ``.yml`` file under it, sorted) or a glob pattern (``**``
-    included, for shells that do not expand it).
+    included, for shells that do not expand it). What `exclude` names is left out
+    (`assertree.documents.paths`); a directory or pattern that leaves nothing is an error.
     """
     import glob
 
@@ -136,16 +138,20 @@ def payload_files(arguments: Sequence[str]) -> list[str]:
     for argument in arguments:
         path = Path(argument)
         if argument == STDIN or path.is_file() or path.is_fifo() or path.is_char_device():  # <(command): a FIFO
-            found.append(argument)
+            if argument == STDIN or not exclude.matches(argument):  # a file named: its whole path may match
+                found.append(argument)
         elif path.is_dir():
-            matches = sorted(str(p) for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES)
+            matches = [str(p) for p in walk(path, SUFFIXES, exclude)]
             if not matches:
-                raise PayloadError("no .json, .yaml or .yml files in this directory", source=argument)
+                left = " (--exclude left none)" if exclude else ""
+                raise PayloadError(f"no .json, .yaml or .yml files in this directory{left}", source=argument)
             found.extend(matches)
         elif _GLOB_CHARACTERS & set(argument):
-            matches = sorted(p for p in glob.glob(argument, recursive=True) if Path(p).is_file())
+            matches = sorted(p for p in glob.glob(argument, recursive=True)
+                             if Path(p).is_file() and not exclude.matches(p))
             if not matches:
-                raise PayloadError("no file matches this pattern", source=argument)
+                left = " (--exclude left none)" if exclude else ""
+                raise PayloadError(f"no file matches this pattern{left}", source=argument)
             found.extend(matches)
         else:
             raise PayloadError("payload file not found", source=argument)
@@ -237,7 +243,7 @@ def _hint(data: bytes, kind: str | None, column: int | None, line: int | None) -
     except UnicodeDecodeError:
         return None
     if kind != "json" and looks_like_template(text):
-        return "this looks like an unrendered template: render the template first, or exclude it"
+        return "this looks like an unrendered template: render it first, or leave it out with --exclude"
     if kind == "json" and line is not None and column is not None:
         lines = text.splitlines()
         at = lines[line - 1][column - 1:] if 0 < line <= len(lines) else ""

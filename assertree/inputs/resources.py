@@ -10,10 +10,11 @@ the command up front: they are mistakes on the command line, not in a file.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from assertree.documents.paths import Exclude
 from assertree.errors import AssertreeError, Location, Problem
 from assertree.inputs.parallel import read_payloads
 from assertree.inputs.payload import (
@@ -58,7 +59,7 @@ STATE_HINT = ("this is a Terraform state, not a plan: --terraform reads plans "
 
 def load_resources(paths: Sequence[str], *, terraform: bool = False, include_deleted: bool = False,
                    pre_process: Sequence[str] = (), freeze: bool = False,
-                   payload_format: str = "auto", jobs: int = 1) -> LoadedResources:
+                   payload_format: str = "auto", jobs: int = 1, exclude: Iterable[str] = ()) -> LoadedResources:
     """Every resource of the payloads named (files, directories, globs, ``-``).
 
     `terraform` reads each payload as a ``terraform show -json`` plan (one
@@ -69,10 +70,11 @@ def load_resources(paths: Sequence[str], *, terraform: bool = False, include_del
     one resource per line, as it is (`assertree.inputs.stream`), and one problem per bad line.
     A file that cannot be used is a problem in `LoadedResources.problems`, never
     an exception; a path that names nothing raises `PayloadError`. `jobs` > 1 parses
-    files in that many worker processes (`assertree.inputs.parallel`), with the same result.
+    files in that many worker processes (`assertree.inputs.parallel`), with the same result. `exclude`
+    patterns leave files and folders out (`assertree.documents.paths`).
     """
     preprocessors = compile_preprocessors(pre_process)
-    loaded = LoadedResources(files=payload_files(paths))
+    loaded = LoadedResources(files=payload_files(paths, Exclude.of(exclude)))
     # The collector stays paused for every file: a pass over millions of fresh dicts costs as much as
     # parsing them. With `freeze`, they leave its sight before it resumes, so no pass ever runs over them.
     with collector_paused():

@@ -36,8 +36,8 @@ import stat
 from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO
 
-from assertree.documents.limits import MAX_INPUT_BYTES_VARIABLE, json_error_reason, max_input_bytes
-from assertree.documents.reader import Document, unreadable
+from assertree.documents.limits import MAX_INPUT_BYTES_VARIABLE, max_input_bytes
+from assertree.documents.reader import Document, JSONError, parse_json, unreadable
 from assertree.errors import AssertreeError, DocumentError, Location, Problem
 from assertree.inputs.payload import STDIN, STDIN_SOURCE, Payload, payload_error, resources_from
 from assertree.results import Resource
@@ -149,8 +149,6 @@ def _lines(stream: BinaryIO, source: str, problems: list[Problem]) -> Iterator[R
 
 
 def _good_lines(stream: BinaryIO, source: str, bad: _BadLines) -> Iterator[Resource]:
-    import orjson
-
     limit = max_input_bytes()
     number = 0  # line number, from 1
     index = -1  # position among the non-blank lines
@@ -176,10 +174,9 @@ def _good_lines(stream: BinaryIO, source: str, bad: _BadLines) -> Iterator[Resou
             continue
         index += 1
         try:
-            value = orjson.loads(data)
-        except orjson.JSONDecodeError as error:
-            reason = json_error_reason(data, error.pos, str(error).split(":", 1)[0])
-            bad.add(f"invalid JSON: {reason}", number, _column(data, error.pos))
+            value = parse_json(data)
+        except JSONError as error:
+            bad.add(error.message, number, _column(data, error.offset))
             continue
         if not isinstance(value, dict):
             from assertree.jp.values import type_name

@@ -55,8 +55,9 @@ class Lazy:
         self._value = None
 
     @property
-    def done(self) -> bool:
-        """Whether the value is known (computed, or being read for the first time now)."""
+    def known(self) -> bool:
+        """Whether the value has been computed (explanations show the context entries a rule used; CEL's
+        memory bound counts the values already held)."""
         return self._done
 
     def resolve(self) -> Any:

@@ -7,6 +7,13 @@ runner (once per scan) and calls it on each resource; a policy that mutates
 gives a mutator that runs before any rule of any policy validates the resource
 (Kyverno's order: mutate, then validate the mutated resource).
 
+A compiled rule may also give an explainer (``explainer(context)``, an
+`Explain`): asked about a result the rule gave, it evaluates the rule on the
+result's resource once more and records how the verdict was reached
+(`assertree.explanation`). The engine asks only for failing and erroring
+results, and only when the scan context says ``explain``; a rule without an
+explainer leaves its results unexplained.
+
 Reports read policies and rules only through `PolicyInfo` and `RuleInfo`, so a
 new language adds no code to the reporters.
 """
@@ -17,10 +24,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from assertree.explanation import Explanation
 from assertree.results import PolicyInfo, Resource, RuleInfo, RuleResult
 
-__all__ = ["CompiledPolicy", "CompiledRule", "Mutator", "PolicyInfo", "RuleInfo", "RuleRunner", "ScanContext",
-           "recompile", "reduce_compiled"]
+__all__ = ["CompiledPolicy", "CompiledRule", "Explain", "Mutator", "PolicyInfo", "RuleInfo", "RuleRunner",
+           "ScanContext", "recompile", "reduce_compiled"]
 
 
 @dataclass
@@ -32,12 +40,20 @@ class ScanContext:
     user_info: Any = None  # Kyverno CLI user-info file: request.userInfo, roles, clusterRoles
     operation: str = "CREATE"  # the admission operation Kyverno evaluates
     exceptions: Sequence[Any] = ()  # PolicyException documents that may exempt resources
-    lookups: Any = None  # Kyverno CEL: resource/image/globalContext lookups from a test's context file
+    lookups: Any = None  # Kyverno: a test's context file, cluster resources (a fake cluster), lookup mocks
+    params: Sequence[Any] = ()  # parameter resources admission bindings and validate.cel choose from (paramRef)
+    run_unbound: bool = False  # admission policies: run a policy no binding names as if bound (Deny, no params)
+    kubernetes_defaults: bool = True  # admission policies see objects with the apiserver's defaults filled in
+    cluster_scoped: frozenset[tuple[str, str]] = frozenset()  # (group, kind) from CRD files: kept out of 'default'
     memo: dict = field(default_factory=dict, compare=False, repr=False)  # one scan's caches (a Scanner's own)
+    explain: bool = False  # explain each failing or erroring result (`assertree.engine.explain`)
 
 
 RuleRunner = Callable[[Resource], "RuleResult | None"]
 """One rule on one resource; None when the rule does not select the resource (no result at all)."""
+
+Explain = Callable[[RuleResult], "Explanation | None"]
+"""How a rule reached the verdict of one of its results (evaluated again, recorded); None when it cannot say."""
 
 Mutator = Callable[[Resource], tuple[Resource, list[RuleResult]]]
 """A policy's mutate rules on one resource: the mutated resource and one result per rule that applied."""

@@ -9,53 +9,80 @@ field path:
 
     policy.yaml:14:9: spec.rules[0].assert.all[1].check.(foo[: invalid expression ...
 
-`read_policies` is the same walk collecting every problem instead of stopping
-(``assertree lint`` uses it through each language's lint mode).
+`load_policy_set` reads a repository: it never stops at a problem, passes over
+the files that hold no policy (tests, kustomizations, Artifact Hub metadata,
+manifests, Helm templates) with a count of them, and names each policy that
+cannot be used in one line; ``assertree lint`` walks the same way through each
+language's lint mode.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from assertree.documents.paths import NO_EXCLUDE, Exclude, walk
 from assertree.documents.reader import SUFFIXES, Document, load_documents
-from assertree.errors import AssertreeError, DocumentError, Location, PolicyError, Problem, Severity
+from assertree.errors import AssertreeError, DocumentError, Location, PolicyError, Problem, Severity, Unsupported
 
 LANGUAGES = {
     "json.kyverno.io": "assertree.languages.kyverno_json.language",
     "kyverno.io": "assertree.languages.kyverno.language",
     "policies.kyverno.io": "assertree.languages.kyverno.cel_policies.language",
+    "admissionregistration.k8s.io": "assertree.languages.admission.language",
 }
 """apiVersion group -> the module of the language that reads it (imported when first needed)."""
 
 
-def policy_files(paths: Iterable[str | Path]) -> list[Path]:
+def policy_files(paths: Iterable[str | Path], exclude: Exclude = NO_EXCLUDE) -> list[Path]:
     """The files named, and the policy files under the directories named, in a stable order.
 
-    Hidden folders under a directory are not searched (kyverno/policies keeps each policy's
-    ``kyverno-test.yaml`` in ``.kyverno-test/`` beside it). An empty path is refused:
-    ``Path("")`` means the working directory, so an
-    unset CI variable (``--policy "$POLICIES"``) would otherwise load every
-    policy-looking file of the checkout, or none, and pass.
+    Hidden files and folders under a directory are not searched (kyverno/policies keeps each policy's
+    ``kyverno-test.yaml`` in ``.kyverno-test/`` beside it; Kyverno's own loader skips every name that
+    starts with a dot), nor is what `exclude` names (`assertree.documents.paths`). An empty path is
+    refused: ``Path("")`` means the working directory, so an unset CI variable (``--policy "$POLICIES"``)
+    would otherwise load every policy-looking file of the checkout, or none, and pass.
     """
-    files: list[Path] = []
+    return find_policy_files(paths, exclude).files
+
+
+@dataclass
+class FoundFiles:
+    """The policy files of a set of paths: which were named, and how many YAML files hid in hidden folders."""
+
+    files: list[Path] = field(default_factory=list)
+    named: set[Path] = field(default_factory=set)
+    hidden: int = 0  # YAML/JSON files in hidden folders (or hidden themselves) under a directory named
+
+
+def find_policy_files(paths: Iterable[str | Path], exclude: Exclude = NO_EXCLUDE) -> FoundFiles:
+    """`policy_files`, saying also which files were named and how many hidden ones were left out."""
+    found = FoundFiles()
     for raw in paths:
         if not str(raw).strip():
             raise PolicyError(f"empty policy path {str(raw)!r}: name a policy file or directory "
                               "(is a variable in the command line unset?)")
         path = Path(raw)
-        if path.is_dir():  # hidden folders (.kyverno-test/, .chainsaw-test/, .git/) hold tests, not policies
-            files.extend(sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES
-                                and not any(part.startswith(".") for part in p.relative_to(path).parts[:-1])))
+        if path.is_dir():
+            for file in walk(path, SUFFIXES, exclude):
+                if any(part.startswith(".") for part in file.relative_to(path).parts):
+                    found.hidden += 1
+                else:
+                    found.files.append(file)
         elif path.exists():
-            files.append(path)
+            if not exclude.matches(path):
+                found.files.append(path)
+                found.named.add(path)
         else:
             raise PolicyError("policy file or directory not found", source=str(raw))
-    return files
+    found.files = list(dict.fromkeys(found.files))
+    return found
 
 
 def language_of(document: Any) -> ModuleType | None:
@@ -93,59 +120,282 @@ def compile_document(document: Any, *, source: str | None = None, index: int | N
 policy_from_mapping = compile_document  # the name the 0.1 API had
 
 
-def load_policies(*paths: str | Path, selector: Callable[[Mapping[str, str]], bool] | None = None) -> list[Any]:
-    """Every policy in `paths`, compiled; raises PolicyError at the first problem.
+def load_policies(*paths: str | Path, selector: Callable[[Mapping[str, str]], bool] | None = None,
+                  exclude: Iterable[str] = ()) -> list[Any]:
+    """Every policy in `paths`, compiled; raises PolicyError at the first policy that cannot be loaded.
 
-    `selector` (see `assertree.languages.selectors`) keeps only policies whose labels match.
+    Files found in a directory that hold no policy (tests, kustomizations, Artifact Hub metadata,
+    manifests, CRDs, Helm templates) are passed over, as `load_policy_set` does; a file named explicitly
+    must hold policies only. `selector` (see `assertree.languages.selectors`) keeps only policies whose
+    labels match.
     """
-    policies = []
-    for item in read_policies(paths):
-        if isinstance(item, Problem):
-            raise PolicyError.of(item)
-        labels = getattr(item.policy, "labels", None) or {}
-        if selector is None or selector(labels):
-            policies.append(item)
-    return policies
+    found = load_policy_set(paths, selector=selector, exclude=Exclude.of(exclude))
+    problems = found.errors + found.refused
+    if problems:
+        first = min(problems, key=lambda problem: found.order.get(id(problem), 0))
+        raise PolicyError.of(replace(first, severity=Severity.ERROR))
+    return found.policies
 
 
-def read_policies(paths: Iterable[str | Path]) -> Iterator[Any]:
-    """Each compiled policy of each file, or a located `Problem` in its place."""
-    for file in policy_files(paths):
-        try:
-            documents = load_documents(file)
-        except DocumentError as error:
-            yield error.problem
+def link(compiled: Iterable[Any]) -> tuple[list[Any], list[Problem]]:
+    """Documents of one load joined where a language needs several for one policy (Kubernetes' admission
+    policies and the bindings that name them): (the policies, a located problem for each document left over).
+
+    Each language already imported that defines ``link(items) -> (items, problems)`` links its own documents
+    (a language not imported yet compiled none of them).
+    """
+    items = list(compiled)
+    problems: list[Problem] = []
+    for module_name in LANGUAGES.values():
+        language = sys.modules.get(module_name)
+        if language is not None and hasattr(language, "link"):
+            items, found = language.link(items)
+            problems.extend(found)
+    return items, problems
+
+
+@dataclass
+class PolicySet:
+    """What a run's ``--policy`` paths hold, read as a repository is (`load_policy_set`).
+
+    `errors` are the documents of files named explicitly that cannot be used (the run exits 2);
+    `refused` the policies found in a directory that cannot be used: a WARNING for one that is
+    invalid, a NOTE for one assertree cannot run (generate rules, GeneratingPolicy, ...); each is
+    one line and the others still run. `skipped` counts the files that hold no policy.
+    """
+
+    policies: list[Any] = field(default_factory=list)
+    errors: list[Problem] = field(default_factory=list)
+    refused: list[Problem] = field(default_factory=list)
+    skipped: Counter[str] = field(default_factory=Counter)
+    order: dict[int, int] = field(default_factory=dict, repr=False)  # id(problem) -> position in the walk
+
+    def skipped_note(self) -> str | None:
+        """One line: how many files were passed over, by what they hold; None when there were none."""
+        return skipped_note(self.skipped)
+
+
+def skipped_note(skipped: Counter[str]) -> str | None:
+    """``skipped 1,234 files that hold no policy (1,100 in hidden folders, 130 Artifact Hub metadata, ...)``."""
+    total = sum(skipped.values())
+    if not total:
+        return None
+    ordered = sorted(skipped.items(), key=lambda item: (-item[1], item[0]))
+    kinds = ", ".join(f"{count:,} {what}" for what, count in ordered)
+    files = f"{total:,} files that hold" if total != 1 else "1 file that holds"
+    return f"skipped {files} no policy ({kinds})"
+
+
+def load_policy_set(paths: Iterable[str | Path], *, selector: Callable[[Mapping[str, str]], bool] | None = None,
+                    exclude: Exclude = NO_EXCLUDE) -> PolicySet:
+    """Every policy in `paths`, as a real repository holds them: nothing stops at the first problem.
+
+    A file named explicitly must hold policies, and each document that cannot be used is an error. Under
+    a directory, only policies are read: hidden folders (``.kyverno-test/``, ``.chainsaw-test/``) and
+    files that hold no policy document (Kyverno and Chainsaw tests, kustomizations, Artifact Hub
+    metadata, manifests, CRDs, PolicyExceptions, Helm templates) are counted in `PolicySet.skipped`;
+    a policy that cannot be loaded is one entry of `PolicySet.refused` and the others still load.
+    """
+    found = find_policy_files(paths, exclude)
+    out = PolicySet()
+    skipped = _Skipped()
+    if found.hidden:
+        skipped.add_many("in hidden folders", found.hidden)
+    for file in found.files:
+        named = file in found.named
+        for item in _read_file(file, named, skipped):
+            if isinstance(item, Problem):
+                out.order[id(item)] = len(out.order)
+                if named and item.severity == Severity.ERROR:
+                    out.errors.append(item)
+                else:
+                    out.refused.append(item)
+                continue
+            out.policies.append(item)
+    linked, unlinked = link(out.policies)  # admission policies and the bindings that name them
+    for problem in unlinked:
+        out.order[id(problem)] = len(out.order)
+        out.errors.append(problem)
+    out.policies = [item for item in linked
+                    if selector is None or selector(getattr(item.policy, "labels", None) or {})]
+    out.skipped = skipped.files
+    return out
+
+
+@dataclass
+class _Skipped:
+    """What a walk passed over: files that hold no policy, by what they hold."""
+
+    files: Counter[str] = field(default_factory=Counter)
+
+    def add(self, what: str) -> None:
+        self.files[what] += 1
+
+    def add_many(self, what: str, count: int) -> None:
+        self.files[what] += count
+
+
+def _read_file(file: Path, named: bool, skipped: _Skipped) -> Iterator[Any]:
+    """The compiled policies of one file, or located problems in their place (see `_policy_documents`).
+    In a file found in a directory, a policy that cannot be used is a WARNING, or a NOTE when it is one
+    assertree cannot run (`assertree.errors.Unsupported`)."""
+    for document in _policy_documents(file, named, skipped):
+        if isinstance(document, Problem):  # a file that is not YAML: lint's error, a warning for a repository
+            yield document if named else replace(document, severity=Severity.WARNING)
             continue
-        for document in documents:
-            try:
-                yield compile_document(document.value, source=document.path, index=document.index,
-                                       line=document.line)
-            except PolicyError as error:
+        try:
+            yield compile_document(document.value, source=document.path, index=document.index, line=document.line)
+        except PolicyError as error:
+            if named and not isinstance(error, Unsupported):
                 yield locate(error.problem, document)
+            elif not named and "templates" in file.parts[:-1] and _is_template(file):
+                skipped.add(HELM_TEMPLATES)  # a chart that templates policies: {{ }} where values go
+            else:
+                yield _refusal(error, document)
 
 
-_POLICY_MARKERS = (b"kyverno.io", b"ValidatingPolicy", b"ClusterPolicy")
+def _policy_documents(file: Path, named: bool, skipped: _Skipped) -> Iterator[Document | Problem]:
+    """The policy documents of one file, and located problems. A file found in a directory that holds no
+    policy is counted in `skipped` and gives nothing, and its documents that are not policies are passed
+    over; every document of a file named explicitly must be a policy."""
+    if not named:
+        what = _holds_no_policy(file)
+        if what is not None:
+            skipped.add(what)
+            return
+    try:
+        documents = load_documents(file)
+    except DocumentError as error:
+        if not named and _is_template(file):
+            skipped.add(HELM_TEMPLATES)
+            return
+        yield error.problem
+        return
+    policies = 0
+    held: list[str] = []
+    for document in documents:
+        if language_of(document.value) is None or (not named and _not_a_policy_kind(document.value)):
+            if named:
+                yield locate(not_a_policy(document.value), document)
+            else:
+                held.append(_what_document_holds(document.value, file))
+            continue
+        policies += 1
+        yield document
+    if not named and not policies:
+        skipped.add(held[0] if held else OTHER_FILES)
+
+
+def _refusal(error: PolicyError, document: Document) -> Problem:
+    """A policy found in a directory that will not run, as one line: one assertree cannot run (a NOTE:
+    ``...: ClusterPolicy 'add-ns-quota' is not checked``) or one that is invalid (a WARNING)."""
+    value = document.value if isinstance(document.value, dict) else {}
+    metadata = value.get("metadata")
+    name = metadata.get("name") if isinstance(metadata, dict) else None
+    who = f"{value.get('kind') or 'policy'} {name!r}" if isinstance(name, str) else "the policy"
+    if isinstance(error, Unsupported):
+        problem = replace(error.problem, message=f"{error.problem.message}: {who} is not checked",
+                          severity=Severity.NOTE)
+    else:
+        problem = replace(error.problem, message=f"{error.problem.message} ({who} is skipped)",
+                          severity=Severity.WARNING)
+    return locate(problem, document)
+
+
+HELM_TEMPLATES = "Helm templates"
+OTHER_FILES = "other YAML or JSON"
+
+# Kinds of the policy languages' groups that are not policies: passed over under a directory.
+_NOT_POLICIES = {"PolicyException", "GlobalContextEntry", "UpdateRequest", "PolicyReport", "ClusterPolicyReport",
+                 "EphemeralReport", "ClusterEphemeralReport", "Values", "Test", "UserInfo", "Context",
+                 "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"}
+
+
+def _not_a_policy_kind(document: Any) -> bool:
+    return isinstance(document, dict) and document.get("kind") in _NOT_POLICIES
+
+
+def _what_document_holds(document: Any, file: Path) -> str:
+    """What a non-policy document is, for the skipped-files note."""
+    if not isinstance(document, dict):
+        return OTHER_FILES
+    api_version, kind = str(document.get("apiVersion") or ""), document.get("kind")
+    group = api_version.split("/")[0] if "/" in api_version else ""
+    if group == "cli.kyverno.io":
+        return "Kyverno tests" if kind == "Test" else "Kyverno CLI inputs"
+    if group == "chainsaw.kyverno.io":
+        return "Chainsaw tests"
+    if kind == "PolicyException":
+        return "PolicyExceptions"
+    if kind == "Kustomization" or group == "kustomize.config.k8s.io":
+        return "kustomizations"
+    if kind == "CustomResourceDefinition":
+        return "CRDs"
+    if not api_version and not kind:
+        return _by_name(file) or OTHER_FILES
+    return "Kubernetes resources"
+
+
+def _by_name(file: Path) -> str | None:
+    name = file.name.lower()
+    if name.startswith(("artifacthub-", "artifact-hub.")):
+        return "Artifact Hub metadata"
+    if name in ("kustomization.yaml", "kustomization.yml"):
+        return "kustomizations"
+    if name in ("chart.yaml", "values.yaml", "values.yml") and (file.parent / "templates").is_dir():
+        return "Helm chart files"
+    return None
+
+
+def _is_template(file: Path) -> bool:
+    """Whether the file's first MiB has ``{{``: a Helm (or other Go) template's actions."""
+    try:
+        with file.open("rb") as stream:
+            return b"{{" in stream.read(1 << 20)
+    except OSError:
+        return False
+
+
+_POLICY_MARKERS = (b"kyverno.io", b"ValidatingPolicy", b"ClusterPolicy", b"admissionregistration.k8s.io")
 _OLD_SYNTAX = {
     "kind": "old kyverno-json syntax: the kind is now ValidatingPolicy",
     "validate": "old kyverno-json syntax: write match/assert directly under the rule, without 'validate:'",
 }
 
 
-def _holds_no_policy(file: Path) -> bool:
-    """Whether a file found in a directory cannot be a policy of any language (it never names one),
-    so lint skips it rather than calling every payload of a repository "not a policy"."""
+def _holds_no_policy(file: Path) -> str | None:
+    """What a file found in a directory holds when it cannot be a policy of any language (it never names
+    one), for the skipped-files note; None when it may hold a policy. Read in chunks: a repository may
+    hold a plan of gigabytes."""
     overlap = max(len(marker) for marker in _POLICY_MARKERS) - 1  # a marker split across two chunks
     tail = b""
+    template = False
     try:
-        with file.open("rb") as stream:  # in chunks: a repository may hold a plan of gigabytes
+        with file.open("rb") as stream:
             while chunk := stream.read(1 << 20):
                 data = tail + chunk
                 if any(marker in data for marker in _POLICY_MARKERS):
-                    return False
+                    return None
+                template = template or b"{{" in data
                 tail = data[-overlap:]
     except OSError:
+        return None
+    by_name = _by_name(file)
+    if by_name:
+        return by_name
+    if template:
+        return HELM_TEMPLATES
+    return "Kubernetes resources" if file.suffix.lower() in (".yaml", ".yml") and _looks_like_resource(file) \
+        else OTHER_FILES
+
+
+def _looks_like_resource(file: Path) -> bool:
+    try:
+        with file.open("rb") as stream:
+            head = stream.read(1 << 16)
+    except OSError:
         return False
-    return True
+    return b"apiVersion:" in head and b"kind:" in head
 
 
 def _with_hint(problem: Problem, document: Any) -> Problem:
@@ -159,55 +409,120 @@ def _with_hint(problem: Problem, document: Any) -> Problem:
     return problem
 
 
-def files_to_lint(paths: Iterable[str | Path]) -> tuple[list[Path], list[Path]]:
-    """(files lint checks, files it skips): files found in a directory that never name a policy
-    language are skipped; a file named explicitly is always checked. PolicyError for a missing path."""
-    paths = list(paths)
-    named = {Path(raw) for raw in paths}
-    checked: list[Path] = []
-    skipped: list[Path] = []
-    for file in policy_files(paths):
-        (skipped if file not in named and _holds_no_policy(file) else checked).append(file)
-    return checked, skipped
-
-
-def lint(paths: Iterable[str | Path]) -> list[Problem]:
+def lint(paths: Iterable[str | Path], exclude: Iterable[str] = ()) -> list[Problem]:
     """Every problem in the policy files and directories named, each located; policies of any language.
 
-    Files found in a directory that never name a policy language are skipped, with one NOTE problem
-    (no location) counting them; a file named explicitly is always checked.
+    Files found in a directory are read as `load_policy_set` reads them: those that hold no policy are
+    skipped, with one NOTE problem (no location) counting them, and so are their other documents; a file
+    named explicitly is always checked, every document of it.
     """
+    return lint_files(paths, exclude)[0]
+
+
+def lint_files(paths: Iterable[str | Path], exclude: Iterable[str] = (), *, exceptions: Iterable[str | Path] = (),
+               expiring_days: int = 30) -> tuple[list[Problem], int]:
+    """`lint`'s problems, and how many files it checked (files named, and files that hold a policy).
+
+    PolicyExceptions found beside the policies, and those of the `exceptions` files, are checked against the
+    policies found (`assertree.languages.kyverno.exceptions_lint`: the ones that exempt nothing, the expired,
+    and those expiring within `expiring_days`)."""
+    paths = list(paths)
     problems: list[Problem] = []
+    known: list[Any] = []
     seen_names: dict[tuple, str] = {}
+    together: dict[ModuleType, list[Document]] = {}  # documents of languages that also check them together
+    skipped = _Skipped()
     try:
-        files, skipped = files_to_lint(paths)
+        found = find_policy_files(paths, Exclude.of(exclude))
     except AssertreeError as error:
-        return [error.problem]
-    for file in files:
+        return [error.problem], 0
+    if found.hidden:
+        skipped.add_many("in hidden folders", found.hidden)
+    checked = 0
+    for file in found.files:
+        before = sum(skipped.files.values())
+        for document in _policy_documents(file, file in found.named, skipped):
+            if isinstance(document, Problem):
+                problems.append(document)
+                continue
+            problems.extend(_lint_document(document, seen_names))
+            known.append(document.value)
+            language = language_of(document.value)
+            if language is not None and hasattr(language, "lint_documents"):
+                together.setdefault(language, []).append(document)
+        checked += sum(skipped.files.values()) == before
+    for language, documents in together.items():  # a binding naming a policy that is not there ...
+        problems.extend(locate(problem, documents[position])
+                        for position, problem in language.lint_documents([document.value for document in documents]))
+    problems.extend(_lint_exceptions(paths, Exclude.of(exclude), list(exceptions), known, expiring_days))
+    skipped.files.pop("PolicyExceptions", None)  # not skipped: checked just above
+    note = skipped_note(skipped.files)
+    if note:
+        problems.append(Problem(note, severity=Severity.NOTE))
+    return problems, checked
+
+
+def exception_documents(paths: Iterable[str | Path], exclude: Exclude = NO_EXCLUDE) -> list[Document]:
+    """The PolicyException documents (``kyverno.io`` and ``policies.kyverno.io``) in the policy files of
+    `paths`, hidden folders and what `exclude` names left out, as for the policies. Files that cannot be read
+    are reported where the policies are read."""
+    from assertree.languages.kyverno.language import is_policy_exception
+
+    found: list[Document] = []
+    for file in policy_files(paths, exclude):
         try:
             documents = load_documents(file)
+        except DocumentError:
+            continue
+        found.extend(document for document in documents if is_policy_exception(document.value))
+    return found
+
+
+def _lint_exceptions(paths: list[str | Path], exclude: Exclude, files: list[str | Path], policies: list[Any],
+                     expiring_days: int) -> list[Problem]:
+    """The problems of the PolicyExceptions beside the policies and in `files` (each named file must hold
+    exceptions only)."""
+    from assertree.languages.kyverno.exceptions_lint import known_policy, lint_exceptions
+    from assertree.languages.kyverno.language import is_policy_exception
+
+    problems: list[Problem] = []
+    documents = exception_documents(paths, exclude)
+    for file in policy_files(files):
+        try:
+            loaded = load_documents(file)
         except DocumentError as error:
             problems.append(error.problem)
             continue
-        for document in documents:
-            language = language_of(document.value)
-            found = [not_a_policy(document.value)] if language is None else list(language.lint_document(document.value))
-            if language is not None and _has_no_rules(document.value) and not any(p.path[:2] == ("spec", "rules")
-                                                                                    for p in found):
-                found.append(Problem(NO_RULES, path=("spec", "rules"), severity=Severity.WARNING))
-            problems.extend(locate(_with_hint(problem, document.value), document) for problem in found)
-            name = (document.value.get("metadata") or {}).get("name") if isinstance(document.value, dict) else None
-            if language is not None and isinstance(name, str) and name:
-                key = (document.value.get("kind"), name)
-                if key in seen_names:
-                    problems.append(locate(Problem(f"another policy is also named {name!r} ({seen_names[key]})",
-                                                   path=("metadata", "name"), severity=Severity.WARNING), document))
-                else:
-                    seen_names[key] = f"{document.path}:{document.line}"
-    if skipped:
-        shown = ", ".join(str(file) for file in skipped[:3]) + (", ..." if len(skipped) > 3 else "")
-        problems.append(Problem(f"skipped {len(skipped)} file{'s' if len(skipped) != 1 else ''} that hold no policy "
-                                f"({shown})", severity=Severity.NOTE))
+        for document in loaded:
+            if is_policy_exception(document.value):
+                documents.append(document)
+            else:
+                problems.append(locate(Problem("not a PolicyException (kyverno.io or policies.kyverno.io)",
+                                               path=("kind",)), document))
+    if not documents:
+        return problems
+    known = [item for item in (known_policy(value) for value in policies if isinstance(value, dict)) if item]
+    found = lint_exceptions([document.value for document in documents], known, expiring_days=expiring_days)
+    problems.extend(locate(problem, documents[position]) for position, problem in found)
+    return problems
+
+
+def _lint_document(document: Document, seen_names: dict[tuple, str]) -> list[Problem]:
+    """The problems of one policy document, and a warning when another policy has its kind and name."""
+    language = language_of(document.value)
+    assert language is not None  # `_policy_documents` gives policy documents only
+    found = list(language.lint_document(document.value))
+    if _has_no_rules(document.value) and not any(p.path[:2] == ("spec", "rules") for p in found):
+        found.append(Problem(NO_RULES, path=("spec", "rules"), severity=Severity.WARNING))
+    problems = [locate(_with_hint(problem, document.value), document) for problem in found]
+    name = (document.value.get("metadata") or {}).get("name") if isinstance(document.value, dict) else None
+    if isinstance(name, str) and name:
+        key = (document.value.get("kind"), name)
+        if key in seen_names:
+            problems.append(locate(Problem(f"another policy is also named {name!r} ({seen_names[key]})",
+                                           path=("metadata", "name"), severity=Severity.WARNING), document))
+        else:
+            seen_names[key] = f"{document.path}:{document.line}"
     return problems
 
 

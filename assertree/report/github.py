@@ -21,7 +21,8 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 
 from assertree.errors import Problem
-from assertree.report.locate import Locator, relative_path
+from assertree.inputs.paths import relative_path
+from assertree.report.locate import Locator
 from assertree.report.options import ReportOptions, github_command
 from assertree.report.spool import Spool, Writable
 from assertree.report.stream import findings
@@ -33,10 +34,14 @@ ANNOTATION_LIMIT = 10  # per kind (error, warning, notice) and step
 
 
 def command(result: RuleResult) -> str:
-    """The workflow command (error, warning, notice) of a result's annotations."""
+    """The workflow command (error, warning, notice) of a result's annotations: a baselined finding is a
+    notice, a failure below --fail-on a warning at most."""
+    if result.baselined:
+        return "notice"
     if result.status == ERROR:
         return "error"
-    return github_command(result.policy)
+    kind = github_command(result.policy)
+    return "warning" if result.gate and kind == "error" else kind
 
 
 def each_annotation(result: ScanResult) -> Iterator[tuple[str, RuleResult, Violation | None]]:

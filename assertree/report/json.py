@@ -15,11 +15,14 @@ each policy ``{"apiVersion", "kind", "metadata": {"name"}}`` and each rule
 rule that applied are listed. ``fileErrors`` lists the payload files that could not be read, and
 ``summary`` the totals (`assertree.report.totals`, where "skipped" is defined).
 
-With ``ReportOptions(kyverno_json=True)`` (``--kyverno-json``), `reports` is
-exactly what ``kyverno-json scan --output json`` prints (one entry per resource
-with the resource itself, one per policy with the policy document, the rule
-documents), plus three fields kyverno-json does not have: ``status`` and
-``feedback`` on each rule, and ``source`` on each resource that came from a file.
+With ``ReportOptions(kyverno_json=True)`` (``--kyverno-json``), the report is
+what ``kyverno-json scan --output json`` prints, byte for byte: a top-level list
+of reports, whole resources and policies, and nothing else (`kyverno_json`).
+
+With ``--explain``, a failing or erroring rule also has ``explanation``:
+``{"steps": [{"what", "depth", "outcome", "value", "operator", "expected",
+"detail", "policyPath", "resourcePath"}, ...], "truncated": true}`` (absent parts
+left out; `assertree.explanation`).
 """
 
 from __future__ import annotations
@@ -61,46 +64,50 @@ class Writer:
                  spill_dir: str | None = None) -> None:
         self.policies, self.options, self.out = policies, options, out
         self.count = 0
-        out.write('{\n  "reports": [')
+        if not options.kyverno_json:  # kyverno-json's list starts with its first report (else it is null)
+            out.write('{\n  "reports": [')
 
     def add(self, resource: Resource, results: Sequence[RuleResult]) -> None:
         own = [rule_result for rule_result in results if rule_result.resource is resource]
-        entry = _report(resource, own, self.policies, self.options.kyverno_json)
-        self.out.write(("\n    " if not self.count else ",\n    ") + _dumps(entry, "    "))
+        if self.options.kyverno_json:
+            from assertree.report.gojson import marshal_indent
+            from assertree.report.kyverno_json import report
+
+            text = marshal_indent(report(resource, own, self.policies), "  ")
+            self.out.write(("[\n  " if not self.count else ",\n  ") + text)
+        else:
+            entry = _report(resource, own, self.policies)
+            self.out.write(("\n    " if not self.count else ",\n    ") + _dumps(entry, "    "))
         self.count += 1
 
     def finish(self, tally: Tally, problems: Sequence[Problem] = ()) -> None:
         out = self.out
+        if self.options.kyverno_json:  # the list only: files that could not be read are told on stderr
+            out.write("\n]\n" if self.count else "null\n")
+            return
         out.write("\n  ]" if self.count else "]")
         out.write(',\n  "summary": ' + _dumps(tally.totals(problems).as_dict(), "  "))
-        if problems or not self.options.kyverno_json:
-            out.write(',\n  "fileErrors": ' + _dumps([_problem(problem) for problem in problems], "  "))
+        out.write(',\n  "fileErrors": ' + _dumps([_problem(problem) for problem in problems], "  "))
+        if self.options.baseline is not None:
+            out.write(',\n  "baseline": ' + _dumps(self.options.baseline.as_dict(), "  "))
         out.write("\n}\n")
 
     def close(self) -> None:
         pass
 
 
-def _report(resource: Resource, rule_results: list[RuleResult], policies: Sequence[PolicyInfo],
-            embed: bool) -> dict[str, Any]:
+def _report(resource: Resource, rule_results: list[RuleResult], policies: Sequence[PolicyInfo]) -> dict[str, Any]:
     """The ``reports`` entry of one resource."""
-    report: dict[str, Any] = {"resource": resource.value if embed else _reference(resource, rule_results)}
-    if embed and resource.source is not None:
-        report["source"] = resource.label
+    report: dict[str, Any] = {"resource": _reference(resource, rule_results)}
     entries = []
     by_policy: dict[int, list[RuleResult]] = {}
     for rule_result in rule_results:
         by_policy.setdefault(id(rule_result.policy), []).append(rule_result)
     for policy in policies:
-        rules = [_rule(r, embed) for r in by_policy.get(id(policy), [])]
-        if not rules and not embed:
-            continue
-        entry: dict[str, Any] = {"policy": policy.document if embed else _policy_reference(policy)}
+        rules = [_rule(r) for r in by_policy.get(id(policy), [])]
         if rules:
-            entry["rules"] = rules
-        entries.append(entry)
-    if entries or not embed:
-        report["results"] = entries
+            entries.append({"policy": _policy_reference(policy), "rules": rules})
+    report["results"] = entries
     return report
 
 
@@ -128,27 +135,33 @@ def _problem(problem: Problem) -> dict[str, Any]:
     return {"source": where.source, "line": where.line, "column": where.column, "message": problem.message}
 
 
-def _rule(result: RuleResult, embed: bool = True) -> dict[str, Any]:
-    out: dict[str, Any] = {"rule": result.rule.document if embed else {"name": result.rule.name},
-                           "status": result.status}
+def _rule(result: RuleResult) -> dict[str, Any]:
+    out: dict[str, Any] = {"rule": {"name": result.rule.name}, "status": result.status}
     if result.identifier:
         out["identifier"] = result.identifier
     if result.message and not result.violations:  # Kyverno's own words for a skip or a pass
         out["message"] = result.message
     if result.exception:
         out["exception"] = result.exception
+    if result.baselined:
+        out["baselined"] = True
+    if result.gate:
+        out["gate"] = result.gate
     if result.status == ERROR:
-        out["error"] = rule_error(result.error, kyverno_json=embed)
+        out["error"] = rule_error(result.error)
     if result.violations:
         out["violations"] = [
             {
                 "message": violation.headline(),
                 "errors": [_field_error(error) for error in violation.errors],
+                **({"baselined": True} if violation.baselined else {}),
             }
             for violation in result.violations
         ]
     if result.feedback:
         out["feedback"] = result.feedback_json()
+    if result.explanation is not None:
+        out["explanation"] = result.explanation.as_dict()
     return out
 
 

@@ -25,8 +25,9 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
 from assertree.errors import Location, Problem
+from assertree.inputs.paths import relative_path
 from assertree.report import spool as spooling
-from assertree.report.locate import Locator, relative_path
+from assertree.report.locate import Locator
 from assertree.report.options import ReportOptions
 from assertree.report.spool import Spool, Writable
 from assertree.report.totals import Tally
@@ -184,7 +185,12 @@ def _case(rule_result: RuleResult, counts: dict[str, int], locator: Locator, kyv
     policy = rule_result.policy
     resource = rule_result.identifier or rule_result.resource.label
     case = ET.Element("testcase", classname=_clean(policy.name), name=_clean(f"{rule_result.rule.name}: {resource}"))
-    if rule_result.status == FAIL:
+    if rule_result.baselined:  # a known finding: visible, not failing
+        counts["skipped"] += 1
+        skipped = ET.SubElement(case, "skipped", message="baselined: in the --baseline file")
+        skipped.text = _clean(_details(rule_result, locator, rule_error(rule_result.error, kyverno_json=kyverno_json)
+                                       if rule_result.error is not None else None))
+    elif rule_result.status == FAIL:
         counts["failures"] += 1
         message = "; ".join(violation.headline() for violation in rule_result.violations)
         failure = ET.SubElement(case, "failure", message=_clean(message), type="violation")

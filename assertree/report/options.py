@@ -23,6 +23,9 @@ class ReportOptions:
     # every format: kyverno-json's report: its wording of evaluation errors ("Internal error: ..."), no
     # totals line in text, and whole resources and policies embedded in the JSON report
     kyverno_json: bool = False
+    # every format: the --baseline file read back (`assertree.findings.baseline.Baseline`): its entries that no
+    # finding matched are listed as fixed once the scan is done; None without --baseline
+    baseline: Any = None
 
 
 _SARIF_LEVELS = {"critical": "error", "high": "error", "medium": "warning", "low": "note", "info": "note"}

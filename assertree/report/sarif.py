@@ -8,10 +8,9 @@ in the payload file (see `assertree.report.locate`). Levels follow the
 medium a warning, low and info a note; no severity is an error.
 
 ``partialFingerprints`` let a dashboard follow one finding across commits, so
-they hash what identifies it, never where it is: the rule, the payload file,
-the resource (its identifier, else its place in the file) and the failing
-check and fields. Line numbers are left out on purpose: an edit above a
-finding must not make it look new. Artifact URIs are relative to the working
+they hash what identifies it, never where it is (`assertree.findings.fingerprint`,
+which a baseline uses too): an edit above a finding, or a reordered file, must
+not make it look new. Artifact URIs are relative to the working
 directory under ``%SRCROOT%``, so the output holds no machine-specific path
 (files outside the working directory are given as absolute ``file:`` URIs).
 
@@ -25,11 +24,14 @@ results; they are counted per rule in ``run.properties.skippedRules``
 (`assertree.report.totals`). Payload files that could not be read are
 ``toolExecutionNotifications`` of the run's invocation (level ``error``, with the
 file, line and column), and make ``executionSuccessful`` false.
+
+With ``--explain``, a result's ``properties.explanation`` holds the steps that
+explain it (as in the JSON report), and the steps that are fields of the
+resource are also ``relatedLocations``, each with its line and the step's text.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -37,7 +39,11 @@ from typing import Any
 from urllib.parse import quote
 
 from assertree.errors import Location, Problem
-from assertree.report.locate import Locator, relative_path
+from assertree.explanation import Step
+from assertree.findings.fingerprint import SCHEME, fingerprint, rule_id
+from assertree.inputs.paths import relative_path
+from assertree.report.explain import step_text
+from assertree.report.locate import Locator
 from assertree.report.options import ReportOptions, sarif_level
 from assertree.report.spool import Spool, Writable
 from assertree.report.stream import findings
@@ -47,12 +53,8 @@ from assertree.results import PolicyInfo, Resource, RuleInfo, RuleResult, ScanRe
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"
-FINGERPRINT = "assertree/v1"
+MAX_RELATED = 20  # related locations of one result (an explanation's steps that are fields of the resource)
 HELP_ANNOTATIONS = ("help.policy.kyverno.io", "policies.kyverno.io/help-url")
-
-def rule_id(policy: PolicyInfo, rule: RuleInfo) -> str:
-    return f"{policy.name}/{rule.name}"
-
 
 def render(result: ScanResult, options: ReportOptions | None = None) -> str:
     from assertree.report.stream import render_whole
@@ -90,7 +92,7 @@ class Writer:
         pieces = []
         for rule_result, violation in findings(results):
             item = _result(rule_result, self.indexes[id(rule_result.rule)], violation, self.locator,
-                           self.options.kyverno_json)
+                           self.options.kyverno_json, self.options.baseline)
             pieces.append(("\n" if not self.count else ",\n") + _RESULT_INDENT + _dumps(item, _RESULT_INDENT))
             self.count += 1
         if pieces:
@@ -99,6 +101,13 @@ class Writer:
     def finish(self, tally: Tally, problems: Sequence[Problem] = ()) -> None:
         from assertree.report.json import _dumps
 
+        if self.options.baseline is not None:  # its entries no finding matched: absent, so fixed
+            fixed = [("\n" if not self.count and not index else ",\n") + _RESULT_INDENT + _dumps(_fixed(item),
+                                                                                           _RESULT_INDENT)
+                     for index, item in enumerate(self.options.baseline.fixed())]
+            if fixed:
+                self.body.write("".join(fixed))
+                self.count += len(fixed)
         run: dict[str, Any] = {
             "tool": {"driver": _driver(self.descriptors)},
             "invocations": [_invocation(tuple(problems))],
@@ -178,13 +187,22 @@ def _invocation(problems: tuple[Problem, ...]) -> dict[str, Any]:
 
 
 def _result(result: RuleResult, index: int, violation: Violation | None, locator: Locator,
-            kyverno_json: bool = False) -> dict[str, Any]:
+            kyverno_json: bool = False, baseline: Any = None) -> dict[str, Any]:
+    level = "error" if violation is None else sarif_level(result.policy)
+    if result.gate and level == "error":  # below --fail-on: a warning at most
+        level = "warning"
     out: dict[str, Any] = {
         "ruleId": rule_id(result.policy, result.rule),
         "ruleIndex": index,
-        "level": "error" if violation is None else sarif_level(result.policy),
+        "level": level,
         "message": {"text": _message(result, violation, kyverno_json)},
     }
+    if baseline is not None:
+        known = result.baselined if violation is None else violation.baselined
+        out["baselineState"] = "unchanged" if known else "new"
+        if known:  # shown, and closed as accepted by a dashboard that reads suppressions
+            out["suppressions"] = [{"kind": "external", "status": "accepted",
+                                    "justification": f"in the baseline {baseline.path}"}]
     where: dict[str, Any] = {}
     location = locator.result(result, violation)
     if location is not None:
@@ -194,7 +212,11 @@ def _result(result: RuleResult, index: int, violation: Violation | None, locator
         where["logicalLocations"] = [{"fullyQualifiedName": name, "kind": "resource"}]
     if where:
         out["locations"] = [where]
-    out["partialFingerprints"] = {FINGERPRINT: fingerprint(result, violation)}
+    steps = _explanation(result, violation)
+    related = _related(result, steps, locator)
+    if related:
+        out["relatedLocations"] = related
+    out["partialFingerprints"] = {SCHEME: fingerprint(result, violation)}
     properties: dict[str, Any] = {"resource": result.resource.label}
     if result.identifier:
         properties["identifier"] = result.identifier
@@ -203,8 +225,42 @@ def _result(result: RuleResult, index: int, violation: Violation | None, locator
         properties["fields"] = [error.field for error in violation.errors]
     if result.feedback:
         properties["feedback"] = result.feedback_json()
+    if steps:
+        properties["explanation"] = [step.as_dict() for step in steps]
     out["properties"] = properties
     return out
+
+
+def _explanation(result: RuleResult, violation: Violation | None) -> list[Step]:
+    """The explanation's steps for this finding: those headed at the violation's check when the result has
+    several violations, else all of them (none without --explain)."""
+    if result.explanation is None:
+        return []
+    if violation is None or len(result.violations) <= 1:
+        return list(result.explanation.steps)
+    return result.explanation.for_check(violation.check)
+
+
+def _related(result: RuleResult, steps: list[Step], locator: Locator) -> list[dict[str, Any]]:
+    """The explanation's steps that are fields of the resource, where they are in the payload file."""
+    related: list[dict[str, Any]] = []
+    for step in steps:
+        if step.resource_path is None or len(related) == MAX_RELATED:
+            continue
+        location = locator.field(result.resource, steps=step.resource_path)
+        if location is None or location.line is None:
+            continue
+        related.append({"id": len(related), "physicalLocation": _physical(location),
+                        "message": {"text": step_text(step)}})
+    return related
+
+
+def _fixed(item: Any) -> dict[str, Any]:
+    """A baseline entry no finding matched: a result whose baselineState is absent (the finding is gone)."""
+    return {"ruleId": item.rule, "kind": "pass", "level": "none", "baselineState": "absent",
+            "message": {"text": f"fixed since the baseline: {item.message or item.check}"},
+            "partialFingerprints": {SCHEME: item.fingerprint},
+            "properties": {"resource": item.resource, "file": item.file, "check": item.check}}
 
 
 def _message(result: RuleResult, violation: Violation | None, kyverno_json: bool = False) -> str:
@@ -224,23 +280,6 @@ def _physical(location: Location) -> dict[str, Any]:
     if location.line is not None:
         physical["region"] = {"startLine": location.line, "startColumn": location.column or 1}
     return physical
-
-
-def fingerprint(result: RuleResult, violation: Violation | None) -> str:
-    """A hash of what identifies a finding (rule, file, resource, check, fields), never of its line."""
-    resource = result.resource
-    source = relative_path(resource.source) if resource.source else ""
-    if result.identifier:
-        where = f"id={result.identifier}"
-    else:
-        origin = resource.origin_path()
-        where = f"at={list(origin)!r}" if origin is not None else f"doc={resource.document}"
-    if violation is None:
-        what = ["error"]
-    else:
-        what = [violation.check, *sorted(error.field for error in violation.errors)]
-    text = "\0".join([rule_id(result.policy, result.rule), source, where, *what])
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _skipped(tally: Tally) -> list[dict[str, Any]]:

@@ -59,7 +59,7 @@ def render_whole(format_name: str, result: ScanResult, options: ReportOptions | 
                 add(resource, results)
         else:
             writer.add(None, result.results)
-        writer.finish(Tally.of(result), options.problems)
+        writer.finish(Tally.of(result, options.baseline), options.problems)
     finally:
         writer.close()
     return out.getvalue()

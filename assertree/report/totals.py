@@ -1,13 +1,17 @@
 """The totals every report ends with, counted once, with one meaning of each word in every format.
 
-* **passed / failed / errored**: resource × rule pairs where the rule applied and
+* **policies / rules**: as the user wrote them: a rule Kyverno's autogen made for
+  Pod controllers (``autogen-<rule>``, ``autogen-cronjob-<rule>``) counts under
+  the rule it was made from (`assertree.results.written_rule`);
+* **passed / failed / errored**: results where a rule applied to a resource and
   passed, failed, or could not be evaluated;
-* **skipped**: checks that did not run: a rule that applied to no resource at all
-  (counted once per rule), or a result Kyverno marks ``skip`` (preconditions not
-  met, a policy exception). JUnit's ``skipped`` counts exactly these;
-* **not matched**: resource × rule pairs whose ``match`` did not select the
-  resource (or whose ``exclude`` did): the normal case of a rule for another kind;
-  counted, never called skipped;
+* **skipped**: checks that did not run: a written rule that, with its autogen
+  rules, applied to no resource at all (counted once per rule), or a result
+  Kyverno marks ``skip`` (preconditions not met, a policy exception). JUnit's
+  ``skipped`` counts exactly these;
+* **not matched**: resource × written rule pairs where neither the rule nor its
+  autogen rules selected the resource: the normal case of a rule for another
+  kind; counted, never called skipped;
 * **file errors**: payload files that could not be read or parsed (each one
   also reported on its own, and the scan exits 2).
 """
@@ -17,9 +21,25 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from assertree.errors import Problem
-from assertree.results import ERROR, FAIL, PASS, SKIP, WARN, PolicyInfo, Resource, RuleInfo, RuleResult, ScanResult
+from assertree.results import (
+    ERROR,
+    FAIL,
+    PASS,
+    SKIP,
+    WARN,
+    PolicyInfo,
+    Resource,
+    RuleInfo,
+    RuleResult,
+    ScanResult,
+    written_rule,
+    written_rules,
+)
+
+BASELINED = "baselined"  # how a Tally counts a result that `RuleResult.baselined` marks, whatever its status
 
 
 def plural(count: int, one: str, many: str) -> str:
@@ -42,6 +62,8 @@ class Totals:
     warned: int
     violations: int
     fileErrors: int  # camelCase: the JSON report's key, as written
+    baselined: int = 0  # failures and errors whose every finding is in the --baseline file (not in `failed`)
+    fixed: int = 0  # --baseline entries no finding matched
 
     def as_dict(self) -> dict[str, int]:
         return asdict(self)
@@ -53,6 +75,10 @@ class Totals:
                   f"{self.skipped} skipped"]
         if self.warned:
             counts.append(f"{self.warned} warned")
+        if self.baselined:
+            counts.append(f"{self.baselined} baselined")
+        if self.fixed:
+            counts.append(f"{self.fixed} fixed since the baseline")
         text = (f"Checked {plural(self.resources, 'resource', 'resources')} against "
                 f"{plural(self.policies, 'policy', 'policies')} ({plural(self.rules, 'rule', 'rules')}): "
                 f"{', '.join(counts)}")
@@ -61,10 +87,10 @@ class Totals:
         return text
 
 
-def totals(result: ScanResult, problems: Sequence[Problem] = ()) -> Totals:
+def totals(result: ScanResult, problems: Sequence[Problem] = (), baseline: Any = None) -> Totals:
     """The totals of a scan and of the payload files that could not be used (counted by a `Tally` over
     the scan's resources, as a streamed report counts them)."""
-    return Tally.of(result).totals(problems)
+    return Tally.of(result, baseline).totals(problems)
 
 
 class Tally:
@@ -74,24 +100,28 @@ class Tally:
     so both say the same. Per rule it keeps only how many resources the rule gave a result for.
     """
 
-    def __init__(self, policies: Sequence[PolicyInfo]) -> None:
+    def __init__(self, policies: Sequence[PolicyInfo], baseline: Any = None) -> None:
         self.policies = list(policies)
+        self.baseline = baseline  # the --baseline file read back (`assertree.findings.baseline.Baseline`), or None
         self.resources = 0
         self.results = 0  # rule results (rules that applied)
         self.statuses: Counter[str] = Counter()
         self.violations = 0
         self.applied: dict[int, int] = {}  # id(rule): how many resources it gave a result for
+        self.written: dict[tuple[int, str], int] = {}  # (id(policy), written rule): how many resources it checked
 
     @classmethod
-    def of(cls, result: ScanResult) -> Tally:
+    def of(cls, result: ScanResult, baseline: Any = None) -> Tally:
         """The tally of a whole scan, counted at once: what `add` gives over `units(result)`."""
-        tally = cls(result.policies)
+        tally = cls(result.policies, baseline)
         results = result.results
         tally.resources = len(result.resources)
         tally.results = len(results)
-        tally.statuses = Counter(item.status for item in results)
+        tally.statuses = Counter(BASELINED if item.baselined else item.status for item in results)
         tally.violations = sum(len(item.violations) for item in results)
         tally.applied = dict(Counter(rule for rule, _ in {(id(item.rule), id(item.resource)) for item in results}))
+        tally.written = dict(Counter(key for key, _ in {((id(item.policy), written_rule(item.rule)), id(item.resource))
+                                                        for item in results}))
         return tally
 
     def add(self, resource: Resource, results: Sequence[RuleResult]) -> None:
@@ -101,20 +131,27 @@ class Tally:
             return
         self.results += len(results)
         statuses, applied = self.statuses, self.applied
+        written = self.written
         if len(results) == 1:  # the common case: no pair to tell apart
             only = results[0]
-            statuses[only.status] += 1
+            statuses[BASELINED if only.baselined else only.status] += 1
             self.violations += len(only.violations)
             rule = id(only.rule)
             applied[rule] = applied.get(rule, 0) + 1
+            key = (id(only.policy), written_rule(only.rule))
+            written[key] = written.get(key, 0) + 1
             return
         pairs = set()
+        written_pairs = set()
         for result in results:
-            statuses[result.status] += 1
+            statuses[BASELINED if result.baselined else result.status] += 1
             self.violations += len(result.violations)
             pairs.add((id(result.rule), id(result.resource)))
+            written_pairs.add(((id(result.policy), written_rule(result.rule)), id(result.resource)))
         for rule, _ in pairs:
             applied[rule] = applied.get(rule, 0) + 1
+        for key, _ in written_pairs:
+            written[key] = written.get(key, 0) + 1
 
     @property
     def failed(self) -> bool:
@@ -123,15 +160,18 @@ class Tally:
 
     @property
     def rules(self) -> int:
-        return sum(len(policy.rules) for policy in self.policies)
+        """The rules as written (`assertree.results.written_rules`)."""
+        return sum(len(written_rules(policy)) for policy in self.policies)
 
     def not_matched(self, rule: RuleInfo) -> int:
         """How many resources `rule` gave no result for."""
         return self.resources - self.applied.get(id(rule), 0)
 
     def unmatched_rules(self) -> list[tuple[PolicyInfo, RuleInfo]]:
-        """Rules that applied to no resource at all ("nothing was checked"), as `ScanResult.unmatched_rules`."""
-        return [(policy, rule) for policy in self.policies for rule in policy.rules if id(rule) not in self.applied]
+        """Written rules that, with their autogen rules, applied to no resource at all ("nothing was
+        checked"), as `ScanResult.unmatched_rules`."""
+        return [(policy, rule) for policy in self.policies for rule in written_rules(policy)
+                if (id(policy), rule.name) not in self.written]
 
     def totals(self, problems: Sequence[Problem] = ()) -> Totals:
         statuses = self.statuses
@@ -143,10 +183,12 @@ class Tally:
             failed=statuses[FAIL],
             errors=statuses[ERROR],
             skipped=len(self.unmatched_rules()) + statuses[SKIP],
-            notMatched=self.resources * self.rules - self.results,
+            notMatched=self.resources * self.rules - sum(self.written.values()),
             warned=statuses[WARN],
             violations=self.violations,
             fileErrors=len(problems),
+            baselined=statuses[BASELINED],
+            fixed=len(self.baseline.fixed()) if self.baseline is not None else 0,
         )
 
 

@@ -4,7 +4,8 @@
     POST /api/playground/scan   {"payload": "<text>", "policy": "<text>", "preprocessors": [...],
                                  "bindings"?: {...}, "terraform"?: bool}
          both: ?format=text|json|sarif|junit|github for an assertree report instead,
-               ?details=true for locations (the playground page asks for them)
+               ?details=true for locations (the playground page asks for them),
+               ?explain=true for how each failing or erroring result was reached
     GET  /api/health            {"status": "ok", "policies": {...} | null}
     GET  /api/languages         the policy languages this assertree reads
     GET  /                      the playground page; /static/... its scripts, styles and examples
@@ -23,6 +24,7 @@ import contextlib
 import logging
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -73,12 +75,14 @@ def error(status: int, message: str) -> JSONResponse:
 
 def create_app(policy_paths: Sequence[str | Path] = (), *, max_body_size: int = DEFAULT_MAX_BODY_SIZE,
                watch: bool = False, cors_origins: Sequence[str] = (),
-               allowed_hosts: Sequence[str] | None = LOOPBACK_HOSTS, playground: bool = True) -> Starlette:
+               allowed_hosts: Sequence[str] | None = LOOPBACK_HOSTS, playground: bool = True,
+               context: Any = None) -> Starlette:
     """The application. `policy_paths` are compiled now (PolicyError if they cannot be: the server
     must not start on bad policies); without them ``/api/scan`` answers 400 and only the playground
     works. `watch` reloads the policies when their files change. `allowed_hosts` are the Host
     headers accepted (loopback names by default: a page on another site cannot reach a local
-    server through DNS rebinding); None accepts any. `cors_origins` may call the API from a browser."""
+    server through DNS rebinding); None accepts any. `cors_origins` may call the API from a browser.
+    `context` is the `ScanContext` every scan runs with (parameter resources of admission policies ...)."""
     store = PolicyStore(policy_paths) if policy_paths else None
 
     async def scan_route(request: Request) -> Response:
@@ -93,7 +97,7 @@ def create_app(policy_paths: Sequence[str | Path] = (), *, max_body_size: int = 
 
         def work():
             resources = resources_of_value(scan_request.payload, scan_request.preprocessors)
-            return run_scan(resources, policies, scan_request.bindings)
+            return run_scan(resources, policies, scan_request.bindings, context, explain=_asked(request, "explain"))
 
         return await _answer(request, work)
 
@@ -105,7 +109,8 @@ def create_app(policy_paths: Sequence[str | Path] = (), *, max_body_size: int = 
 
         def work():
             resources = resources_of_text(play.payload, play.preprocessors, terraform=play.terraform)
-            return run_scan(resources, compile_policy_text(play.policy), play.bindings)
+            return run_scan(resources, compile_policy_text(play.policy), play.bindings, context,
+                            explain=_asked(request, "explain"))
 
         return await _answer(request, work)
 
@@ -166,12 +171,17 @@ async def _answer(request: Request, work) -> Response:
     report_format = request.query_params.get("format")
     if report_format is not None and report_format not in FORMATS:
         raise RequestError(f"unknown format {report_format!r} (choose from: {', '.join(FORMATS)})")
-    details = request.query_params.get("details", "").lower() in ("1", "true", "yes")
+    details = _asked(request, "details")
     result = await run_in_threadpool(work)
     if report_format is None:
         return JSONResponse(await run_in_threadpool(results_of, result, details=details))
     text = await run_in_threadpool(render, report_format, result)
     return Response(text, media_type=_MEDIA_TYPES[report_format])
+
+
+def _asked(request: Request, name: str) -> bool:
+    """Whether a yes/no query parameter (``?details=true``) is set."""
+    return request.query_params.get(name, "").lower() in ("1", "true", "yes")
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

@@ -27,7 +27,8 @@ SUFFIXES = (".yaml", ".yml", ".json")
 # sample set -> (category shown, read the payload as a Terraform plan, leave out the passing payload)
 _SETS = {"terraform-aws": ("Terraform", True, True), "kubernetes": ("Kubernetes", False, False),
          "dockerfile": ("Dockerfile", False, False), "kyverno-clusterpolicy": ("Kyverno ClusterPolicy", False, False),
-         "kyverno-cel": ("Kyverno CEL ValidatingPolicy", False, False)}
+         "kyverno-cel": ("Kyverno CEL ValidatingPolicy", False, False),
+         "kubernetes-admission": ("Kubernetes ValidatingAdmissionPolicy", False, False)}
 
 
 def _policy_text(files: list[Path]) -> str:
@@ -46,7 +47,9 @@ def _payloads(folder: Path) -> list[tuple[str, Path]]:
 def build_examples(samples: Path = SAMPLES, extra: Path = EXTRA) -> list[dict[str, Any]]:
     """Every example: category, name, policy and payload text, whether it should fail, how to read it."""
     examples = []
-    folders = [p for p in sorted(samples.iterdir()) if (p / "policies").is_dir()] if samples.is_dir() else []
+    # a sample set with parameter resources (params/) needs --params, which the playground has not
+    folders = [p for p in sorted(samples.iterdir()) if (p / "policies").is_dir() and not (p / "params").is_dir()
+               ] if samples.is_dir() else []
     folders += [p for p in sorted(extra.iterdir()) if (p / "policy.yaml").is_file()]
     for folder in folders:
         category, terraform, only_bad = _SETS.get(folder.name, (folder.name, False, False))

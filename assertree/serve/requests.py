@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
+from assertree.documents.reader import parse_json
+from assertree.errors import DocumentError
 
 
 class RequestError(Exception):
@@ -46,8 +47,8 @@ def _body(data: bytes) -> dict[str, Any]:
     if not data.strip():
         raise RequestError("empty request body: send a JSON object")
     try:
-        value = orjson.loads(data)
-    except orjson.JSONDecodeError as error:
+        value = parse_json(data)
+    except DocumentError as error:
         raise RequestError(f"request body is not valid JSON: {error}") from None
     if not isinstance(value, dict):
         found = "null" if value is None else type(value).__name__.replace("dict", "object").replace("list", "array")

@@ -12,6 +12,7 @@ itself never raises for a failing or erroring rule (those are results).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from assertree.errors import AssertreeError, PolicyError
@@ -22,9 +23,10 @@ POLICY_SOURCE = "policy"  # ... and the playground's policy text
 
 
 def compile_policy_text(text: str) -> list[Any]:
-    """Every policy document of `text` (YAML stream or JSON), compiled; any language assertree reads."""
+    """Every policy document of `text` (YAML stream or JSON), compiled and linked; any language assertree reads
+    (an admission policy's bindings may come in the same text)."""
     from assertree.documents.reader import load_documents
-    from assertree.languages.load import compile_document, locate
+    from assertree.languages.load import compile_document, link, locate
 
     try:
         documents = load_documents(POLICY_SOURCE, text)
@@ -41,6 +43,9 @@ def compile_policy_text(text: str) -> list[Any]:
                                              line=document.line))
         except PolicyError as error:
             raise RequestError(f"invalid policy: {locate(error.problem, document)}") from None
+    policies, unlinked = link(policies)  # admission policies and the bindings that name them
+    if unlinked:
+        raise RequestError(f"invalid policy: {unlinked[0]}")
     return policies
 
 
@@ -102,11 +107,16 @@ def resources_of_text(text: str, preprocessors: Sequence[str] = (), *, terraform
         raise RequestError(str(error)) from None
 
 
-def run_scan(resources: Sequence[Any], policies: Sequence[Any], bindings: Mapping[str, Any] | None = None):
-    """The scan; a ScanResult."""
+def run_scan(resources: Sequence[Any], policies: Sequence[Any], bindings: Mapping[str, Any] | None = None,
+             context: Any = None, *, explain: bool = False):
+    """The scan; a ScanResult. `context` is the server's `ScanContext` (admission policies' params ...); with
+    `explain`, failing and erroring results are explained."""
     from assertree.engine.scan import scan
+    from assertree.languages.base import ScanContext
 
     try:
-        return scan(resources, policies, bindings)
+        if explain:
+            context = replace(context, explain=True) if context is not None else ScanContext(explain=True)
+        return scan(resources, policies, bindings, context=context)
     except RecursionError:
         raise RequestError("payload nested too deeply to check") from None

@@ -60,6 +60,7 @@ class TestOutcome:
     rows: list[RowCheck] = field(default_factory=list)
     error: AssertreeError | None = None
     warnings: list[str] = field(default_factory=list)
+    policies: list[Any] = field(default_factory=list)  # the PolicyInfo of every policy the Test loaded
 
     @property
     def name(self) -> str:
@@ -103,28 +104,36 @@ class TestRun:
                 "errors": sum(outcome.error is not None for outcome in self.outcomes)}
 
 
-def run_test(test: KyvernoTest, *, strict: bool = False) -> TestOutcome:
-    """Load, run and check one Test; a loading problem becomes the outcome's error."""
-    from assertree.testing.execute import load_test, run_loaded
+def run_test(test: KyvernoTest, *, strict: bool = False, explain: bool = False) -> TestOutcome:
+    """Load, run and check one Test; a loading problem becomes the outcome's error. With `explain`, each
+    failing or erroring rule result is explained (its rows carry the result: `RowCheck.result`)."""
+    from assertree.testing.execute import load_test, run_loaded, with_operation
     from assertree.testing.patched import patched_lookup
 
     try:
         loaded = load_test(test)
-        responses = run_loaded(loaded)
+        responses = run_loaded(loaded, explain=explain)
+        operations = sorted({result.operation for result in test.results if result.operation})
+        by_operation = {operation: run_loaded(with_operation(loaded, operation), explain=explain)
+                        for operation in operations}
     except AssertreeError as error:
         return TestOutcome(test, test.file, error=error)
-    rows = check_test(test, responses, patched_lookup(), strict=strict)
-    return TestOutcome(test, test.file, rows, warnings=list(loaded.warnings))
+    rows = check_test(test, responses, patched_lookup(), strict=strict, by_operation=by_operation,
+                      invalid=loaded.invalid)
+    return TestOutcome(test, test.file, rows, warnings=list(loaded.warnings),
+                       policies=[getattr(policy, "policy", policy) for policy in loaded.policies])
 
 
-def run_tests(paths: Iterable[str | Path], *, file_name: str = TEST_FILE_NAME, strict: bool = False) -> TestRun:
-    """Every Test in the files and folders `paths` (folders searched for `file_name`)."""
+def run_tests(paths: Iterable[str | Path], *, file_name: str = TEST_FILE_NAME, strict: bool = False,
+              exclude: Iterable[str] = (), explain: bool = False) -> TestRun:
+    """Every Test in the files and folders `paths` (folders searched for `file_name`, leaving out what the
+    `exclude` patterns name)."""
     outcomes = []
-    for file in find_test_files(paths, file_name):
+    for file in find_test_files(paths, file_name, exclude):
         try:
             tests = read_test_file(file)
         except KyvernoTestError as error:
             outcomes.append(TestOutcome(None, file, error=error))
             continue
-        outcomes.extend(run_test(test, strict=strict) for test in tests)
+        outcomes.extend(run_test(test, strict=strict, explain=explain) for test in tests)
     return TestRun(outcomes)

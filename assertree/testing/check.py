@@ -12,7 +12,10 @@ For each expected entry (policy, rule, result, resources):
   phase, tidied, against the same resource in that file; absent from the
   file, the row is dropped unless ``failOnMissingResources``), then the status;
 - a policy response with no such rule result is a pass, ``Excluded``;
-- no response of the policy at all is a failure, ``Not found``.
+- no response of the policy at all is a failure, ``Not found``;
+- a policy that could not be loaded makes each selected row an error
+  ("Invalid policy"), while the other policies' rows are compared;
+- a result with an ``operation`` is compared with that operation's run.
 
 The outcome is one `RowCheck` per compared (entry, resource, rule), with
 ``actual`` the status, ``excluded`` or ``not-found``.
@@ -20,12 +23,13 @@ The outcome is one `RowCheck` per compared (entry, resource, rule), with
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from assertree.errors import AssertreeError
+from assertree.results import ERROR
 from assertree.testing.responses import MUTATE, PolicyResponse, ResourceResponses
 from assertree.testing.testfile import ExpectedResult, KyvernoTest
 
@@ -51,6 +55,8 @@ class RowCheck:
     reason: str  # "Ok", "Want pass, got fail", "Excluded", "Not found", "Resource diff", ...
     message: str = ""
     selected: bool = True  # False when the rule selected nothing (Excluded): --strict fails such rows
+    result: Any = None  # the rule result compared (`RuleResult`; None for Excluded and Not found rows)
+    policy_info: Any = None  # the policy whose response was compared (`PolicyInfo`; None for Not found rows)
 
     @property
     def policy(self) -> str:
@@ -75,11 +81,22 @@ Raises FileNotFoundError (or an AssertreeError for a file that is not YAML): the
 
 
 def check_test(test: KyvernoTest, responses: list[ResourceResponses], patched: PatchedLookup,
-               *, strict: bool = False) -> list[RowCheck]:
-    """Every row of `test` compared with `responses` (one entry per loaded resource)."""
+               *, strict: bool = False, by_operation: Mapping[str, list[ResourceResponses]] | None = None,
+               invalid: Mapping[str, str] | None = None) -> list[RowCheck]:
+    """Every row of `test` compared with `responses` (one entry per loaded resource and payload).
+
+    A result with an ``operation`` is compared with `by_operation` (the run for that operation); a result
+    naming a policy that could not be used (`invalid`: name -> why) gives error rows.
+    """
     checks: list[RowCheck] = []
     for expected in test.results:
-        checks.extend(check_expected(test, expected, responses, patched, strict=strict))
+        chosen = (by_operation or {}).get(expected.operation, responses) if expected.operation else responses
+        if invalid and expected.policy_name in invalid:
+            checks.extend(RowCheck(expected, item.key, expected.rule, ERROR, False, "Invalid policy",
+                                   invalid[expected.policy_name])
+                          for item in select_resources(expected, chosen))
+            continue
+        checks.extend(check_expected(test, expected, chosen, patched, strict=strict))
     return checks
 
 
@@ -102,7 +119,8 @@ def check_expected(test: KyvernoTest, expected: ExpectedResult, responses: list[
                 rows.append(row)
             if not rows and not dropped:
                 rows.append(RowCheck(expected, item.key, expected.rule, EXCLUDED, not strict, "Excluded",
-                                     "no rule response: the rule did not select the resource", selected=False))
+                                     "no rule response: the rule did not select the resource", selected=False,
+                                     policy_info=response.policy))
         if not rows and not dropped:
             rows.append(RowCheck(expected, item.key, expected.rule, NOT_FOUND, False, "Not found",
                                  f"policy {expected.policy!r} gave no response for this resource"))
@@ -111,24 +129,34 @@ def check_expected(test: KyvernoTest, expected: ExpectedResult, responses: list[
 
 
 def select_resources(expected: ExpectedResult, responses: list[ResourceResponses]) -> list[ResourceResponses]:
-    """The loaded resources an entry names (all of them when it names none that was loaded)."""
+    """The loaded resources an entry names (all of them when it names none that was loaded).
+
+    ``resourceSpecs`` (group, version, namespace, name) select too, but only beside a ``resources`` list
+    (even an empty one), as the CLI reads them (commands/test/output.go)."""
     chosen: list[ResourceResponses] = []
     for wanted in expected.resources:
         namespace, _, name = wanted.rpartition("/")
         for item in responses:
             if item.name == name and (not wanted.count("/") or item.namespace == namespace):
                 chosen.append(item)
+    if "resources" in expected.document:
+        for spec in expected.resource_specs:
+            group, version = str(spec.get("group") or ""), str(spec.get("version") or "")
+            api_version = f"{group}/{version}" if group else version
+            chosen.extend(item for item in responses
+                          if item.key[0] == api_version and item.namespace == str(spec.get("namespace") or "")
+                          and item.name == str(spec.get("name") or ""))
     return chosen or list(responses)
 
 
-def _ruleless(policy: Any) -> bool:
+def ruleless(policy: Any) -> bool:
     """Kyverno's CEL kinds have no rule names; kyverno-json's ValidatingPolicy (same kind name) has."""
     api_version = str((policy.document or {}).get("apiVersion", ""))
     return policy.kind in RULELESS_KINDS and not api_version.startswith("json.kyverno.io/")
 
 
 def _rule_results(expected: ExpectedResult, response: PolicyResponse) -> list:
-    if not expected.rule or _ruleless(response.policy):
+    if not expected.rule or ruleless(response.policy):
         return list(response.results)
     names = {expected.rule, f"autogen-{expected.rule}", f"autogen-cronjob-{expected.rule}"}
     return [result for result in response.results if result.rule.name in names]
@@ -136,8 +164,15 @@ def _rule_results(expected: ExpectedResult, response: PolicyResponse) -> list:
 
 def _compare(test: KyvernoTest, expected: ExpectedResult, item: ResourceResponses, response: PolicyResponse,
              result: Any, patched: PatchedLookup) -> RowCheck | None:
-    ruleless = _ruleless(response.policy)
-    rule_name = None if ruleless else result.rule.name
+    row = _compared(test, expected, item, response, result, patched)
+    if row is not None:
+        row.result, row.policy_info = result, response.policy
+    return row
+
+
+def _compared(test: KyvernoTest, expected: ExpectedResult, item: ResourceResponses, response: PolicyResponse,
+              result: Any, patched: PatchedLookup) -> RowCheck | None:
+    rule_name = None if ruleless(response.policy) else result.rule.name
     actual = str(result.status)
     if expected.patched_resources:
         resource = response.patched if response.phase == MUTATE else response.resource

@@ -1,19 +1,28 @@
 """Running one Test: load what it names, run every policy on every resource, keep the responses.
 
-The order is ``kyverno test``'s (``processor/policy_processor.go``): for each
-resource, every policy that mutates runs its mutate rules on the output of the
-previous one, then every policy that validates runs its validate rules on the
-mutated resource. Each phase of each policy is one `PolicyResponse`.
+The order is the Kyverno CLI's (``processor/policy_processor.go``,
+``ApplyPoliciesOnResource``, which ``kyverno test`` and ``kyverno apply`` share;
+`process`): for each resource, every ClusterPolicy/Policy that mutates runs its
+mutate rules on the output of the previous one, then every one that validates
+runs its validate rules on the mutated resource; then the CEL MutatingPolicies
+mutate it further, and the other policies (ValidatingPolicies, kyverno-json
+policies) validate the result. Each phase of each policy is one `PolicyResponse`.
 
 This is a small run loop over `CompiledPolicy` objects (`languages.base`), so
 kyverno-json ValidatingPolicy documents named by a Test run too; the
 engine may replace it later. Resources are read as the Kyverno CLI reads them
-(`languages.kyverno.manifests`), numbers as float64.
+(`languages.kyverno.manifests`), numbers as float64. After the resources, each
+payload runs (`payloads`): JSON payloads through the JSON-mode
+ValidatingPolicies, HTTP and Envoy check requests through the authorization
+ones. A result's ``operation`` is a run of its own (`with_operation`). The
+lookups a test mocks (context file, cluster resources, global context
+entries, API call responses) are `lookups`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,63 +41,188 @@ class LoadedTest:
     policies: list  # CompiledPolicy objects (Kyverno) and kyverno-json policies
     resources: list  # manifests.Manifest, unique, in file order
     context: ScanContext
-    exceptions: list = field(default_factory=list)  # parsed PolicyExceptions
+    exceptions: list = field(default_factory=list)  # parsed PolicyExceptions (both groups)
     warnings: list[str] = field(default_factory=list)  # problems the CLI reports without stopping
+    invalid: dict[str, str] = field(default_factory=dict)  # policy name -> why it could not be used
+    payloads: list = field(default_factory=list)  # payloads.Payload: jsonPayloads, httpPayloads, envoyPayloads
 
 
 def load_test(test: KyvernoTest) -> LoadedTest:
-    """Read every file `test` names; raises an AssertreeError naming the file at fault."""
+    """Read every file `test` names; raises an AssertreeError naming the file at fault.
+
+    A policy document that cannot be used (it does not compile, a field is
+    refused) does not stop the test: it is kept in `LoadedTest.invalid` under
+    its name, so that its rows are errors while the other policies run.
+    """
     from assertree.languages.kyverno import bridge
     from assertree.languages.kyverno.language import load_kyverno_documents
     from assertree.languages.kyverno.manifests import read_manifests, unique
+    from assertree.languages.load import link
+    from assertree.testing.payloads import load_payloads
 
-    documents = load_kyverno_documents([file for name in test.policies for file in _files(test, name, "policies")])
-    policies: list[Any] = list(documents.policies)
-    for document in documents.others:
-        policies.append(_other_policy(document))
+    policies, invalid = _load_policies([file for name in test.policies for file in _files(test, name, "policies")])
+    policies, unlinked = link(policies)  # admission policies and their bindings; the CLI ignores a stray binding
     exceptions = []  # as in the CLI, only the files under `exceptions:` give PolicyExceptions
     for name in test.exceptions:
         path = _existing(test, name, "exceptions")
         exceptions.extend(bridge.parse_exceptions(load_kyverno_documents([path]).exceptions, str(path)))
     manifests = []
-    warnings = []
+    warnings = [f"binding ignored: {problem}" for problem in unlinked]
     for name in test.resources:
         if not test.path(name).exists():  # the CLI reports a missing resource file and carries on
             warnings.append(f"failed to load resources: {name}: file not found")
             continue
         for file in _files(test, name, "resources"):
             manifests.extend(read_manifests(file))
-    context = _scan_context(test, exceptions)
-    return LoadedTest(test, policies, unique(manifests), context, exceptions, warnings)
+    manifests = unique(manifests)
+    context = _scan_context(test, exceptions, [manifest.value for manifest in manifests])
+    if test.param_resources:  # what admission policy bindings choose their params from, as written (a param
+        from assertree.inputs.params import load_params  # without a namespace may be of a cluster-scoped kind)
+
+        context.params = tuple(load_params(_existing(test, name, "paramResources") for name in test.param_resources))
+    context.run_unbound = True  # the Kyverno CLI runs a policy no binding names (only its matchConstraints decide)
+    context.kubernetes_defaults = False  # the Kyverno CLI evaluates the manifest as written
+    warnings.extend(f"policy {name}: {why}" for name, why in invalid.items())
+    return LoadedTest(test, policies, manifests, context, exceptions, warnings, invalid, load_payloads(test))
 
 
-def run_loaded(loaded: LoadedTest) -> list[ResourceResponses]:
-    """Every policy on every resource of `loaded`, in kyverno test's order."""
+def _load_policies(paths: list[Path]) -> tuple[list, dict[str, str]]:
+    """The compiled policies of `paths`, document by document, and the ones that could not be (name -> error).
+
+    A document whose name cannot be read fails the whole test (no row could name it)."""
+    from assertree.languages.kyverno.language import (
+        compile_document,
+        is_kyverno_policy,
+        is_policy_exception,
+        policy_documents,
+    )
+    from assertree.languages.load import compile_document as compile_other
+
+    policies: list[Any] = []
+    invalid: dict[str, str] = {}
+    for path in paths:
+        for document in policy_documents(path):
+            value = document.value
+            if is_policy_exception(value):
+                continue
+            compile_one = compile_document if is_kyverno_policy(value) else compile_other
+            try:
+                policies.append(compile_one(value, source=document.path, index=document.index, line=document.line))
+            except AssertreeError as error:
+                line, column = document.locate(error.path) if error.path else (document.line, None)
+                located = error.located(source=document.path, line=line, column=column)
+                metadata = value.get("metadata") if isinstance(value, dict) else None
+                name = metadata.get("name") if isinstance(metadata, dict) else None
+                if not isinstance(name, str) or not name:
+                    raise located from None
+                invalid[name] = str(located)
+    return policies, invalid
+
+
+def with_operation(loaded: LoadedTest, operation: str) -> LoadedTest:
+    """`loaded` run as a result's ``operation`` asks: it wins over the values file's, and no payload runs
+    (the CLI's extra evaluation run per distinct result operation)."""
+    from assertree.languages.kyverno.values import Values
+
+    values = loaded.context.values if loaded.context.values is not None else Values({}, ())
+    context = replace(loaded.context, operation=operation, values=values.with_operation(operation), memo={})
+    return replace(loaded, context=context, payloads=[])
+
+
+def run_loaded(loaded: LoadedTest, *, explain: bool = False) -> list[ResourceResponses]:
+    """Every policy on every resource of `loaded`, in kyverno test's order (`process`), then on every payload;
+    with `explain`, each failing or erroring validate result is explained (`assertree.engine.explain`)."""
+    explainer = None
+    if explain:
+        from assertree.engine.explain import Explainer
+
+        explainer = Explainer([rule for policy in loaded.policies for rule in getattr(policy, "rules", ())],
+                              loaded.context)
+    out = process(loaded.policies, loaded.resources, loaded.context, explainer=explainer)
+    if loaded.payloads:
+        out.extend(_payload_responses(loaded, _validators(loaded.policies, loaded.context), explainer))
+    return out
+
+
+def process(policies: list, manifests: list, context: ScanContext,
+            on_response: Callable[[ResourceResponses, PolicyResponse], None] | None = None,
+            explainer: Any = None) -> list[ResourceResponses]:
+    """Every policy on every resource (`languages.kyverno.manifests.Manifest`), in the Kyverno CLI's order (see
+    the module docstring); resources are evaluated with float64 numbers, as the CLI converts them.
+    `on_response` is told each response as it is made (``kyverno apply`` prints mutated resources then);
+    `explainer` (`assertree.engine.explain.Explainer`) explains each failing or erroring validate result."""
+    from assertree.findings.exceptions import Exempting
     from assertree.languages.kyverno.manifests import to_float64
 
-    mutators = []
-    validators = []
-    for policy in loaded.policies:
+    exempting = Exempting.of(context.exceptions)
+    phases: list[list] = [[], [], [], []]  # ClusterPolicy mutate, ClusterPolicy validate, other mutate, other validate
+    for policy in policies:
+        kyverno = str(getattr(_info(policy), "api_version", "")).split("/")[0] == "kyverno.io"
         if hasattr(policy, "mutator"):
-            mutator = policy.mutator(loaded.context)
+            mutator = policy.mutator(context)
             if mutator is not None:
-                mutators.append((policy, mutator))
+                phases[0 if kyverno else 2].append((policy, MUTATE, mutator))
             if policy.rules:
-                validators.append((policy, _validator([rule.runner(loaded.context) for rule in policy.rules])))
+                runners = [rule.runner(context) for rule in policy.rules]
+                phases[1 if kyverno else 3].append((policy, VALIDATE, _validator(runners)))
         else:
-            validators.append((policy, _kyverno_json_validator(policy)))
+            phases[3].append((policy, VALIDATE, _kyverno_json_validator(policy)))
+    steps = [step for phase in phases for step in phase]
     out = []
-    for manifest in loaded.resources:
+    for manifest in manifests:
         value = to_float64(manifest.value)
         item = ResourceResponses(manifest.key, value)
-        for policy, mutator in mutators:
-            before = Resource(value, source=manifest.source, document=manifest.document)
-            after, results = mutator(before)
-            item.responses.append(PolicyResponse(_info(policy), MUTATE, value, after.value, list(results)))
-            value = after.value
-        resource = Resource(value, source=manifest.source, document=manifest.document)
+        for policy, phase, run in steps:
+            resource = Resource(value, source=manifest.source, document=manifest.document)
+            if phase == MUTATE:
+                after, results = run(resource)
+                response = PolicyResponse(_info(policy), MUTATE, value, after.value, list(results))
+                value = after.value
+            else:
+                results = run(resource)
+                if exempting:  # kyverno-json policies: the test's PolicyExceptions that name them
+                    exempting.apply(results)
+                if explainer is not None:
+                    explainer.apply(results)
+                response = PolicyResponse(_info(policy), VALIDATE, value, value, results)
+            item.responses.append(response)
+            if on_response is not None:
+                on_response(item, response)
+        out.append(item)
+    return out
+
+
+def _validators(policies: list, context: ScanContext) -> list:
+    """(policy, validate) of every policy that validates: what payloads are checked with."""
+    found = []
+    for policy in policies:
+        if not hasattr(policy, "mutator"):
+            found.append((policy, _kyverno_json_validator(policy)))
+        elif policy.rules:
+            found.append((policy, _validator([rule.runner(context) for rule in policy.rules])))
+    return found
+
+
+def _payload_responses(loaded: LoadedTest, validators: list, explainer: Any = None) -> list[ResourceResponses]:
+    """JSON payloads through the JSON-mode ValidatingPolicies, check requests through the authorization ones."""
+    from assertree.testing.payloads import JSON
+
+    out = []
+    for payload in loaded.payloads:
+        item = ResourceResponses(("", "", "", payload.name), payload.value)
+        resource = Resource(payload.value, source=str(loaded.test.path(payload.name)))
         for policy, validate in validators:
-            item.responses.append(PolicyResponse(_info(policy), VALIDATE, value, value, validate(resource)))
+            spec = getattr(getattr(policy, "policy", None), "spec", None)
+            if getattr(spec, "mode", None) != payload.mode or getattr(policy.policy, "mutating", False):
+                continue
+            if payload.mode == JSON:
+                results = validate(resource)
+            else:
+                found = policy.check_request(payload.mode, resource, loaded.context)
+                results = [found] if found is not None else []
+            if explainer is not None:
+                explainer.apply(results)
+            item.responses.append(PolicyResponse(_info(policy), VALIDATE, payload.value, payload.value, results))
         out.append(item)
     return out
 
@@ -122,18 +256,6 @@ def _files(test: KyvernoTest, name: str, field_name: str) -> list[Path]:
     return sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in (".yaml", ".yml", ".json"))
 
 
-def _other_policy(document: Any) -> Any:
-    """A document of another policy language (kyverno-json's ValidatingPolicy, ...), compiled by the
-    language its apiVersion names; a document no language reads is an error."""
-    from assertree.languages.load import compile_document
-
-    try:
-        return compile_document(document.value, source=document.path, index=document.index, line=document.line)
-    except AssertreeError as error:
-        line, column = document.locate(error.path) if error.path else (document.line, None)
-        raise error.located(source=document.path, line=line, column=column) from None
-
-
 def _kyverno_json_validator(policy: Any):
     """A kyverno-json policy's rules on one resource, through the kyverno-json scan loop."""
     from assertree.engine.scan import scan
@@ -144,9 +266,10 @@ def _kyverno_json_validator(policy: Any):
     return validate
 
 
-def _scan_context(test: KyvernoTest, exceptions: list[dict]) -> ScanContext:
-    """The values file, user info and exceptions of `test`, as the Kyverno language reads them."""
+def _scan_context(test: KyvernoTest, exceptions: list, objects: list[Any]) -> ScanContext:
+    """The values file, user info, exceptions and lookups of `test`, as the Kyverno language reads them."""
     from assertree.languages.kyverno import bridge
+    from assertree.testing.lookups import test_lookups
 
     values = None
     if test.variables:
@@ -161,10 +284,5 @@ def _scan_context(test: KyvernoTest, exceptions: list[dict]) -> ScanContext:
         raise KyvernoTestError(f"userInfo file {test.userinfo} uses the deprecated untyped schema: add "
                                "'apiVersion: cli.kyverno.io/v1alpha1' and 'kind: UserInfo'", source=str(test.file))
     operation = bridge.global_operation(values) or "CREATE"
-    context = ScanContext(values=values, user_info=user_info, operation=operation, exceptions=tuple(exceptions))
-    if test.context:  # the CEL context file: resources and image data the CEL lookups read offline
-        from assertree.languages.kyverno.cel_policies.environment import read_context_file
-
-        # ScanContext has no field for it yet; the CEL language reads it as `lookups` (see the report)
-        context.lookups = read_context_file(_existing(test, test.context, "context"))
-    return context
+    return ScanContext(values=values, user_info=user_info, operation=operation, exceptions=tuple(exceptions),
+                       lookups=test_lookups(test, objects))

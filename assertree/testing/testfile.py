@@ -38,10 +38,9 @@ RESULTS = ("pass", "fail", "skip", "error", "warn")
 
 # Fields read above that ``assertree test`` does not run yet: refused by name rather than ignored, so a test
 # never passes for checking less than it says. Each feature that lands removes its fields from these sets.
-NOT_YET = {"targetResources", "paramResources", "jsonPayload", "jsonPayloads", "httpPayloads", "envoyPayloads",
-           "clusterResources", "apiCallResponses", "globalContextEntries"}
-NOT_YET_IN_RESULTS = {"generatedResource", "generatedResources", "cloneSourceResource", "operation",
-                      "resourceSpecs"}
+NOT_YET = {"targetResources"}
+NOT_YET_IN_RESULTS = {"generatedResource", "generatedResources", "cloneSourceResource"}
+OPERATIONS = ("CREATE", "UPDATE", "DELETE")  # a result's operation (the CLI's NormalizeOperation)
 
 
 class KyvernoTestError(AssertreeError):
@@ -106,15 +105,21 @@ class KyvernoTest:
         return (self.folder / relative) if not Path(relative).is_absolute() else Path(relative)
 
 
-def find_test_files(paths: Iterable[str | Path], file_name: str = TEST_FILE_NAME) -> list[Path]:
-    """The test files named, and every `file_name` under the folders named, in sorted order."""
+def find_test_files(paths: Iterable[str | Path], file_name: str = TEST_FILE_NAME,
+                    exclude: Iterable[str] = ()) -> list[Path]:
+    """The test files named, and every `file_name` under the folders named, in sorted order; what the
+    `exclude` patterns name is left out (`assertree.documents.paths`)."""
+    from assertree.documents.paths import Exclude
+
+    excluded = Exclude.of(exclude)
     found: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found.extend(sorted(p for p in path.rglob(file_name) if p.is_file()))
+            found.extend(sorted(p for p in path.rglob(file_name) if p.is_file() and not excluded.matches(p, path)))
         elif path.is_file():
-            found.append(path)
+            if not excluded.matches(path):
+                found.append(path)
         else:
             raise KyvernoTestError("test file or folder not found", source=str(raw))
     return found
@@ -222,6 +227,13 @@ def _expected(item: Any, index: int) -> ExpectedResult:
     for key in ("generatedResource", "cloneSourceResource", "operation", "patchedResources"):
         if item.get(key) is not None and not isinstance(item[key], str):
             raise KyvernoTestError("must be a string", path=(*at, key))
+    if item.get("operation") and item["operation"] not in OPERATIONS:
+        raise KyvernoTestError(f"invalid test result for policy {item['policy']}: invalid operation "
+                               f"{item['operation']!r}, must be one of {', '.join(OPERATIONS)}",
+                               path=(*at, "operation"))
+    if item.get("operation") and any(key.lower() == "isdeletingpolicy" and item[key] for key in item):
+        raise KyvernoTestError(f"invalid test result for policy {item['policy']}: operation is not supported for "
+                               "deleting policies", path=(*at, "operation"))
     specs = item.get("resourceSpecs") or []
     if not isinstance(specs, list) or not all(isinstance(spec, dict) for spec in specs):
         raise KyvernoTestError("must be a list of mappings (group, version, kind, namespace, name)",

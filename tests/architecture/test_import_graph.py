@@ -1,4 +1,4 @@
-"""The package's stages import one way, and the public API is what the README promises.
+"""The package's stages import one way, and the public API is what the docs promise.
 
 Stages, earliest first; a module may import from its own stage and the stages
 before it, never from a later one, and no two modules may import each other in
@@ -17,26 +17,33 @@ PACKAGE = Path(assertree.__file__).parent
 
 STAGES = [
     ("assertree.errors",),
+    ("assertree.writes",),  # how every file assertree writes is written (reports, fixes, baselines)
+    ("assertree.explanation",),  # how a verdict was reached, as data (--explain): every language records into it
     ("assertree.documents",),
     ("assertree.jp",),
+    ("assertree.pss",),  # the Pod Security Standards checks: Kubernetes' own, used by languages
     ("assertree.tree",),
     ("assertree.results",),
     ("assertree.languages",),
     ("assertree.inputs",),
     ("assertree.engine",),
     ("assertree.scale",),  # distributed scans (Dask): on top of the engine, before the reports
+    ("assertree.findings",),  # fingerprints, baselines, severity gates: between the results and the reports
     ("assertree.report",),
     ("assertree.testing", "assertree.apply"),
+    ("assertree.kyverno_cli",),  # the Kyverno CLI's command lines and outputs, over testing and apply
     ("assertree.serve",),
     ("assertree.cli", "assertree.__main__"),
     ("assertree",),  # the public API may reach everything, lazily
 ]
 
 # Within `languages`: the shared parts (the interface, label selectors, schema errors as problems), then the
-# CEL engine every language may use, then the languages, which never import each other, then the loader that
-# routes documents to them.
+# packages every language may use (the CEL engine; what Kubernetes itself defines: admission requests, match
+# rules, JSON patch), then the languages, which never import each other, then the loader that routes
+# documents to them.
 SHARED_LANGUAGE_MODULES = ("assertree.languages.base", "assertree.languages.selectors",
                            "assertree.languages.schema_problems")
+SHARED_LANGUAGE_PACKAGES = ("cel", "kubernetes")
 
 
 def language_rank(name: str) -> tuple[int, str]:
@@ -46,7 +53,7 @@ def language_rank(name: str) -> tuple[int, str]:
     if name in ("assertree.languages", "assertree.languages.load"):
         return 3, ""
     package = name.split(".")[2]
-    return (1, package) if package == "cel" else (2, package)
+    return (1, package) if package in SHARED_LANGUAGE_PACKAGES else (2, package)
 
 
 def module_name(path: Path) -> str:

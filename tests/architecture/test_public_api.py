@@ -29,12 +29,13 @@ def test_every_export_resolves():
 def test_signatures_of_the_main_entry_points():
     assert str(inspect.signature(assertree.load_resources)) == (
         "(paths: 'Sequence[str]', *, terraform: 'bool' = False, include_deleted: 'bool' = False, "
-        "pre_process: 'Sequence[str]' = (), freeze: 'bool' = False, payload_format: 'str' = 'auto', jobs: 'int' = 1) "
-        "-> 'LoadedResources'"
+        "pre_process: 'Sequence[str]' = (), freeze: 'bool' = False, payload_format: 'str' = 'auto', jobs: 'int' = 1, "
+        "exclude: 'Iterable[str]' = ()) -> 'LoadedResources'"
     )
     assert list(inspect.signature(assertree.scan).parameters) == ["resources", "policies", "bindings", "context"]
     assert list(inspect.signature(assertree.render).parameters) == ["format_name", "result", "options"]
-    assert list(inspect.signature(assertree.lint).parameters) == ["paths"]
+    assert list(inspect.signature(assertree.lint).parameters) == ["paths", "exclude"]
+    assert list(inspect.signature(assertree.load_policies).parameters) == ["paths", "selector", "exclude"]
 
 
 def test_the_package_is_typed():

@@ -187,8 +187,9 @@ def test_unchecked_compile_defers_type_errors():
 
 
 # NUL is left out: cel-expr-python 0.1.3 cuts a Python string at its first NUL on the way in
-# ("a\x00b" arrives as "a"), a library defect reported with the choice of library.
-texts = st.text(alphabet=st.characters(exclude_characters="\x00"))
+# ("a\x00b" arrives as "a"), a library defect reported with the choice of library. Lone surrogates are left
+# out too (older Hypothesis draws them by default): no JSON or YAML reader of assertree produces them.
+texts = st.text(alphabet=st.characters(exclude_characters="\x00", exclude_categories=("Cs",)))
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False) | texts,
     lambda children: st.lists(children, max_size=4) | st.dictionaries(texts, children, max_size=4),

@@ -167,10 +167,12 @@ def test_opaque_values_are_tagged_maps():
     assert run("cidr('10.0.0.0/8')") == {"@cidr": "10.0.0.0/8"}
 
 
-def test_kyverno_adds_to_kubernetes():
-    names = {function.name for function in KUBERNETES}
-    assert names < {function.name for function in KYVERNO}
-    assert "quantity" in names and "image" not in names
+def test_kyverno_adds_helpers_to_kubernetes_and_refuses_the_authorizer():
+    kubernetes = {function.name for function in KUBERNETES}
+    kyverno = {function.name for function in KYVERNO}
+    assert {"quantity", "image", "format.named", "validate", "allowed"} <= kubernetes  # image: Kubernetes 1.33
+    assert {"json.unmarshal", "time.now"} <= kyverno - kubernetes
+    assert {"allowed", "check", "group"}.isdisjoint(kyverno)  # Kyverno's CEL policies refuse the authorizer
 
 
 def _policy_expressions() -> set[str]:

@@ -66,17 +66,22 @@ def test_text_report_matches_kyverno_json(row):
     assert order_insensitive(ours) == order_insensitive(expected)
 
 
-@pytest.mark.parametrize("row", list(rows()))
-def test_cli(row, capsys, monkeypatch):
-    monkeypatch.chdir(SCAN)
-    args = ["scan", "--payload", row["payload"]]
+def scan_args(row, *extra):
+    """The ``assertree scan`` command line of a row, with `extra` options."""
+    args = ["scan", *extra, "--payload", row["payload"]]
     for policy in row["policies"]:
         args += ["--policy", policy]
     if row["bindings"]:
         args += ["--bindings", row["bindings"]]
     for expression in row["preprocessors"]:
         args += ["--pre-process", expression]
-    code = main(args)
+    return args
+
+
+@pytest.mark.parametrize("row", list(rows()))
+def test_cli(row, capsys, monkeypatch):
+    monkeypatch.chdir(SCAN)
+    code = main(scan_args(row))
     out = capsys.readouterr()
     result, bindings = library_scan(row)
     assert "error" not in out.err
@@ -87,3 +92,50 @@ def test_cli(row, capsys, monkeypatch):
 
 def test_manifest_is_complete():
     assert len(MANIFEST) == 18
+
+
+@pytest.mark.parametrize("row", list(rows()))
+def test_json_report_is_kyverno_jsons(row, capsys, monkeypatch):
+    """``--kyverno-json -o json`` prints what ``kyverno-json scan --output json`` prints: a top-level list,
+    one report per resource with the resource itself, every policy in its Go struct's field order
+    (``kind`` before ``apiVersion``, ``creationTimestamp: null``), and for each rule that applied its
+    identifier, error or violations (message, then field errors), nothing else."""
+    monkeypatch.chdir(SCAN)
+    main(scan_args(row, "--kyverno-json", "-o", "json"))
+    out = capsys.readouterr()
+    assert out.err == ""  # no totals line: kyverno-json prints none
+    reports = json.loads(out.out)
+    result, _ = library_scan(row)
+    assert isinstance(reports, list) and len(reports) == row["expected_resources_evaluated"]
+    assert [report["resource"] for report in reports] == [resource.value for resource in result.resources]
+    rules, violations = [], []
+    for report in reports:
+        assert list(report) == ["resource", "results"]
+        assert len(report["results"]) == row["expected_policies_loaded"]
+        for entry in report["results"]:
+            policy = entry["policy"]
+            assert list(policy) == ["kind", "apiVersion", "metadata", "spec"]
+            assert policy["metadata"]["creationTimestamp"] is None
+            assert set(entry) <= {"policy", "rules"}
+            for rule in entry.get("rules", []):
+                assert set(rule) <= {"rule", "identifier", "error", "violations"}
+                fields = list(rule["rule"])
+                assert fields[0] == "name" and fields[-1] == "assert"
+                status = "ERROR" if "error" in rule else "FAILED" if "violations" in rule else "PASSED"
+                rules.append((policy["metadata"]["name"], rule["rule"]["name"], rule.get("identifier"), status))
+                for violation in rule.get("violations", []):
+                    violations.append((rule["rule"]["name"], violation.get("message"),
+                                       sorted(error["field"] for error in violation.get("errors", []))))
+    assert rules == [(r["policy"], r["rule"], r["id"], r["status"]) for r in row["expected_rules"]]
+    assert violations == [(v["rule"], v["message"], sorted(e["path"] for e in v["errors"]))
+                          for v in row["expected_violations"]]
+
+
+@pytest.mark.parametrize("name", ["pod-all-latest", "tf-ec2", "escaped"])
+def test_json_report_bytes(name, capsys, monkeypatch, snapshot):
+    """The bytes of kyverno-json's JSON for three cases, pinned: Go's MarshalIndent (two spaces, HTML
+    characters escaped, map keys sorted, struct fields in order)."""
+    monkeypatch.chdir(SCAN)
+    row = next(row for row in MANIFEST if row["name"] == name)
+    main(scan_args(row, "--kyverno-json", "-o", "json"))
+    assert capsys.readouterr().out == snapshot

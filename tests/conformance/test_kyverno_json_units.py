@@ -144,7 +144,8 @@ def test_jp_cli(vector, capsys, monkeypatch, tmp_path):
     assert (code != 0) == vector["want_error"], out
     if vector["name"] == "help":
         # A deliberate difference: kyverno-json's help sentences ("Provides function informations.") were
-        # reworded in assertree's own voice (README, "Differences from kyverno-json"); the help still prints.
+        # reworded in assertree's own voice (docs/kyverno-json.md, "Differences from kyverno-json"); the help
+        # still prints.
         assert "Usage:" in out.out and "assertree jp" in out.out
     elif vector.get("stdout_prefix"):
         assert vector["stdout_prefix"] in re.sub(r"\s+", " ", out.out)

@@ -1,7 +1,8 @@
 """Kyverno's policy library (kyverno/policies) run through `assertree test`, row by row.
 
 Every core-tier row of ``data/kyverno-policies/manifest.json`` is one case,
-id ``<test path>#<row index>``. Each kyverno-test.yaml runs once through
+id ``<test path>#<row index>``, and so is every row of its ``extraTests``
+whose features are run (`EXTRA_FEATURES`). Each kyverno-test.yaml runs once through
 `assertree.testing.run_test` (the same machinery as ``assertree test``); a
 row agrees when every compared result for its (entry, resource) equals the
 expected one (an expected ``skip`` is also met by ``excluded``: Kyverno gives no
@@ -42,10 +43,20 @@ XFAIL: dict[str, str] = {
 }
 
 
+# The extra tier's features scored here (the manifest lists the extra tests' features per row).
+EXTRA_FEATURES = {"validate.podSecurity"}
+
+
+def _scored(row: dict) -> bool:
+    if row.get("vacuous"):
+        return False
+    return row["tier"] == "core" or (row["tier"] == "extra" and bool(EXTRA_FEATURES & set(row["features"])))
+
+
 def _cases():
-    for test in MANIFEST["tests"]:
+    for test in [*MANIFEST["tests"], *MANIFEST["extraTests"]]:
         for index, row in enumerate(test["rows"]):
-            if row["tier"] != "core" or row.get("vacuous"):
+            if not _scored(row):
                 continue
             case_id = f"{test['path']}#{index}"
             marks = [pytest.mark.xfail(strict=True, reason=XFAIL[case_id])] if case_id in XFAIL else []

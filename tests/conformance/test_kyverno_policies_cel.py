@@ -2,15 +2,9 @@
 
 Every row of manifest.json ``celTests`` whose policy is a ``policies.kyverno.io``
 ValidatingPolicy or MutatingPolicy, or a ClusterPolicy whose rules are
-``validate.cel``, is one case. A test folder runs the way ``kyverno test`` runs
-it: resources read as the CLI reads them (`languages.kyverno.manifests`), each
-policy on each resource (mutate, then validate), rows compared by
-`assertree.testing.check` (Excluded / Not found, patched resources).
-ClusterPolicy tests run exactly as ``assertree test`` runs them (the Kyverno
-language calls `kyverno_cel.validate_cel` for ``validate.cel`` rules). Tests
-of CEL policy kinds run through `assertree.testing.execute`'s loop with the
-policies compiled here and the test's context file as `Lookups`, because
-``assertree test`` does not route ``policies.kyverno.io`` documents yet.
+``validate.cel``, is one case. Each test folder runs through ``assertree test``
+(`assertree.testing.run_test`), rows compared by `assertree.testing.check`
+(Excluded / Not found, patched resources).
 
 A row agrees when every compared (entry, resource, rule) for it is ok. Rows
 that do not agree are listed in `XFAIL` with the reason, and must fail.
@@ -20,7 +14,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -29,23 +22,7 @@ import pytest
 DATA = Path(__file__).parent / "data" / "kyverno-policies"
 CEL_KINDS = {"ValidatingPolicy", "MutatingPolicy"}
 
-XFAIL = {
-    "other-vpol/block-stale-images:block-stale-images:-:default/redis-bad:fail":
-        "a variable holding a timestamp (time.now() - duration) comes back as text: the CEL library cannot take "
-        "a timestamp inside the `variables` map of an activation",
-    "other-vpol/block-stale-images:block-stale-images:-:default/redis-good:pass":
-        "a variable holding a timestamp (time.now() - duration) comes back as text: the CEL library cannot take "
-        "a timestamp inside the `variables` map of an activation",
-    "other-vpol/ensure-readonly-hostpath:ensure-readonly-hostpath:-:default/bad-pod-01:fail":
-        "`container.volumeMounts.orValue([])` on a non-optional list: cel-go accepts it, the CEL library has no "
-        "such overload (error instead of fail)",
-    "other-vpol/ensure-readonly-hostpath:ensure-readonly-hostpath:-:default/good-pod-01:pass":
-        "`container.volumeMounts.orValue([])` on a non-optional list: cel-go accepts it, the CEL library has no "
-        "such overload (error instead of pass)",
-    "other-vpol/require-annotations:require-annotations:-:default/badcronjob01:fail":
-        "`metadata:` left empty in the CronJob template is null here; `null.?annotations` has no overload in the "
-        "CEL library (the CLI's typed decoding gives an empty object)",
-}
+XFAIL: dict[str, str] = {}
 
 
 def _manifest() -> dict:
@@ -89,44 +66,14 @@ def _cases() -> list:
 
 @cache
 def _run(path: str) -> list:
-    """The row checks of the test folder at `path` (run once per session)."""
-    from assertree.documents.reader import load_documents
-    from assertree.languages.kyverno.cel_policies.environment import read_context_file
-    from assertree.languages.kyverno.cel_policies.language import compile_document, is_cel_policy
-    from assertree.languages.kyverno.manifests import read_manifests, unique
-    from assertree.testing import execute
-    from assertree.testing.check import check_test
-    from assertree.testing.patched import patched_lookup
+    """The row checks of the test folder at `path`, through ``assertree test`` (run once per session)."""
+    from assertree.testing import run_test
     from assertree.testing.testfile import read_test_file
 
     [test] = read_test_file(DATA / path / "kyverno-test.yaml")
-    documents = [document for name in test.policies for document in load_documents(test.path(name))]
-    if not any(is_cel_policy(document.value) for document in documents):  # ClusterPolicy validate.cel
-        return check_test(test, execute.run_loaded(execute.load_test(test)), patched_lookup())
-    policies = [compile_document(document.value, source=document.path, index=document.index, line=document.line)
-                for document in documents if is_cel_policy(document.value)]
-    manifests = unique(manifest for name in test.resources for manifest in read_manifests(test.path(name)))
-    base = execute._scan_context(test, [])
-    context = CelScanContext(values=base.values, user_info=base.user_info, operation=base.operation,
-                             lookups=read_context_file(test.path(test.context)) if test.context else None)
-    responses = execute.run_loaded(execute.LoadedTest(test, policies, manifests, context))
-    return check_test(test, responses, patched_lookup())
-
-
-def _scan_context_type():
-    from assertree.languages.base import ScanContext
-    from assertree.languages.kyverno.cel_policies.environment import Lookups
-
-    @dataclass
-    class CelScanContext(ScanContext):
-        """A scan context with the test's context file (resources, image data) for CEL lookups."""
-
-        lookups: Lookups | None = None
-
-    return CelScanContext
-
-
-CelScanContext = _scan_context_type()
+    outcome = run_test(test)
+    assert outcome.error is None, str(outcome.error)
+    return outcome.rows
 
 
 def _agrees(row: dict, checks: list) -> tuple[bool, list]:

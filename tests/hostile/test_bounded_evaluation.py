@@ -20,11 +20,11 @@ import pytest
 from assertree import jp
 from assertree.jp.limits import MAX_BUILT
 from assertree.languages.base import ScanContext
+from assertree.languages.kubernetes.jsonpatch import MAX_GROWTH, MAX_OPERATIONS, PatchError
 from assertree.languages.kyverno.language import compile_document
 from assertree.languages.kyverno.mutate import apply_json6902, apply_patch
 from assertree.languages.kyverno.mutate import merge as merge_module
 from assertree.languages.kyverno.mutate.foreach import MAX_FOREACH_ELEMENTS, MAX_FOREACH_NESTING
-from assertree.languages.kyverno.mutate.jsonpatch import MAX_GROWTH, MAX_OPERATIONS, PatchError
 from assertree.languages.kyverno.mutate.merge import MAX_GENERAL_ELEMENTS, MergeError, strategic_merge
 from assertree.results import Resource, Status
 

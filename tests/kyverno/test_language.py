@@ -77,7 +77,6 @@ def test_duplicate_rule_names_are_refused():
 
 @pytest.mark.parametrize(("rule", "field"), [
     ({"validate": {"manifests": {"attestors": []}}}, "spec.rules[0].validate.manifests"),
-    ({"validate": {"podSecurity": {"level": "baseline"}}}, "spec.rules[0].validate.podSecurity"),
     ({"validate": None, "generate": {"kind": "ConfigMap"}}, "spec.rules[0].generate"),
     ({"validate": None, "verifyImages": [{"imageReferences": ["*"]}]}, "spec.rules[0].verifyImages"),
 ])

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from assertree.languages.kubernetes.jsonpatch import PatchError
 from assertree.languages.kyverno.mutate import apply_json6902, apply_patch, decode_patch
-from assertree.languages.kyverno.mutate.jsonpatch import PatchError
 from assertree.results import Status
 
 

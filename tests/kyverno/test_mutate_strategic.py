@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from assertree.languages.kubernetes.merge_schema import field_schema, merges_elements, resource_schema
 from assertree.languages.kyverno.mutate import (
     apply_mutation,
     apply_strategic_merge,
@@ -17,7 +18,6 @@ from assertree.languages.kyverno.mutate import (
 )
 from assertree.languages.kyverno.mutate import merge as _merge
 from assertree.languages.kyverno.mutate.merge import MergeError, strategic_merge
-from assertree.languages.kyverno.mutate.merge_schema import field_schema, merges_elements, resource_schema
 from assertree.results import Status
 
 

@@ -4,11 +4,12 @@ the failing line; --exceptions exempts, --values feeds variables."""
 from __future__ import annotations
 
 import json
-import shutil
 import xml.etree.ElementTree as ET
 
 import pytest
 from conftest import CONFORMANCE
+from support import kyverno_case_workdir
+from support import scan_case as scan
 
 from assertree.cli import main
 
@@ -34,23 +35,15 @@ spec:
 
 @pytest.fixture
 def workdir(tmp_path, monkeypatch):
-    shutil.copy(CASE / "disallow-latest-tag.yaml", tmp_path / "policy.yaml")
-    shutil.copy(CASE / ".kyverno-test" / "resource.yaml", tmp_path / "pods.yaml")
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
-def scan(capsys, *args):
-    code = main(["scan", "--policy", "policy.yaml", "pods.yaml", *args])
-    return code, capsys.readouterr().out
+    return kyverno_case_workdir(CASE, tmp_path, monkeypatch)
 
 
 def test_text_report_gives_kyvernos_message_and_the_resource(workdir, capsys):
     code, out = scan(capsys)
     assert code == 1
-    assert "- FAILED (POLICY=disallow-latest-tag, RULE=require-image-tag, ID=Pod/badpod01)" in out
+    assert "- FAILED (POLICY=disallow-latest-tag, RULE=require-image-tag, ID=Pod/default/badpod01)" in out
     assert "An image tag is required. rule require-image-tag failed at path" in out
-    assert "- PASSED (POLICY=disallow-latest-tag, RULE=require-image-tag, ID=Pod/myapp-pod)" in out
+    assert "- PASSED (POLICY=disallow-latest-tag, RULE=require-image-tag, ID=Pod/default/myapp-pod)" in out
 
 
 def test_every_format_reports_the_failure_with_a_location(workdir, capsys):
@@ -61,19 +54,20 @@ def test_every_format_reports_the_failure_with_a_location(workdir, capsys):
     lines = {r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in failing}
     assert 15 in lines  # badpod01's document starts on line 15 of pods.yaml
     _, github = scan(capsys, "-o", "github")
-    assert "file=pods.yaml,line=15" in github and "(Pod/badpod01)" in github
+    assert "file=pods.yaml,line=15" in github and "(Pod/default/badpod01)" in github
     _, junit = scan(capsys, "-o", "junit")
     failures = [case for case in ET.fromstring(junit).iter("testcase") if case.find("failure") is not None]
     assert any("badpod01" in case.get("name", "") for case in failures)
     _, report = scan(capsys, "-o", "json")
-    assert json.loads(report)["summary"]["failed"] == 6 and "Pod/badpod01" in report
+    assert json.loads(report)["summary"]["failed"] == 6 and "Pod/default/badpod01" in report
 
 
 def test_an_exception_turns_the_failure_into_a_skip_naming_it(workdir, capsys):
     (workdir / "exception.yaml").write_text(EXCEPTION)
     code, out = scan(capsys, "--exceptions", "exception.yaml")
-    assert "FAILED (POLICY=disallow-latest-tag, RULE=require-image-tag, ID=Pod/badpod01)" not in out
-    skipped = "- SKIPPED (POLICY=disallow-latest-tag, RULE=require-image-tag, ID=Pod/badpod01)\n -> rule is skipped"
+    assert "FAILED (POLICY=disallow-latest-tag, RULE=require-image-tag, ID=Pod/default/badpod01)" not in out
+    skipped = ("- SKIPPED (POLICY=disallow-latest-tag, RULE=require-image-tag, ID=Pod/default/badpod01)\n"
+               " -> rule is skipped")
     assert skipped in out and "legacy-pods" in out
     assert code == 1  # badpod02 still fails
     _, report = scan(capsys, "--exceptions", "exception.yaml", "-o", "json")
@@ -84,7 +78,7 @@ def test_exceptions_may_be_a_directory(workdir, capsys):
     (workdir / "exceptions").mkdir()
     (workdir / "exceptions" / "legacy.yaml").write_text(EXCEPTION)
     _, out = scan(capsys, "--exceptions", "exceptions")
-    assert "- SKIPPED (POLICY=disallow-latest-tag, RULE=require-image-tag, ID=Pod/badpod01)" in out
+    assert "- SKIPPED (POLICY=disallow-latest-tag, RULE=require-image-tag, ID=Pod/default/badpod01)" in out
 
 
 def test_a_policy_exception_given_as_a_policy_is_a_clear_error(workdir, capsys):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from cel_helpers import POD_RULES, pod, policy_document, run
 
+from assertree.errors import PolicyError
 from assertree.languages.base import ScanContext
 
 MATCH = {"matchConstraints": {"resourceRules": POD_RULES}}
@@ -50,10 +51,44 @@ def test_match_conditions_skip_and_failure_policy() -> None:
     assert _one(_spec({"expression": "true"}, matchConditions=broken, failurePolicy="Ignore")).status == "skip"
 
 
-def test_variables_read_each_other_in_any_order() -> None:
-    variables = [{"name": "b", "expression": "variables.a + 1"},
-                 {"name": "a", "expression": "size(object.spec.containers)"}]
-    assert _one(_spec({"expression": "variables.b == 2"}, variables=variables)).status == "pass"
+def test_a_variable_reads_only_the_variables_declared_before_it() -> None:
+    """Kyverno types ``variables`` field by field as it compiles them in order (pkg/cel/compiler/variables.go),
+    so a variable that reads a later one does not compile ("undefined field")."""
+    ordered = [{"name": "a", "expression": "size(object.spec.containers)"},
+               {"name": "b", "expression": "variables.a + 1"}]
+    assert _one(_spec({"expression": "variables.b == 2"}, variables=ordered)).status == "pass"
+    with pytest.raises(PolicyError, match=r"spec\.variables\[0\]\.expression: .*undefined field 'a'"):
+        run(policy_document(_spec({"expression": "variables.b == 2"}, variables=ordered[::-1])), pod())
+
+
+def test_variables_are_lazy_and_keep_cel_types() -> None:
+    """A variable is evaluated where it is read (one that fails elsewhere costs nothing) and holds any CEL
+    value: a timestamp stays a timestamp, an optional stays an optional."""
+    variables = [{"name": "broken", "expression": "object.spec.nope"},
+                 {"name": "when", "expression": "timestamp('2020-01-01T00:00:00Z') + duration('1h')"},
+                 {"name": "maybe", "expression": "object.spec.?nodeName"}]
+    passing = {"expression": "variables.when < timestamp('2021-01-01T00:00:00Z') && "
+                             "!variables.maybe.hasValue() && has(variables.broken)"}
+    assert _one(_spec(passing, variables=variables)).status == "pass"
+    error = _one(_spec({"expression": "variables.broken == 1"}, variables=variables))
+    assert error.status == "error" and "nope" in error.message
+
+
+def test_match_conditions_of_a_validating_policy_see_no_variables() -> None:
+    """vpol evaluates matchConditions before binding its variables (compiler/policy.go): reading one errors."""
+    spec = _spec({"expression": "true"}, variables=[{"name": "a", "expression": "true"}],
+                 matchConditions=[{"name": "m", "expression": "variables.a"}])
+    assert _one(spec).status == "error"
+
+
+@pytest.mark.parametrize(("expression", "status"), [
+    ("object.spec.containers.orValue([]).size() == 1", "pass"),  # not an optional: the value itself
+    ("object.spec.?initContainers.orValue([]).size() == 0", "pass"),  # an empty optional: the default
+    ("object.spec.?containers.orValue([]).size() == 1", "pass"),
+    ("object.spec.missing.orValue([]).size() == 0", "error"),  # an error stays an error
+])
+def test_or_value_on_any_value_as_kyverno_compiles_it(expression: str, status: str) -> None:
+    assert _one(_spec({"expression": expression})).status == status
 
 
 def test_unselected_resources_give_no_result() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from cel_helpers import POD_RULES, LookupContext, pod, policy_document, run
 
 from assertree.languages.kyverno.cel_policies.environment import Lookups, read_context_file
+from assertree.languages.kyverno.cluster import Cluster
 
 CONFIG = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "allowed", "namespace": "default"},
           "data": {"registries": "ghcr.io"}}
@@ -16,13 +17,32 @@ def _status(expression: str, context=None) -> tuple[str, str]:
     return result.status, result.message or ""
 
 
+def _context_file(*resources: dict) -> Lookups:
+    cluster = Cluster(discovery=False)
+    cluster.extend(resources)
+    return Lookups(cluster=cluster)
+
+
 def test_resource_get_and_list_read_the_context() -> None:
-    context = LookupContext(lookups=Lookups(resources=[CONFIG]))
-    get = "resource.Get('v1', 'configmaps', 'default', 'allowed').data.registries == 'ghcr.io'"
-    assert _status(get, context)[0] == "pass"
+    context = LookupContext(lookups=_context_file(CONFIG))
+    for get in ("Get", "get"):
+        expression = f"resource.{get}('v1', 'configmaps', 'default', 'allowed').data.registries == 'ghcr.io'"
+        assert _status(expression, context)[0] == "pass"
     assert _status("size(resource.List('v1', 'configmaps', 'default').items) == 1", context)[0] == "pass"
-    missing = _status("resource.Get('v1', 'configmaps', 'default', 'other') != null", context)
-    assert missing[0] == "error" and "not found" in missing[1]
+    assert _status("size(resource.list('v1', 'configmaps', 'default', {'x': 'y'}).items) == 0", context)[0] == "pass"
+    # the SDK's library: a missing object is null; listing a resource the context file has none of is an error
+    assert _status("resource.Get('v1', 'configmaps', 'default', 'other') == null", context)[0] == "pass"
+    listing = _status("size(resource.List('v1', 'secrets', 'default').items) == 0", context)
+    assert listing[0] == "error" and "secrets resource not found" in listing[1]
+
+
+def test_a_namespaced_policy_reads_its_own_namespace() -> None:
+    spec = {"matchConstraints": {"resourceRules": POD_RULES},
+            "validations": [{"expression": "resource.Get('v1', 'configmaps', 'allowed').data.registries != ''"}]}
+    document = {**policy_document(spec, kind="NamespacedValidatingPolicy"),
+                "metadata": {"name": "p", "namespace": "default"}}
+    [result] = run(document, pod(), LookupContext(lookups=_context_file(CONFIG)))
+    assert result.status == "pass"
 
 
 def test_image_metadata_reads_the_context() -> None:
@@ -34,11 +54,18 @@ def test_image_metadata_reads_the_context() -> None:
 def test_without_a_context_lookups_say_what_they_need() -> None:
     status, message = _status("resource.Get('v1', 'configmaps', 'default', 'allowed') != null")
     assert status == "error" and "context file" in message
+    assert _status("globalContext.Get('entry', '') == null")[0] == "pass"  # the CLI: an unknown entry is null
 
 
-def test_http_is_refused() -> None:
+def test_http_is_refused_unless_mocked() -> None:
     status, message = _status("http.Get('https://example.com') != null", LookupContext(lookups=Lookups()))
     assert status == "error" and "network" in message
+    mocks = Lookups(http={"POST:https://x.test/check": {"body": {"allowed": True}, "statusCode": 200},
+                          "https://x.test/list": {"body": {"items": []}, "statusCode": 200}})
+    context = LookupContext(lookups=mocks)
+    assert _status("http.Post('https://x.test/check', {'a': 1}).body.allowed", context)[0] == "pass"
+    assert _status("http.get('https://x.test/list').body.items.size() == 0", context)[0] == "pass"
+    assert _status("http.Get('https://x.test/check').statusCode == 200", context)[0] == "error"
 
 
 def test_context_files_are_read(tmp_path) -> None:

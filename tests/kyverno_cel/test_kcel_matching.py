@@ -5,10 +5,9 @@ from __future__ import annotations
 import pytest
 from cel_helpers import POD_RULES, pod
 
-from assertree.languages.kyverno.cel_policies.matching import matches
-from assertree.languages.kyverno.cel_policies.model import MatchConstraints, ResourceRule
+from assertree.languages.kubernetes.matching import MatchConstraints, ResourceRule, matches
+from assertree.languages.kubernetes.request import admission_request
 from assertree.languages.kyverno.cel_policies.reading import read_spec
-from assertree.languages.kyverno.cel_policies.request import admission_request
 
 
 def _constraints(**match: object) -> MatchConstraints:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from cel_helpers import POD_RULES, deployment, pod, policy_document
 
 from assertree.languages.base import ScanContext
+from assertree.languages.kubernetes.patches import apply_configuration
 from assertree.languages.kyverno.cel_policies.language import compile_document
-from assertree.languages.kyverno.cel_policies.mutate import apply_configuration
 from assertree.results import Resource
 
 

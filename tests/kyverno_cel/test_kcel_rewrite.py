@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from assertree.languages.cel.rewrite import rewrite
 from assertree.languages.kyverno.cel_policies.compile import compile_expression
-from assertree.languages.kyverno.cel_policies.rewrite import rewrite
 
 
 def test_constructors_become_maps_and_strings_are_untouched() -> None:

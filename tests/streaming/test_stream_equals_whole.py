@@ -55,10 +55,10 @@ def test_the_cases_cover_every_outcome(inputs):
     statuses = {item.status for item in result.results}
     assert {"pass", "fail", "error"} <= statuses
     assert [rule.name for _, rule in result.unmatched_rules()] == ["services-only"]
-    assert [str(problem) for problem in loaded.problems] == [
-        "mixed.ndjson:5:33: invalid JSON: unexpected end of data",
-        "mixed.ndjson:6:1: a JSON Lines payload holds one JSON object (a resource) per line, found array",
-    ]
+    bad_json, not_an_object = (str(problem) for problem in loaded.problems)
+    assert bad_json.startswith("mixed.ndjson:5:33: invalid JSON: ")  # the reason after it is orjson's
+    assert not_an_object == (
+        "mixed.ndjson:6:1: a JSON Lines payload holds one JSON object (a resource) per line, found array")
 
 
 def test_stdout_gets_the_same_report_as_a_file(inputs, capsys):

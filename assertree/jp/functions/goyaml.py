@@ -114,6 +114,16 @@ def _resolve(text: str) -> tuple[str, Any]:
     return _STR, text
 
 
+_BASE60_FLOAT = re.compile(r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?")
+
+
+def plain_is_string(text: str) -> bool:
+    """Whether go-yaml v2 would read `text`, written plain, back as the same string: what its encoder asks
+    before writing a string without quotes (else it double-quotes it: ``"3"``, ``"true"``, ``"y"``, a date)."""
+    return (_resolve(text)[0] == _STR and not _TIMESTAMP_TEXT.fullmatch(text)
+            and not _BASE60_FLOAT.fullmatch(text))
+
+
 def _short_tag(tag: str) -> str:
     return "!!" + tag.removeprefix(_TAG) if tag.startswith(_TAG) else tag
 

@@ -1,14 +1,16 @@
-"""The CEL environment of Kubernetes admission expressions and Kyverno's CEL policies, offline.
+"""The CEL environments of Kubernetes admission expressions and Kyverno's CEL policies, offline.
 
-Kubernetes (k8s.io/apiserver/pkg/cel/environment) and Kyverno (pkg/cel/compiler)
-declare their variables (``object``, ``oldObject``, ``request``, ``params``,
-``variables``, ``namespaceObject`` ...) over cel-go with optional types, the
-strings, sets, lists and two-variable-comprehension extensions, cross-type
-numeric comparisons and their own libraries. `environment` gives the same
-over the CEL library: its extensions for what cel-go's are, and
-`functions.KYVERNO` (Kubernetes' libraries plus Kyverno's offline helpers)
-for the rest; `functions.MISSING` lists what is not there. A policy kind
-names its variables; the rest is shared.
+Kubernetes (k8s.io/apiserver/pkg/cel/environment, base.go) and Kyverno
+(pkg/cel/compiler) declare their variables (``object``, ``oldObject``,
+``request``, ``params``, ``variables``, ``namespaceObject`` ...) over cel-go
+with optional types, cross-type numeric comparisons and their own libraries.
+Kubernetes' base environment adds the strings (version 2), sets and
+two-variable-comprehension extensions; Kyverno's also lists, math and
+encoders. `kubernetes_environment` and `environment` give the same over the
+CEL library: its extensions for what cel-go's are, and
+`functions.KUBERNETES` / `functions.KYVERNO` for the rest;
+`functions.MISSING` lists what is not there. A policy kind names its
+variables; the rest is shared.
 """
 
 from __future__ import annotations
@@ -16,15 +18,23 @@ from __future__ import annotations
 from functools import lru_cache
 
 from assertree.languages.cel.engine import Environment
-from assertree.languages.cel.functions import KYVERNO
+from assertree.languages.cel.functions import KUBERNETES, KYVERNO
 
-__all__ = ["EXTENSIONS", "environment"]
+__all__ = ["EXTENSIONS", "KUBERNETES_EXTENSIONS", "environment", "kubernetes_environment"]
 
-EXTENSIONS = ("optional", "strings", "sets", "lists", "two-var-comprehensions", "math", "encoders")
+KUBERNETES_EXTENSIONS = ("optional", "strings", "sets", "two-var-comprehensions")
+EXTENSIONS = (*KUBERNETES_EXTENSIONS, "lists", "math", "encoders")
 
 
 @lru_cache(maxsize=64)
 def environment(name: str, variables: tuple[str, ...]) -> Environment:
     """The shared environment with `variables` (each dyn) declared; one per (name, variables)."""
     return Environment(name=name, variables=variables, extensions=EXTENSIONS, functions=KYVERNO,
+                       cross_type_numeric_comparisons=True)
+
+
+@lru_cache(maxsize=64)
+def kubernetes_environment(name: str, variables: tuple[str, ...]) -> Environment:
+    """The apiserver's environment (no Kyverno helpers, no lists/math/encoders extensions) with `variables`."""
+    return Environment(name=name, variables=variables, extensions=KUBERNETES_EXTENSIONS, functions=KUBERNETES,
                        cross_type_numeric_comparisons=True)

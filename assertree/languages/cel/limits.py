@@ -102,7 +102,7 @@ def _context_bound(context: Any) -> Size:
     measured = []
     for value in values:
         if isinstance(value, Lazy):
-            if not value.done:
+            if not value.known:
                 return _UNKNOWN
             value = value.resolve()
         size = measure(value)

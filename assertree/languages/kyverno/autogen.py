@@ -323,8 +323,8 @@ def _generate(name: str, source: Mapping, template: str, shift: str, kinds: list
             return rule
         if validate.get("podSecurity") is not None:
             security = validate["podSecurity"]
-            kept = {key: security[key] for key in ("level", "version") if security.get(key)}
-            kept["exclude"] = list(security.get("exclude") or [])
+            # Kyverno copies level, version and exclude, and its JSON round trip drops the empty ones
+            kept = {key: security[key] for key in ("level", "version", "exclude") if security.get(key)}
             rule["validate"] = {**common("podSecurity"), "podSecurity": kept}
             return rule
         if validate.get("anyPattern") is not None:

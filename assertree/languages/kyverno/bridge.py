@@ -10,12 +10,18 @@ for that policy and resource, and the rule's values.
 Every evaluation failure is raised as `EvaluationProblem` (a variable that
 cannot be resolved, a context entry that fails, a bad condition), which the
 runner turns into an ERROR result.
+
+While a rule is evaluated again to explain a result (``--explain``), an
+`assertree.explanation.Trace` is active and the conditions, patterns and
+``foreach`` loops below tell `tracing` what they saw; during a scan none is.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from assertree.explanation import active
 
 if TYPE_CHECKING:
     from assertree.languages.base import ScanContext
@@ -134,11 +140,19 @@ def is_delete(current: Session) -> bool:
 def begin_elements(current: Session) -> None:
     """Before a foreach's elements: remember the context (Kyverno's ``Checkpoint``)."""
     current.context.checkpoint()
+    if (trace := active()) is not None:
+        from assertree.languages.kyverno.tracing import begin_elements as traced
+
+        traced(trace)
 
 
 def end_elements(current: Session) -> None:
     """After a foreach's elements: drop what they added (``Restore``)."""
     current.context.restore()
+    if (trace := active()) is not None:
+        from assertree.languages.kyverno.tracing import end_elements as traced
+
+        traced(trace)
 
 
 def enter_element(current: Session, element: Any, index: int, nesting: int, element_scope: bool | None) -> bool:
@@ -152,6 +166,10 @@ def enter_element(current: Session, element: Any, index: int, nesting: int, elem
         scoped = element_scope
     current.context.reset()
     current.context.add_element(element, index, nesting)  # add_element binds a copy
+    if (trace := active()) is not None:
+        from assertree.languages.kyverno.tracing import enter_element as traced
+
+        traced(trace, element, index)
     return scoped
 
 
@@ -177,7 +195,7 @@ def load_context(current: Session, entries: list) -> None:
     values = current.scan.values
     rule_values = values.rule(current.policy.name, current.rule.name) if values is not None else None
     try:
-        register(entries, current.context, values=rule_values)
+        register(entries, current.context, values=rule_values, lookups=getattr(current.scan, "lookups", None))
     except VariableError as error:
         raise _problem(error) from None
 
@@ -189,10 +207,17 @@ def evaluate_list(expression: str, current: Session) -> list:
     try:
         value = current.context.query(expression)
     except VariableError as error:
+        if (trace := active()) is not None:
+            from assertree.languages.kyverno.tracing import trace_list
+
+            trace_list(trace, expression, None, str(error))
         raise _problem(error) from None
-    if isinstance(value, list):
-        return value
-    return [value]
+    elements = value if isinstance(value, list) else [value]
+    if (trace := active()) is not None:
+        from assertree.languages.kyverno.tracing import trace_list
+
+        trace_list(trace, expression, elements)
+    return elements
 
 
 def conditions_met(conditions: Any, current: Session) -> tuple[bool, str]:
@@ -205,7 +230,12 @@ def conditions_met(conditions: Any, current: Session) -> tuple[bool, str]:
         return True, ""
     from assertree.languages.kyverno.conditions import evaluate_conditions
 
-    result = evaluate_conditions(conditions, lambda value: substitute(value, current))
+    if (trace := active()) is None:
+        result = evaluate_conditions(conditions, lambda value: substitute(value, current))
+    else:
+        from assertree.languages.kyverno.tracing import traced_conditions
+
+        result = traced_conditions(conditions, lambda value: substitute(value, current), trace)
     if result.error is not None:
         cause = result.error.cause
         if isinstance(cause, EvaluationProblem):
@@ -219,7 +249,12 @@ def validate_patterns(target: Any, rule_name: str, pattern: Any, any_pattern: An
     """Kyverno's pattern/anyPattern verdict with its message (`pattern.validate_rule`)."""
     from assertree.languages.kyverno.pattern import validate_rule
 
-    return validate_rule(target, rule_name, pattern=pattern, any_pattern=any_pattern, message=message or "")
+    outcome = validate_rule(target, rule_name, pattern=pattern, any_pattern=any_pattern, message=message or "")
+    if (trace := active()) is not None:
+        from assertree.languages.kyverno.tracing import trace_patterns
+
+        trace_patterns(trace, target, pattern, any_pattern)
+    return outcome
 
 
 # -- mutation -------------------------------------------------------------------------------------
@@ -304,31 +339,58 @@ def selects(current: Session) -> bool:
         raise EvaluationProblem(f"invalid label selector: {error}") from None
 
 
-def exception_for(policy: Any, rule: Any, current: Session, scan: ScanContext) -> str | None:
-    """The PolicyExceptions (``namespace/name``, comma separated) that exempt this resource from `rule`,
-    or None. `scan.exceptions` holds parsed exceptions (`parse_exceptions`) or raw documents; their
-    conditions are evaluated in the rule's context."""
-    if not scan.exceptions:
-        return None
-    from assertree.languages.kyverno.exceptions import matching_exceptions, parse_exception
+def selects_on_create(current: Session, resource: Any) -> bool:
+    """Whether the rule selects `resource` as a CREATE request (Kyverno's check of an UPDATE's old object)."""
+    from assertree.languages.kyverno.match import SelectorError, rule_matches
 
     values = current.scan.values
-    exceptions = [parse_exception(item) if isinstance(item, dict) else item for item in scan.exceptions]
-    found = matching_exceptions(
+    try:
+        return rule_matches(
+            current.rule.document, resource or None, namespace_labels=current.namespace_labels,
+            request_info=current.request_info, policy_namespace=current.policy.namespace or "",
+            subresources=values.subresources if values is not None else (),
+        ).matched
+    except SelectorError:
+        return False
+
+
+def exception_for(policy: Any, rule: Any, current: Session, scan: ScanContext) -> str | None:
+    """The PolicyExceptions (``namespace/name``, comma separated) that exempt this resource from `rule`,
+    or None."""
+    found = matched_exceptions(policy, rule, current, scan)
+    return ", ".join(exception.key for exception in found) if found else None
+
+
+def matched_exceptions(policy: Any, rule: Any, current: Session, scan: ScanContext) -> tuple:
+    """The PolicyExceptions (`exceptions.PolicyException`) that match this resource for `rule`.
+    `scan.exceptions` holds parsed exceptions (`parse_exceptions`) or raw documents; their conditions are
+    evaluated in the rule's context."""
+    if not scan.exceptions:
+        return ()
+    from assertree.languages.kyverno.exceptions import PolicyException, matching_exceptions, parse_exception
+
+    values = current.scan.values
+    exceptions = [parse_exception(item) if isinstance(item, dict) else item for item in scan.exceptions
+                  if isinstance(item, (dict, PolicyException)) and not _is_cel_exception(item)]
+    return matching_exceptions(
         exceptions, policy=policy.document, rule=rule.name, resource=current.resource or None,
         old_resource=current.old_resource, namespace_labels=current.namespace_labels,
         request_info=current.request_info, subresources=values.subresources if values is not None else (),
-        conditions=lambda conditions: conditions_met(conditions, current)[0])
-    if not found:
-        return None
-    return ", ".join(f"{e.namespace}/{e.name}" if e.namespace else e.name for e in found.exceptions)
+        conditions=lambda conditions: conditions_met(conditions, current)[0]).exceptions
+
+
+def _is_cel_exception(item: Any) -> bool:
+    """A ``policies.kyverno.io`` exception (they exempt from CEL policies only)."""
+    from assertree.languages.kyverno.cel_policies.exceptions import is_cel_exception
+
+    return is_cel_exception(item)
 
 
 def parse_exceptions(documents: list, source: str | None = None) -> list:
-    """PolicyException documents, checked and parsed once (a malformed one is a PolicyError)."""
-    from assertree.languages.kyverno.exceptions import parse_exception
+    """PolicyException documents of either group, checked and parsed once (a malformed one is a PolicyError)."""
+    from assertree.languages.kyverno.exceptions import parse_policy_exception
 
-    return [parse_exception(document, source) for document in documents]
+    return [parse_policy_exception(document, source) for document in documents]
 
 
 def autogen_rules(document: dict) -> list[dict]:

@@ -2,11 +2,12 @@
 
 `compile_policy` builds the model (the written rules plus the autogen rules for
 Pod controllers and CronJobs), refuses rule types assertree does not run yet
-naming the field (``validate.podSecurity``, ``generate``, ``verifyImages``,
-mutate ``targets``, ...: a load-time error, never a surprise halfway through a
-scan), compiles ``validate.cel`` rules with Kyverno's CEL environment
-(`cel_policies.validate_cel`, imported only when a policy has such a rule),
-and gives:
+naming the field (``generate``, ``verifyImages``, mutate ``targets``, ...: a
+load-time error, never a surprise halfway through a scan), compiles
+``validate.cel`` rules with Kyverno's CEL environment
+(`cel_policies.validate_cel`, imported only when a policy has such a rule) and
+``validate.podSecurity`` rules with the Pod Security Standards checks
+(`pod_security.rule`), and gives:
 
 - `CompiledKyvernoPolicy` (`base.CompiledPolicy`): ``rules`` are the validate
   rules, ``mutator(context)`` runs the mutate rules;
@@ -19,16 +20,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from assertree.errors import PolicyError
+from assertree.errors import PolicyError, Unsupported
 from assertree.languages.base import reduce_compiled
 from assertree.languages.kyverno.model import KyvernoPolicy, KyvernoRule, policy_from_document
 
 if TYPE_CHECKING:
-    from assertree.languages.base import Mutator, RuleRunner, ScanContext
+    from assertree.languages.base import Explain, Mutator, RuleRunner, ScanContext
 
 # Rule parts assertree cannot run yet: a clear error naming the field, at load time.
 _UNSUPPORTED = {
-    ("validate", "podSecurity"): "validate.podSecurity (Pod Security Standards) is not supported yet",
     ("validate", "manifests"): "validate.manifests (signed manifests) is not supported",
     ("validate", "assert"): "validate.assert (assertion trees in a ClusterPolicy) is not supported yet",
     ("mutate", "targets"): "mutate.targets (mutating existing resources) is not supported",
@@ -54,6 +54,12 @@ class CompiledKyvernoRule:
         from assertree.languages.kyverno.evaluate import rule_runner
 
         return rule_runner(self, context)
+
+    def explainer(self, context: ScanContext) -> Explain:
+        """How this rule failed or errored on a resource (`explain`)."""
+        from assertree.languages.kyverno.explain import explainer
+
+        return explainer(self, context)
 
 
 @dataclass(eq=False)
@@ -106,11 +112,11 @@ def generate_autogen_rules(document: dict) -> list[dict]:
 def _refuse_unsupported(rule: dict, at: tuple) -> None:
     for kind, message in _UNSUPPORTED_RULES.items():
         if rule.get(kind) is not None:
-            raise PolicyError(message, path=(*at, kind))
+            raise Unsupported(message, path=(*at, kind))
     for (section, key), message in _UNSUPPORTED.items():
         part = rule.get(section)
         if isinstance(part, dict) and part.get(key) is not None:
-            raise PolicyError(message, path=(*at, section, key))
+            raise Unsupported(message, path=(*at, section, key))
     # configMap/apiCall/imageRegistry/globalReference entries are accepted: offline, Kyverno takes their
     # values from the values file, and without one the entry fails when the rule runs (an ERROR result).
     for position, entry in enumerate(rule.get("context") or []):

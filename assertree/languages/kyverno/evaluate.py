@@ -7,7 +7,9 @@ The order (``pkg/engine/validation.go`` and ``handlers/validation/validate_resou
 2. `prelude.enter_rule`: match/exclude (no result), context entries (ERROR),
    preconditions (SKIP), PolicyExceptions (SKIP, with the exception's name);
 3. a ``validate.cel`` rule runs its compiled CEL (`cel_policies.validate_cel`);
-   any other runs exactly one of, in Kyverno's precedence: ``deny`` conditions (true:
+   a ``validate.podSecurity`` rule runs the Pod Security Standards checks and
+   weighs PolicyExceptions itself (`pod_security.rule`); any other runs
+   exactly one of, in Kyverno's precedence: ``deny`` conditions (true:
    FAIL), ``pattern``/``anyPattern`` (variables substituted first; an
    unresolvable variable is an ERROR; a conditional anchor not met: SKIP),
    ``foreach`` (each element with its own context, preconditions and check;
@@ -28,9 +30,11 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from assertree.errors import field_path_text
+from assertree.explanation import active
 from assertree.jp.limits import evaluation_budget
+from assertree.languages.kubernetes.resources import resource_key
 from assertree.languages.kyverno import bridge
-from assertree.languages.kyverno.manifests import resource_key, to_float64
+from assertree.languages.kyverno.manifests import to_float64, with_default_namespace
 from assertree.languages.kyverno.mutate.foreach import ForEachBudget, ForEachLimitError
 from assertree.languages.kyverno.prelude import check_context_and_preconditions, enter_rule
 from assertree.results import ERROR, FAIL, PASS, SKIP, WARN, RuleError, RuleResult, Violation
@@ -71,6 +75,7 @@ class Plan:
     check: Check | None
     message: str | None
     cel: Any = None  # cel_policies.validate_cel.CompiledValidateCel
+    pod_security: Any = None  # pod_security.rule.PodSecurityRule
 
 
 @dataclass
@@ -81,6 +86,8 @@ class Outcome:
     message: str = ""
     error: RuleError | None = None
     path: str = ""  # Kyverno's failing path of a pattern (``/spec/containers/0/image/``), when known
+    exception: str | None = None  # the PolicyExceptions that made it a skip
+    steps: tuple | None = None  # where the failing field is in the resource, when `path` cannot say it
 
 
 def prepare_rule(compiled: CompiledKyvernoRule, path: tuple) -> None:
@@ -90,15 +97,21 @@ def prepare_rule(compiled: CompiledKyvernoRule, path: tuple) -> None:
     validate = document.get("validate")
     check = _check(validate, document.get("context") or [], document.get("preconditions"), (*path, "validate")) \
         if isinstance(validate, dict) else None
-    cel = None
+    cel = pod_security = None
     if isinstance(validate, dict) and validate.get("cel") is not None:
         from assertree.languages.kyverno.cel_policies.validate_cel import compile_validate_cel
 
         cel = compile_validate_cel(document, path)
+    elif isinstance(validate, dict) and validate.get("podSecurity") is not None:
+        from assertree.languages.kyverno.pod_security.rule import compile_pod_security, is_pod_security
+
+        if is_pod_security(validate):
+            pod_security = compile_pod_security(validate["podSecurity"], (*path, "validate", "podSecurity"))
     compiled.plan = Plan(
         check=check,
         message=(validate or {}).get("message") if isinstance(validate, dict) else None,
         cel=cel,
+        pod_security=pod_security,
     )
 
 
@@ -126,8 +139,10 @@ def rule_runner(compiled: CompiledKyvernoRule, context: ScanContext) -> RuleRunn
     earlier = compiled.siblings[: compiled.siblings.index(compiled)] if policy.apply_one else []
     earlier_runners = [sibling.runner(context) for sibling in earlier]
 
-    # the last resource, and its value as Kyverno reads it (float64 numbers): converted once for all rules
+    # the last resource, and its value as Kyverno reads it (in 'default' when namespaced and without a
+    # namespace, float64 numbers): converted once for all rules
     seen: list[Any] = context.memo.setdefault("kyverno.float64", [None, None])
+    scoped = context.cluster_scoped
 
     def run(resource: Resource) -> RuleResult | None:
         if not isinstance(resource.value, dict):
@@ -135,7 +150,7 @@ def rule_runner(compiled: CompiledKyvernoRule, context: ScanContext) -> RuleRunn
         if any(_applied(runner(resource)) for runner in earlier_runners):
             return None
         if seen[0] is not resource:
-            seen[:] = [resource, replace(resource, value=to_float64(resource.value))]
+            seen[:] = [resource, replace(resource, value=to_float64(with_default_namespace(resource.value, scoped)))]
         try:
             with evaluation_budget():  # the rule's JMESPath (context, conditions, patterns) builds within one budget
                 result = evaluate_rule(compiled, plan, seen[1], context)
@@ -162,7 +177,7 @@ def evaluate_rule(compiled: CompiledKyvernoRule, plan: Plan, resource: Resource,
     if check is None:
         return None
     entered = enter_rule(policy, rule, resource.value, context, context=check.context,
-                         preconditions=check.preconditions)
+                         preconditions=check.preconditions, exceptions=plan.pod_security is None)
     if entered.stop is not None:
         stop = entered.stop
         return RuleResult(resource, policy, rule, stop.status, identifier=resource_key(resource.value),
@@ -171,6 +186,8 @@ def evaluate_rule(compiled: CompiledKyvernoRule, plan: Plan, resource: Resource,
         return None
     if plan.cel is not None:
         outcome = _run_cel(plan.cel, entered.session, context)
+    elif plan.pod_security is not None:
+        outcome = _run_pod_security(compiled, plan.pod_security, entered.session, context)
     else:
         try:
             outcome = _run_body(check, entered.session, rule.name, plan.message, 0, ForEachBudget())
@@ -185,9 +202,10 @@ def evaluate_rule(compiled: CompiledKyvernoRule, plan: Plan, resource: Resource,
     violations = []
     if status in (FAIL, WARN):  # reporters show, and locate, a failure through its violation
         violations.append(Violation(field_path_text(check.path), outcome.message or None, [],
-                                    steps=_steps(outcome.path)))
+                                    steps=_steps(outcome.path) or outcome.steps))
     return RuleResult(resource, policy, rule, status, identifier=resource_key(resource.value),
-                      violations=violations, message=outcome.message, error=outcome.error)
+                      violations=violations, message=outcome.message, error=outcome.error,
+                      exception=outcome.exception)
 
 
 def _steps(path: str) -> tuple | None:
@@ -202,9 +220,36 @@ def _run_cel(cel: Any, session: Any, context: ScanContext) -> Outcome:
     from types import SimpleNamespace
 
     request = SimpleNamespace(operation=bridge.operation_of(session), user_info=context.user_info,
-                              lookups=getattr(context, "lookups", None))
+                              lookups=getattr(context, "lookups", None), params=context.params, memo=context.memo)
     status, message = cel.evaluate(bridge.resource_of(session) or None, request)
+    if (trace := active()) is not None:  # --explain: the expressions, their clauses and the variables
+        from assertree.languages.kyverno.cel_policies.explain import trace_validate_cel
+
+        trace_validate_cel(cel, bridge.resource_of(session) or None, request, trace)
     return Outcome(str(status), message)
+
+
+def _run_pod_security(compiled: CompiledKyvernoRule, security: Any, session: Any, context: ScanContext) -> Outcome:
+    """A ``validate.podSecurity`` rule (`pod_security.rule.PodSecurityRule.run`), then Kyverno's allowance
+    for existing violations: an Enforce rule that fails an UPDATE whose old object failed too is skipped."""
+    if bridge.is_delete(session):
+        return Outcome(None)  # Kyverno does not check a resource being deleted
+    policy, rule = compiled.policy, compiled.rule
+    exceptions = bridge.matched_exceptions(policy, rule, session, context)
+    found = security.run(rule.name, bridge.resource_of(session), exceptions)
+    # the old object is checked as if created: in kyverno test it is the resource itself, with the same exceptions
+    if (found.status == FAIL and bridge.operation_of(session) == "UPDATE" and policy.failure_action(rule) == "Enforce"
+            and (rule.document.get("validate") or {}).get("allowExistingViolations") is not False
+            and bridge.selects_on_create(session, session.old_resource)
+            and security.run(rule.name, session.old_resource, exceptions).status == FAIL):
+        return Outcome(SKIP, "skipping the rule evaluation as pre-existing violations are allowed")
+    if (trace := active()) is not None:
+        from assertree.languages.kyverno.tracing import trace_pod_security
+
+        trace_pod_security(trace, security.level, security.version, found)
+    if found.status == ERROR:
+        return Outcome(ERROR, found.message, RuleError(found.message, found.steps or ()))
+    return Outcome(found.status, found.message, exception=found.exception, steps=found.steps)
 
 
 def _run_check(check: Check, session: Any, rule_name: str, message: str | None, nesting: int,

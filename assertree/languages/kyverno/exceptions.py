@@ -17,6 +17,11 @@ An exception applies to a (policy, rule, resource) when:
    job: pass a `ConditionsEvaluator`. If it raises, Kyverno logs the error and
    ignores that exception; so does `matching_exceptions`, recording why.
 
+An exception with ``spec.podSecurity`` entries does not skip a
+``validate.podSecurity`` rule outright: its entries exempt Pod Security
+controls like a rule's own ``exclude`` (`pod_security`), and only a rule left
+with no failing control is skipped.
+
 The CLI hands the engine every exception it loaded (no namespace filter).
 """
 
@@ -28,6 +33,7 @@ from typing import Any, NoReturn
 
 from assertree.errors import PolicyError
 from assertree.languages.kyverno.match import GVK, exception_matches
+from assertree.languages.kyverno.pod_security.exclusions import Exclusion, parse_exclusions
 from assertree.languages.kyverno.wildcard import match as wildcard
 
 __all__ = [
@@ -38,6 +44,7 @@ __all__ = [
     "exempts",
     "matching_exceptions",
     "parse_exception",
+    "parse_policy_exception",
     "policy_key",
 ]
 
@@ -58,6 +65,7 @@ class PolicyException:
     conditions: Any = None
     document: dict = field(default_factory=dict, repr=False)
     source: str | None = None
+    pod_security: tuple[Exclusion, ...] = ()  # spec.podSecurity: Pod Security controls it exempts
 
     @property
     def key(self) -> str:
@@ -116,8 +124,20 @@ def parse_exception(document: Mapping[str, Any], source: str | None = None) -> P
         _fail("spec.match is a mapping", source, ("spec", "match"))
     if match.get("any") and match.get("all"):
         _fail("Can't specify any and all together", source, ("spec", "match"))
+    try:
+        pod_security = parse_exclusions(spec.get("podSecurity"), ("spec", "podSecurity"))
+    except PolicyError as error:
+        _fail(error.message, source, error.path)
     return PolicyException(str(metadata["name"]), str(metadata.get("namespace") or ""), tuple(pairs), dict(match),
-                           spec.get("conditions"), dict(document), source)
+                           spec.get("conditions"), dict(document), source, pod_security)
+
+
+def parse_policy_exception(document: Mapping[str, Any], source: str | None = None) -> Any:
+    """A PolicyException of either group, read: this module's `PolicyException` for ``kyverno.io``, a
+    `cel_policies.exceptions.CelException` for ``policies.kyverno.io``; PolicyError when malformed."""
+    from assertree.languages.kyverno.cel_policies.exceptions import is_cel_exception, read_exception
+
+    return read_exception(document, source) if is_cel_exception(document) else parse_exception(document, source)
 
 
 def policy_key(policy: Mapping[str, Any]) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assertree.errors import PolicyError, Problem
+from assertree.errors import PolicyError, Problem, Unsupported
 
 if TYPE_CHECKING:
     from assertree.languages.kyverno.compile import CompiledKyvernoPolicy
@@ -25,6 +25,7 @@ DESCRIPTION = f"{GROUP} ClusterPolicy, Policy"
 POLICY_KINDS = ("ClusterPolicy", "Policy")
 POLICY_VERSIONS = ("kyverno.io/v1", "kyverno.io/v2beta1")
 EXCEPTION_KIND = "PolicyException"
+CLEANUP_KINDS = ("CleanupPolicy", "ClusterCleanupPolicy")  # Kyverno runs them on a schedule, in a cluster
 
 
 def is_kyverno_policy(document: Any) -> bool:
@@ -34,9 +35,11 @@ def is_kyverno_policy(document: Any) -> bool:
 
 
 def is_policy_exception(document: Any) -> bool:
-    """Whether `document` is a Kyverno PolicyException (``kyverno.io/v2``, ``v2beta1``, ``v2alpha1``)."""
+    """Whether `document` is a Kyverno PolicyException: ``kyverno.io`` (v2, v2beta1, v2alpha1) for
+    ClusterPolicy/Policy, or ``policies.kyverno.io`` (v1alpha1, v1beta1, v1) for the CEL kinds."""
     return (isinstance(document, dict) and document.get("kind") == EXCEPTION_KIND
-            and str(document.get("apiVersion", "")).split("/", 1)[0] == GROUP)
+            and str(document.get("apiVersion", "")).split("/", 1)[0] in (GROUP, f"policies.{GROUP}"))
+
 
 
 def compile_document(document: dict, *, source: str | None = None, index: int | None = None,
@@ -51,7 +54,8 @@ def compile_document(document: dict, *, source: str | None = None, index: int | 
 
 
 def lint_document(document: Any) -> Iterator[Problem]:
-    """Every structural problem of one document, else the first compile problem (no location yet)."""
+    """Every structural problem of one document, else the first compile problem, else the warnings
+    (no location yet)."""
     from assertree.languages.kyverno.schema import problems
 
     found = problems(document) if is_kyverno_policy(document) else []
@@ -62,6 +66,14 @@ def lint_document(document: Any) -> Iterator[Problem]:
         _compile(document, None, None, None)
     except PolicyError as error:
         yield error.problem
+        return
+    from assertree.languages.kyverno.pod_security.rule import lint_pod_security
+
+    for position, rule in enumerate(document["spec"]["rules"]):
+        validate = rule.get("validate")
+        if isinstance(validate, dict) and isinstance(validate.get("podSecurity"), dict):
+            yield from lint_pod_security(validate["podSecurity"], ("spec", "rules", position, "validate",
+                                                                   "podSecurity"))
 
 
 def _compile(document: dict, source: str | None, index: int | None, line: int | None) -> CompiledKyvernoPolicy:
@@ -72,6 +84,9 @@ def _compile(document: dict, source: str | None, index: int | None, line: int | 
     if is_policy_exception(document):
         raise PolicyError("a PolicyException is not a policy: pass its file with --exceptions (scan, apply) or "
                           "list it under exceptions: in a kyverno-test.yaml", path=("kind",))
+    if isinstance(document, dict) and document.get("kind") in CLEANUP_KINDS:
+        raise Unsupported(f"{document['kind']} deletes resources in a cluster on a schedule: there is nothing "
+                          "to check offline", path=("kind",))
     if not is_kyverno_policy(document):
         raise PolicyError("not a kyverno.io ClusterPolicy or Policy", path=("kind",))
     if document.get("apiVersion") not in POLICY_VERSIONS:
@@ -93,22 +108,27 @@ class KyvernoDocuments:
     others: list = field(default_factory=list)  # assertree.documents.reader.Document of any other kind
 
 
+def policy_documents(path: str | Path) -> list:
+    """The documents (`assertree.documents.reader.Document`) of a policy file; PolicyError (located) when
+    the file is not YAML or JSON."""
+    from assertree.documents.reader import load_documents
+    from assertree.errors import AssertreeError
+
+    try:
+        return load_documents(path)
+    except AssertreeError as error:
+        raise PolicyError(error.message, source=error.source or str(path), line=error.line,
+                          column=error.column) from None
+
+
 def load_kyverno_documents(paths: Iterable[str | Path]) -> KyvernoDocuments:
     """Every ClusterPolicy/Policy (compiled) and PolicyException in the files at `paths`.
 
     Errors name the file, line, column and field path of the first problem.
     """
-    from assertree.documents.reader import load_documents
-    from assertree.errors import AssertreeError
-
     found = KyvernoDocuments()
     for path in paths:
-        try:
-            documents = load_documents(path)
-        except AssertreeError as error:  # the file is not YAML/JSON
-            raise PolicyError(error.message, source=error.source or str(path), line=error.line,
-                              column=error.column) from None
-        for document in documents:
+        for document in policy_documents(path):
             value = document.value
             if is_kyverno_policy(value):
                 try:

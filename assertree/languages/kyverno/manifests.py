@@ -49,28 +49,9 @@ from assertree.documents.loaders import (
 )
 from assertree.documents.reader import read_text
 from assertree.errors import DocumentError, PayloadError
+from assertree.languages.kubernetes.resources import is_namespaced
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-# Built-in kinds that are cluster-scoped, by API group (from kubectl-kyverno's data/api-group-resources.json).
-CLUSTER_SCOPED: frozenset[tuple[str, str]] = frozenset({
-    ("", "ComponentStatus"), ("", "Namespace"), ("", "Node"), ("", "NodeProxyOptions"), ("", "PersistentVolume"),
-    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
-    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
-    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
-    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
-    ("apiextensions.k8s.io", "CustomResourceDefinition"), ("apiregistration.k8s.io", "APIService"),
-    ("authentication.k8s.io", "SelfSubjectReview"), ("authentication.k8s.io", "TokenReview"),
-    ("authorization.k8s.io", "SelfSubjectAccessReview"), ("authorization.k8s.io", "SelfSubjectRulesReview"),
-    ("authorization.k8s.io", "SubjectAccessReview"), ("certificates.k8s.io", "CertificateSigningRequest"),
-    ("flowcontrol.apiserver.k8s.io", "FlowSchema"), ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"),
-    ("networking.k8s.io", "IPAddress"), ("networking.k8s.io", "IngressClass"), ("networking.k8s.io", "ServiceCIDR"),
-    ("node.k8s.io", "RuntimeClass"), ("rbac.authorization.k8s.io", "ClusterRole"),
-    ("rbac.authorization.k8s.io", "ClusterRoleBinding"), ("resource.k8s.io", "DeviceClass"),
-    ("resource.k8s.io", "ResourceSlice"), ("scheduling.k8s.io", "PriorityClass"), ("storage.k8s.io", "CSIDriver"),
-    ("storage.k8s.io", "CSINode"), ("storage.k8s.io", "StorageClass"), ("storage.k8s.io", "VolumeAttachment"),
-    ("storage.k8s.io", "VolumeAttributesClass"),
-})
 
 # Fields Kubernetes defines as maps: written empty (``labels:``) they are read as {} (the CLI's normalizeNilMaps).
 _MAP_FIELDS = frozenset({"annotations", "labels", "matchLabels", "nodeSelector", "data", "stringData"})
@@ -269,11 +250,20 @@ def normalise(resource: dict) -> dict:
     return resource
 
 
-def is_namespaced(api_version: Any, kind: Any) -> bool:
-    """False only for the built-in cluster-scoped kinds; unknown kinds count as namespaced, as in the CLI."""
-    version = str(api_version or "")
-    group = version.split("/", 1)[0] if "/" in version else ""
-    return (group, str(kind or "")) not in CLUSTER_SCOPED
+def with_default_namespace(value: Any, cluster_scoped: frozenset[tuple[str, str]] = frozenset()) -> Any:
+    """`value` in ``default`` when it is a Kubernetes object (it has a kind) of a namespaced kind without a
+    namespace, as ``kyverno apply`` reads it; else `value` itself. A copy of the top level and of
+    ``metadata`` only: the payload a scan read is not changed, so its reports still show it as written."""
+    if not isinstance(value, dict) or not isinstance(value.get("kind"), str) or not value["kind"]:
+        return value
+    metadata = value.get("metadata")
+    if metadata is None:
+        metadata = {}
+    elif not isinstance(metadata, dict) or metadata.get("namespace"):
+        return value
+    if not is_namespaced(value.get("apiVersion"), value["kind"], cluster_scoped):
+        return value
+    return {**value, "metadata": {**metadata, "namespace": "default"}}
 
 
 def unique(manifests: Iterable[Manifest]) -> list[Manifest]:
@@ -335,13 +325,3 @@ def _fill_maps(value: Any) -> None:
         for item in value:
             if isinstance(item, dict):
                 _fill_maps(item)
-
-
-def resource_key(value: Any) -> str | None:
-    """``Kind/namespace/name`` (``Kind/name`` when cluster-scoped), as Kyverno names a resource."""
-    if not isinstance(value, dict):
-        return None
-    raw_metadata = value.get("metadata")
-    metadata = raw_metadata if isinstance(raw_metadata, dict) else {}
-    parts = [value.get("kind"), metadata.get("namespace"), metadata.get("name")]
-    return "/".join(str(part) for part in parts if part) or None

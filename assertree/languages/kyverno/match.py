@@ -35,6 +35,7 @@ from typing import Any
 
 from assertree.languages.kyverno.wildcard import contains_wildcard
 from assertree.languages.kyverno.wildcard import match as wildcard
+from assertree.languages.selectors import SelectorError, selects
 
 __all__ = [
     "GVK",
@@ -70,10 +71,6 @@ class MatchResult:
 
     def __bool__(self) -> bool:
         return self.matched
-
-
-class SelectorError(ValueError):
-    """A label selector Kubernetes refuses to build (bad operator, key or value)."""
 
 
 # -- kinds ------------------------------------------------------------------------------------------------
@@ -177,27 +174,6 @@ def check_annotations(expected: Mapping[str, str], actual: Mapping[str, Any] | N
 
 # -- label selectors --------------------------------------------------------------------------------------
 
-_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
-_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-
-
-def _check_key(key: str) -> None:
-    prefix, slash, name = key.rpartition("/")
-    if slash and (not prefix or len(prefix) > 253 or not _SUBDOMAIN.fullmatch(prefix)):
-        raise SelectorError(f"invalid label key {key!r}: prefix must be a DNS-1123 subdomain")
-    if not name or len(name) > 63 or not _NAME.fullmatch(name):
-        raise SelectorError(f"invalid label key {key!r}: name part must be a qualified name")
-
-
-def _check_value(value: Any) -> str:
-    if not isinstance(value, str):
-        raise SelectorError(f"invalid label value {value!r}: must be a string")
-    if value and (len(value) > 63 or not _NAME.fullmatch(value)):
-        raise SelectorError(f"invalid label value {value!r}: must be 63 characters or less, alphanumeric, "
-                            "'-', '_' or '.', starting and ending with an alphanumeric character")
-    return value
-
-
 def _expand_wildcards(match_labels: Mapping[str, Any], labels: Mapping[str, str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in match_labels.items():
@@ -214,42 +190,14 @@ def _expand_wildcards(match_labels: Mapping[str, Any], labels: Mapping[str, str]
 def check_selector(selector: Mapping[str, Any] | None, labels: Mapping[str, str] | None) -> bool:
     """Whether the label `selector` selects `labels`; None selects nothing, ``{}`` everything.
 
-    Raises `SelectorError` for a selector Kubernetes would not build.
+    Kyverno's addition to Kubernetes' selectors: wildcards in ``matchLabels`` keys and values, expanded
+    against `labels` first. Raises `SelectorError` for a selector Kubernetes would not build.
     """
     if selector is None:
         return False
     labels = {str(k): str(v) for k, v in (labels or {}).items()}
-    match_labels = _expand_wildcards(selector.get("matchLabels") or {}, labels)
-    expressions = selector.get("matchExpressions") or []
-    requirements: list[tuple[str, str, frozenset[str]]] = []
-    for key, value in match_labels.items():
-        _check_key(key)
-        requirements.append((key, "In", frozenset([_check_value(value)])))
-    for expression in expressions:
-        key = str(expression.get("key") or "")
-        operator = expression.get("operator")
-        values = expression.get("values") or []
-        _check_key(key)
-        if operator in ("In", "NotIn"):
-            if not values:
-                raise SelectorError(f"for 'in', 'notin' operators, values set can't be empty (key {key!r})")
-        elif operator in ("Exists", "DoesNotExist"):
-            if values:
-                raise SelectorError(f"values set must be empty for exists and does not exist (key {key!r})")
-        else:
-            raise SelectorError(f'"{operator}" is not a valid label selector operator')
-        requirements.append((key, str(operator), frozenset(_check_value(value) for value in values)))
-    for key, operator, values in requirements:
-        present = key in labels
-        if operator == "In" and not (present and labels[key] in values):
-            return False
-        if operator == "NotIn" and present and labels[key] in values:
-            return False
-        if operator == "Exists" and not present:
-            return False
-        if operator == "DoesNotExist" and present:
-            return False
-    return True
+    expanded = {**selector, "matchLabels": _expand_wildcards(selector.get("matchLabels") or {}, labels)}
+    return selects(expanded, labels)
 
 
 # -- user info ---------------------------------------------------------------------------------------------

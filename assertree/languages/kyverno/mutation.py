@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from assertree.languages.kyverno import bridge
-from assertree.languages.kyverno.manifests import to_float64
+from assertree.languages.kyverno.manifests import to_float64, with_default_namespace
 from assertree.languages.kyverno.prelude import enter_rule
 from assertree.results import ERROR, PASS, Resource, RuleError, RuleResult
 
@@ -34,7 +34,8 @@ def policy_mutator(compiled: CompiledKyvernoPolicy, context: ScanContext) -> Mut
     def mutate(resource: Resource) -> tuple[Resource, list[RuleResult]]:
         if not isinstance(resource.value, dict):
             return resource, []  # not a Kubernetes object: no kind, so no rule selects it
-        current = to_float64(resource.value)  # Kyverno evaluates resources with float64 numbers
+        # as Kyverno reads resources: in 'default' when namespaced and without a namespace, float64 numbers
+        current = to_float64(with_default_namespace(resource.value, context.cluster_scoped))
         results: list[RuleResult] = []
         for rule in rules:
             result = _mutate_rule(rule, resource, current, context)

@@ -46,8 +46,9 @@ class Prelude:
 
 
 def enter_rule(policy: Any, rule: Any, resource: Any, scan: ScanContext, *, context: list,
-               preconditions: Any) -> Prelude:
-    """Steps 1 to 4 for `rule` of `policy` on `resource` (see the module docstring)."""
+               preconditions: Any, exceptions: bool = True) -> Prelude:
+    """Steps 1 to 4 for `rule` of `policy` on `resource` (see the module docstring); without `exceptions`,
+    step 4 is left to the rule (a ``podSecurity`` rule weighs exceptions its own way)."""
     try:
         session = bridge.session(policy, rule, resource, scan)
         if not bridge.selects(session):
@@ -57,7 +58,7 @@ def enter_rule(policy: Any, rule: Any, resource: Any, scan: ScanContext, *, cont
     stop = check_context_and_preconditions(session, context, preconditions)
     if stop is not None:
         return Prelude(stop=stop)
-    exception = bridge.exception_for(policy, rule, session, scan)
+    exception = bridge.exception_for(policy, rule, session, scan) if exceptions else None
     if exception is not None:
         return Prelude(stop=Stop(SKIP, f"rule is skipped due to policy exceptions{exception}", exception=exception))
     return Prelude(session)

@@ -29,7 +29,7 @@ CLI, the values of ``apiVersion`` and ``kind`` are not checked.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -136,6 +136,12 @@ class Values:
     subresources: tuple[Subresource, ...] = ()
     source: str | None = None
     typed: bool = True  # False for the old form without apiVersion/kind
+    forced_operation: str = ""  # a kyverno test result's operation: it wins over request.operation set here
+
+    def with_operation(self, operation: str) -> Values:
+        """These values with `operation` as every resource's ``request.operation`` (as the CLI runs a test
+        result's ``operation``: it takes precedence over the values file's)."""
+        return replace(self, forced_operation=operation)
 
     def policy(self, name: str) -> PolicyValues | None:
         return next((policy for policy in self.policies if policy.name == name), None)
@@ -160,12 +166,14 @@ class Values:
                 if values.name == resource:
                     out.update(values.values)
         out.setdefault("request.operation", "CREATE")
+        if self.forced_operation:
+            out["request.operation"] = self.forced_operation
         return out
 
     @property
     def operation(self) -> str:
-        """The ``request.operation`` of ``globalValues``, or ""."""
-        operation = self.global_values.get("request.operation")
+        """The ``request.operation`` of ``globalValues`` (or the forced one), or ""."""
+        operation = self.forced_operation or self.global_values.get("request.operation")
         return operation if isinstance(operation, str) else ""
 
     def namespace_labels(self) -> dict[str, dict[str, str]]:

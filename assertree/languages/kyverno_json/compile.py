@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assertree.errors import PolicyError, Problem
-from assertree.languages.base import Mutator, RuleRunner, ScanContext, reduce_compiled
+from assertree.languages.base import Explain, Mutator, RuleRunner, ScanContext, reduce_compiled
 from assertree.languages.kyverno_json.evaluate import evaluate_rule
 from assertree.languages.kyverno_json.expressions import Compilers
 from assertree.languages.kyverno_json.messages import Message
@@ -109,6 +109,12 @@ class CompiledRule:
             return evaluate_rule(self, resource, scope, entries)
 
         return run
+
+    def explainer(self, context: ScanContext) -> Explain:
+        """How this rule failed or errored on a resource (`explain`)."""
+        from assertree.languages.kyverno_json.explain import explainer
+
+        return explainer(self, context)
 
 
 @dataclass(eq=False)

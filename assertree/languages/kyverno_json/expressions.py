@@ -51,6 +51,10 @@ class CelExpression:
     def search(self, value: Any, scope: Any = None) -> Any:
         return self.compiled.evaluate(value, scope or {})
 
+    def explain(self, value: Any, scope: Any, trace: Any) -> None:
+        """Its top-level ``&&``/``||`` clauses and their values, into an explanation's trace (--explain)."""
+        self.compiled.explain(value, scope or {}, trace)
+
 
 def compile_cel_expression(statement: str, at: tuple = ()) -> CelExpression:
     """A kyverno-json CEL statement, compiled (the CEL library is imported on first use)."""

@@ -1,12 +1,6 @@
 """Rows of the core tier that do not agree yet, each with its reason."""
 
 XFAIL: dict[str, str] = {
-    "core:test-exceptions/exceptions-3:psa:baseline:Pod/default/bad-pod:fail":
-        "not yet: no result compared for this row: test/cli/test-exceptions/exceptions-3/policy.yaml:16:7: spec.rules[0].validate.podSecurity: validate.podSecurity (Pod Security Standards) is not supported yet",
-    "core:test-exceptions/exceptions-3:psa:baseline:Pod/default/good-pod:pass":
-        "not yet: no result compared for this row: test/cli/test-exceptions/exceptions-3/policy.yaml:16:7: spec.rules[0].validate.podSecurity: validate.podSecurity (Pod Security Standards) is not supported yet",
-    "core:test-exceptions/exceptions-3:psa:baseline:Pod/staging-ns/excluded-pod:skip":
-        "not yet: no result compared for this row: test/cli/test-exceptions/exceptions-3/policy.yaml:16:7: spec.rules[0].validate.podSecurity: validate.podSecurity (Pod Security Standards) is not supported yet",
     "core:test-generate/add-network-policy:add-networkpolicy:default-deny:Namespace//hello-world-namespace:pass":
         "not yet: test file not read: test/cli/test-generate/add-network-policy/kyverno-test.yaml:10:3: results[0].generatedResource: not supported by assertree test yet",
     "core:test-generate/custom-resource:sync-pull-image-secrets:sync-image-pull-secret:Namespace//test-ns:pass":
@@ -23,8 +17,6 @@ XFAIL: dict[str, str] = {
         "not yet: test file not read: test/cli/test-mutate/same-name-mutate-existing/kyverno-test.yaml:18:1: targetResources: not supported by assertree test yet",
     "core:test-mutate/same-name-mutate-existing:mutate-existing-secret:mutate-secret-on-configmap-create:/prod/secret-1:pass":
         "not yet: test file not read: test/cli/test-mutate/same-name-mutate-existing/kyverno-test.yaml:18:1: targetResources: not supported by assertree test yet",
-    "core:test/conditional-delete-operation-result-field:deny-delete-prod:block-prod-deletion:Pod/default/prod-app:fail":
-        "not yet: test file not read: test/cli/test/conditional-delete-operation-result-field/kyverno-test.yaml:11:3: results[0].operation: not supported by assertree test yet",
     "core:test/images/digest:require-image-digest:check-digest:Pod/test/no-digest:fail":
         "not yet: no result compared for this row: test/cli/test/images/digest/policies.yaml:18:5: spec.rules[0].verifyImages: verifyImages rules need image registries and are not supported",
     "core:test/images/digest:require-image-digest:check-digest:Pod/test/with-digest:pass":
@@ -49,12 +41,6 @@ XFAIL: dict[str, str] = {
         "not yet: no result compared for this row: test/cli/test/manifests/verify-signature/policies.yaml:20:7: spec.rules[0].validate.manifests: validate.manifests (signed manifests) is not supported",
     "core:test/manifests/verify-signature:validate-yaml:validate-yaml-multi-sig:Service/default/test-service3:pass":
         "not yet: no result compared for this row: test/cli/test/manifests/verify-signature/policies.yaml:20:7: spec.rules[0].validate.manifests: validate.manifests (signed manifests) is not supported",
-    "core:test/mock-apicall-responses:check-external-service:check-allowed:Pod/test-ns/test-pod-pass:pass":
-        "not yet: test file not read: test/cli/test/mock-apicall-responses/kyverno-test.yaml:1:1: apiCallResponses: not supported by assertree test yet",
-    "core:test/mock-apicall-responses:check-external-service:check-allowed:Pod/test-ns/test-pod-fail:pass":
-        "not yet: test file not read: test/cli/test/mock-apicall-responses/kyverno-test.yaml:1:1: apiCallResponses: not supported by assertree test yet",
-    "core:test/mock-gce-resource-files:check-deployment-replicas:check-min-replicas:Deployment/test-ns/test-deployment:pass":
-        "not yet: test file not read: test/cli/test/mock-gce-resource-files/kyverno-test.yaml:2:1: globalContextEntries: not supported by assertree test yet",
     "core:test/secret:add-maintainer:add-maintainer:Secret/default/secrete-fail-example:fail":
         "not yet: no result compared for this row",
 }

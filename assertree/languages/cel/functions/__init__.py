@@ -1,13 +1,14 @@
 """Kubernetes' and Kyverno's CEL function libraries, written in Python so policies run offline.
 
-`KUBERNETES` holds what k8s.io/apiserver/pkg/cel/library offers that needs
-no cluster: quantity, ip/cidr, url, regex (``find``/``findAll``), lists
-(``isSorted``/``sum``/``min``/``max``) and semver. `KYVERNO` adds Kyverno's
-offline helpers (pkg/cel/libs): image references, ``json.unmarshal``,
-``yaml.parse``, ``jsonpatch.escapeKey``, ``parseServiceAccount``,
-``time.now``. Pair them with the library's extensions (``strings``, ``sets``,
-``lists``, ``optional``, ``two-var-comprehensions``, ``math``, ``regex``,
-``encoders``), which the CEL library implements itself.
+`KUBERNETES` holds what k8s.io/apiserver/pkg/cel/library offers an admission
+policy: quantity, ip/cidr, url, regex (``find``/``findAll``), lists
+(``isSorted``/``sum``/``min``/``max``), semver, format (``format.dns1123Label()``
+...), image references, ``jsonpatch.escapeKey``, and the authorizer (`authz`, which has no opinion
+offline). `KYVERNO` is the same without the authorizer (Kyverno's CEL
+policies refuse it), plus Kyverno's offline helpers (pkg/cel/libs):
+``json.unmarshal``, ``yaml.parse``, ``parseServiceAccount``, ``time.now``. Pair them with the library's extensions
+(``strings``, ``sets``, ``optional``, ``two-var-comprehensions``; Kyverno adds
+``lists``, ``math``, ``encoders``), which the CEL library implements itself.
 
 Chosen by use: in the CEL tier of tests/conformance/data/kyverno-policies
 (347 distinct expressions) the non-standard calls are ``jsonpatch.escapeKey``
@@ -15,34 +16,50 @@ Chosen by use: in the CEL tier of tests/conformance/data/kyverno-policies
 ``resource.Get`` (3), ``parseServiceAccount`` (1) and ``time.now`` (1);
 everything else is the standard library, strings, optionals and macros.
 
-Missing, and why (`MISSING`): the ``JSONPatch{...}``/``Object{...}``
-constructors of mutating policies (62 of the 240 distinct expressions of the
-kyverno-policies CEL tier); what needs a cluster or a registry
+Missing, and why (`MISSING`): what needs a cluster or a registry
 (``resource.*``, ``image.GetMetadata``/image data, ``http.*``,
-``globalContext``, the authorizer), Kubernetes' ``format`` library, list
-``indexOf``/``lastIndexOf`` and ``string(ip)``/``string(cidr)`` (the CEL
-library accepts one declaration per function name and the strings extension
-and standard library already own those names). Opaque values are tagged maps
-(`declare`): ``type(quantity('1'))`` is map and ``==`` compares their text.
+``globalContext``; the authorizer in Kyverno's policies). Typed-object
+constructors (``Object{...}``, ``JSONPatch{...}``) and list
+``indexOf``/``lastIndexOf`` need a source rewrite first
+(`assertree.languages.cel.rewrite`), and so do the functions that return an
+optional (``format.named``, ``<format>.validate``). ``string(ip)`` and
+``string(cidr)`` cannot be declared (the CEL library accepts one declaration
+per function name and the standard library owns ``string``): `conversions`
+rewrites ``string(...)`` calls to reach `network`'s ``__string_of_opaque__``.
+Opaque values are tagged maps (`declare`): ``type(quantity('1'))`` is map and
+``==`` compares their text.
 """
 
 from __future__ import annotations
 
-from assertree.languages.cel.functions import images, kyverno, lists, network, quantity, regex, semver, urls
+from assertree.languages.cel.functions import (
+    authz,
+    format,
+    images,
+    jsonpatch,
+    kyverno,
+    lists,
+    network,
+    quantity,
+    regex,
+    semver,
+    urls,
+)
 from assertree.languages.cel.functions.declare import build
 
 __all__ = ["KUBERNETES", "KYVERNO", "MISSING"]
 
-_KUBERNETES = (*quantity.DECLARATIONS, *network.DECLARATIONS, *urls.DECLARATIONS, *regex.DECLARATIONS,
-               *lists.DECLARATIONS, *semver.DECLARATIONS)
+_SHARED = (*quantity.DECLARATIONS, *network.DECLARATIONS, *urls.DECLARATIONS, *regex.DECLARATIONS,
+           *lists.DECLARATIONS, *semver.DECLARATIONS, *format.DECLARATIONS, *images.DECLARATIONS,
+           *jsonpatch.DECLARATIONS)
 
-KUBERNETES = build(_KUBERNETES)
-KYVERNO = build((*_KUBERNETES, *images.DECLARATIONS, *kyverno.DECLARATIONS))
+KUBERNETES = build((*_SHARED, *authz.DECLARATIONS))
+KYVERNO = build((*_SHARED, *kyverno.DECLARATIONS))
 
 MISSING = {
     "resource.*, image.GetMetadata, imagedata, http, globalContext, authorizer": "need a cluster or network",
-    "format.*": "Kubernetes' named-format validators are not written yet",
-    "JSONPatch{...}, Object{...}": "mutating policies build typed objects: the CEL library needs protobuf types",
-    "list.indexOf, list.lastIndexOf": "the strings extension owns these names; one declaration per name",
-    "string(ip), string(cidr)": "the standard library owns `string`; one declaration per name",
+    "JSONPatch{...}, Object{...}": "mutating policies build typed objects: the CEL library needs protobuf types "
+                                   "(compiled after assertree.languages.cel.rewrite makes them maps)",
+    "list.indexOf, list.lastIndexOf": "the strings extension owns these names; one declaration per name "
+                                      "(compiled after assertree.languages.cel.rewrite renames them)",
 }

@@ -1,4 +1,4 @@
-"""Kyverno's image library (kyverno/kyverno pkg/cel/libs/image): ``image(s)``, ``isImage(s)`` and its methods.
+"""Kyverno's image library (kyverno/sdk libs/image): ``parseImageReference(s)`` (``image(s)``), ``isImage(s)``, methods.
 
 ``registry``, ``repository``, ``identifier``, ``tag``, ``digest`` and
 ``containsDigest`` read a reference as go-containerregistry's
@@ -41,7 +41,8 @@ def _field(name: str):
 
 
 DECLARATIONS = (
-    Declaration("image", ("string",), "map", lambda text: (parts(text), opaque(TAG, text))[1]),
+    *(Declaration(name, ("string",), "map", lambda text: (parts(text), opaque(TAG, text))[1])
+      for name in ("image", "parseImageReference")),
     Declaration("isImage", ("string",), "bool", lambda text: succeeds(parts, text)),
     *(Declaration(name, ("map",), "string", _field(name), member=True, receiver=TAG)
       for name in ("registry", "repository", "identifier", "tag", "digest")),

@@ -7,16 +7,19 @@ the prefix methods ``containsIP``, ``containsCIDR``, ``ip``, ``masked``,
 ``prefixLength``. Kubernetes parses with Go's netip and refuses what it calls
 ambiguous: IPv4-mapped IPv6 addresses and IPv6 zones, as here. The
 predicates follow Go's netip definitions (``isGlobalUnicast`` is true for
-private ranges; Python's ``is_global`` is not). ``string(ip)`` is missing:
-the library cannot add overloads to the standard ``string`` function.
+private ranges; Python's ``is_global`` is not). ``string(ip)`` and
+``string(cidr)`` go through `OPAQUE_STRING` (the library cannot add overloads
+to the standard ``string``; `assertree.languages.cel.conversions` rewrites
+the calls).
 """
 
 from __future__ import annotations
 
 import ipaddress
 
+from assertree.languages.cel.conversions import OPAQUE_STRING
 from assertree.languages.cel.engine import FunctionError
-from assertree.languages.cel.functions.declare import Declaration, opaque, opaque_text, succeeds
+from assertree.languages.cel.functions.declare import Declaration, opaque, opaque_text, succeeds, tag_of
 
 IP, CIDR = "ip", "cidr"
 
@@ -88,6 +91,13 @@ def _contains_cidr(prefix: dict, other: dict | str) -> bool:
     return False  # an IPv4 and an IPv6 network never contain one another
 
 
+def _opaque_string(value: dict) -> str:
+    tag = tag_of(value)
+    if tag not in (IP, CIDR):
+        raise FunctionError("no such overload: string applied to a map")
+    return opaque_text(value, tag)
+
+
 def _masked(prefix: dict) -> dict[str, str]:
     return opaque(CIDR, str(_cidr(prefix).network))
 
@@ -112,4 +122,5 @@ DECLARATIONS = (
     Declaration("ip", ("map",), "map", lambda p: opaque(IP, str(_cidr(p).ip)), member=True, receiver=CIDR),
     Declaration("masked", ("map",), "map", _masked, member=True, receiver=CIDR),
     Declaration("prefixLength", ("map",), "int", lambda p: _cidr(p).network.prefixlen, member=True, receiver=CIDR),
+    Declaration(OPAQUE_STRING, ("map",), "string", _opaque_string),
 )

@@ -15,8 +15,11 @@ from assertree.languages.cel.functions.declare import Declaration, opaque, opaqu
 
 TAG = "url"
 
+__all__ = ["DECLARATIONS", "parse_request_uri"]
 
-def _parse(text: str):
+
+def parse_request_uri(text: str):
+    """`text` split as Go's ``url.ParseRequestURI`` accepts it; FunctionError (a ValueError) otherwise."""
     try:
         parts = urlsplit(text, allow_fragments=False)
     except ValueError as error:
@@ -27,7 +30,7 @@ def _parse(text: str):
 
 
 def _url(value: dict):
-    return _parse(opaque_text(value, TAG))
+    return parse_request_uri(opaque_text(value, TAG))
 
 
 def _hostname(value: dict) -> str:
@@ -48,8 +51,8 @@ def _query(value: dict) -> dict[str, list[str]]:
 
 
 DECLARATIONS = (
-    Declaration("url", ("string",), "map", lambda text: (_parse(text), opaque(TAG, text))[1]),
-    Declaration("isURL", ("string",), "bool", lambda text: succeeds(_parse, text)),
+    Declaration("url", ("string",), "map", lambda text: (parse_request_uri(text), opaque(TAG, text))[1]),
+    Declaration("isURL", ("string",), "bool", lambda text: succeeds(parse_request_uri, text)),
     Declaration("getScheme", ("map",), "string", lambda u: _url(u).scheme, member=True, receiver=TAG),
     Declaration("getHost", ("map",), "string", lambda u: _url(u).netloc.rpartition("@")[2], member=True,
                 receiver=TAG),

@@ -1,48 +1,77 @@
 """The CEL environment of Kyverno's CEL policies, offline: variables, and lookups served from local data.
 
-Kyverno (pkg/cel/compiler) declares ``object``, ``oldObject``, ``request``,
-``params``, ``namespaceObject``, ``variables``, ``exceptions`` and the
-``authorizer``, plus context libraries that reach a cluster or the network:
-``resource.Get/List``, ``image.GetMetadata``, ``globalContext.Get`` and
-``http.*``. assertree never reaches either. The lookups are declared here as
-namespaced functions that read `Lookups` (a ``kyverno test`` context file:
-resources, image data; global context entries from a values file); a lookup
-with nothing to read is an evaluation error saying so. ``http.*`` is always
-refused, and an expression using the ``authorizer`` is refused when compiled
-(`uses_authorizer`): authorization checks need the cluster's authorizer.
+Kyverno (pkg/cel/policies/*/compiler) declares ``object``, ``oldObject``,
+``request``, ``namespaceObject``, ``variables``, ``exceptions`` and the
+``authorizer`` over its base environment (pkg/cel/compiler/env.go) and the
+libraries of github.com/kyverno/sdk (extensions/cel/libs). Those that reach a
+cluster, a registry or the network are declared here and read `Lookups`
+instead, as ``kyverno test`` serves them offline (cmd/cli/kubectl-kyverno/
+processor/utils.go ``NewContextProvider``, pkg/cel/libs/fake_context.go):
 
-Everything else (Kubernetes' and Kyverno's offline libraries, the extensions)
-comes from `assertree.languages.cel`; these functions belong there once the
-library has an offline-context mechanism, and are listed in `FUNCTIONS`.
+- ``resource.Get/List`` (and ``get``/``list``, the 1.18 names): a `Cluster` of
+  the test's context-file resources or cluster resources. ``Get`` of an object
+  that does not exist is null, as the SDK's library returns it; ``List`` of a
+  resource no context-file object has is an error ("resource not found"), a
+  cluster lists none. Namespaced policies (``NamespacedValidatingPolicy`` ...)
+  read their own namespace: ``resource.Get(apiVersion, resource, name)``,
+  ``resource.List(apiVersion, resource)``, which is why there are two
+  environments (`environment`). ``resource.Post`` would create an object: it
+  is refused.
+- ``image.GetMetadata`` (``getMetadata``): a context file's ``spec.images``.
+- ``globalContext.Get`` (``get``): the test's ``globalContextEntries``; an
+  unknown entry is null, as in the CLI.
+- ``http.Get/Post`` (``get``/``post``, also on ``http.Client(ca)``): the test's
+  ``apiCallResponses`` answer them (keyed ``METHOD:url`` first, then ``url``)
+  as ``{"body": ..., "statusCode": ...}``; any other call is refused, because
+  assertree never reaches the network.
+
+An expression using the ``authorizer`` is refused when compiled
+(`uses_authorizer`): authorization checks need the cluster's authorizer.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from assertree.languages.cel.engine import Environment, Function, FunctionError, Overload, evaluation_context
-from assertree.languages.kyverno.cel_policies.resources import plural_of
-from assertree.languages.kyverno.cel_policies.rewrite import INDEX_FUNCTIONS
+from assertree.languages.cel.functions.declare import opaque, opaque_text
+from assertree.languages.kyverno.cluster import Cluster, NotFound, split_api_version
 
-__all__ = ["FUNCTIONS", "VARIABLES", "Lookups", "environment", "read_context_file", "uses_authorizer"]
+__all__ = ["EXTENSIONS", "FUNCTIONS", "VARIABLES", "GlobalContextError", "Lookups", "environment",
+           "read_context_file", "uses_authorizer"]
 
 VARIABLES = ("object", "oldObject", "request", "params", "namespaceObject", "variables", "exceptions")
+# cel-go's extensions in Kyverno's base environment (pkg/cel/compiler/env.go), as the CEL library names them
+EXTENSIONS = ("optional", "strings", "sets", "lists", "two-var-comprehensions", "math", "encoders", "bindings",
+              "regex")
 _AUTHORIZER = re.compile(r"(?<![\w.])authorizer\b")
+_KINDS = ("string", "int", "uint", "double", "bool", "bytes", "null", "list", "map", "timestamp", "duration")
+
+
+class GlobalContextError(ValueError):
+    """A global context entry whose mock could not be built; reading it fails with this text."""
 
 
 @dataclass
 class Lookups:
-    """What the context lookups may read: a ``kyverno test`` context file, global context entries."""
+    """What the context lookups read offline; see the module docstring."""
 
-    resources: Sequence[Mapping[str, Any]] = ()
+    cluster: Cluster | None = None  # resources: a context file's, or a test's cluster resources
     images: Mapping[str, Any] = field(default_factory=dict)  # image reference -> its data (config, manifest ...)
-    global_context: Mapping[str, Any] = field(default_factory=dict)
+    global_context: Mapping[str, Any] = field(default_factory=dict)  # entry name -> data (or GlobalContextError)
+    http: Mapping[str, Any] = field(default_factory=dict)  # "METHOD:url" or "url" -> {"body", "statusCode"}
+    namespace: str = ""  # a namespaced policy's namespace (its resource lookups stay in it)
     source: str | None = None  # the file it was read from, for messages
+
+    @property
+    def resources(self) -> list[dict]:
+        """Every object the lookups can find."""
+        return list(self.cluster.objects()) if self.cluster is not None else []
 
 
 def read_context_file(path: str | Path) -> Lookups:
@@ -57,134 +86,188 @@ def read_context_file(path: str | Path) -> Lookups:
         documents = [d for d in go_yaml_documents(text) if d]
     except yaml.YAMLError as error:
         raise PayloadError(f"cannot read context file: {error}", source=str(path)) from None
-    resources: list[dict] = []
+    cluster = Cluster(discovery=False)
     images: dict[str, Any] = {}
     for document in documents:
         spec = document.get("spec") if isinstance(document, dict) else None
         if not isinstance(spec, dict):
             raise PayloadError("a context file needs a spec with resources or images", source=str(path))
-        resources.extend(normalise(dict(item)) for item in spec.get("resources") or [] if isinstance(item, dict))
+        cluster.extend(normalise(dict(item)) for item in spec.get("resources") or [] if isinstance(item, dict))
         for item in spec.get("images") or []:
             if isinstance(item, dict) and isinstance(item.get("image"), str):
                 images[item["image"]] = item
-    return Lookups(resources=resources, images=images, source=str(path))
+    return Lookups(cluster=cluster, images=images, source=str(path))
 
 
-def _lookups(what: str) -> Lookups:
+def _lookups() -> Lookups:
     found = evaluation_context()
-    if not isinstance(found, Lookups):
-        raise FunctionError(f"{what} needs a cluster; offline, give its data in a context file (none given)")
-    return found
+    return found if isinstance(found, Lookups) else Lookups()
 
 
-def _group_version(api_version: str) -> tuple[str, str]:
-    group, _, version = api_version.rpartition("/")
-    return group, version
+def _cluster(what: str) -> Cluster:
+    cluster = _lookups().cluster
+    if cluster is None:
+        raise FunctionError(f"{what}: no context file or cluster resources were given (offline, lookups read "
+                            "only those)")
+    return cluster
 
 
-def _resources(api_version: str, plural: str, namespace: str) -> list[Mapping[str, Any]]:
-    lookups = _lookups(f"resource lookup ({api_version} {plural})")
-    wanted = _group_version(api_version)
+def _labels(value: Any) -> dict[str, str] | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping) or not all(isinstance(v, str) for v in value.values()):
+        raise FunctionError("labels must be a map of strings")
+    return dict(value)
+
+
+def _get(api_version: str, plural: str, namespace: str, name: str) -> Any:
+    cluster = _cluster(f"resource.Get({api_version!r}, {plural!r})")
+    try:
+        return cluster.get(api_version, plural, namespace, name)
+    except NotFound:
+        return None  # the SDK's library: a missing object is null
+
+
+def _list(api_version: str, plural: str, namespace: str, labels: Any = None) -> Any:
+    cluster = _cluster(f"resource.List({api_version!r}, {plural!r})")
+    try:
+        return {"items": cluster.list(api_version, plural, namespace, _labels(labels))}
+    except NotFound as error:
+        raise FunctionError(f"failed to list resource: {error}") from None
+
+
+def _gvr(value: Any) -> tuple[str, str]:
+    if not isinstance(value, Mapping) or not isinstance(value.get("Resource"), str):
+        raise FunctionError("no such overload: expected a GroupVersionResource (resource.ToGVR)")
+    group, version = str(value.get("Group") or ""), str(value.get("Version") or "")
+    return (f"{group}/{version}" if group else version), value["Resource"]
+
+
+def _to_gvr(api_version: str, kind: str) -> dict[str, str]:
+    cluster = _lookups().cluster or Cluster()
+    group, version = split_api_version(api_version)
+    return {"Group": group, "Version": version, "Resource": cluster.type_of(group, version, kind).plural}
+
+
+def _refuse_post(*_: Any) -> Any:
+    raise FunctionError("failed to create resource: resource.Post writes to a cluster; assertree never does")
+
+
+def _resource_functions(namespaced: bool) -> list[Function]:
+    """``resource.*`` as the SDK declares it for cluster-wide or namespaced policies (both spellings)."""
+    def here(call: Callable[..., Any]) -> Callable[..., Any]:
+        return lambda *args: call(*args[:2], _lookups().namespace, *args[2:])
+
     out = []
-    for item in lookups.resources:
-        if _group_version(str(item.get("apiVersion") or "")) != wanted:
-            continue
-        if plural_of(str(item.get("kind") or "")) != plural:
-            continue
-        if str((item.get("metadata") or {}).get("namespace") or "") != namespace:
-            continue
-        out.append(item)
+    for get, list_, post, to_gvr in (("Get", "List", "Post", "ToGVR"), ("get", "list", "post", "toGVR")):
+        if namespaced:
+            gets = [Overload(f"resource_{get}_ns", ("string", "string", "string"), "dyn", here(_get)),
+                    Overload(f"resource_{get}_ns_gvr", ("map", "string"), "dyn",
+                             lambda gvr, name: _get(*_gvr(gvr), _lookups().namespace, name))]
+            lists = [Overload(f"resource_{list_}_ns", ("string", "string"), "dyn", here(_list)),
+                     Overload(f"resource_{list_}_ns_labels", ("string", "string", "map"), "dyn", here(_list)),
+                     Overload(f"resource_{list_}_ns_gvr", ("map",), "dyn",
+                              lambda gvr: _list(*_gvr(gvr), _lookups().namespace))]
+        else:
+            gets = [Overload(f"resource_{get}", ("string", "string", "string", "string"), "dyn", _get),
+                    Overload(f"resource_{get}_gvr", ("map", "string", "string"), "dyn",
+                             lambda gvr, ns, name: _get(*_gvr(gvr), ns, name))]
+            lists = [Overload(f"resource_{list_}", ("string", "string", "string"), "dyn", _list),
+                     Overload(f"resource_{list_}_labels", ("string", "string", "string", "map"), "dyn", _list),
+                     Overload(f"resource_{list_}_gvr", ("map", "string"), "dyn",
+                              lambda gvr, ns: _list(*_gvr(gvr), ns))]
+        posts = [Overload(f"resource_{post}_{'_'.join(params)}", params, "dyn", _refuse_post)
+                 for params in (("string", "string", "map"), ("string", "string", "string", "map"))]
+        out += [Function(f"resource.{get}", tuple(gets)), Function(f"resource.{list_}", tuple(lists)),
+                Function(f"resource.{post}", tuple(posts)),
+                Function(f"resource.{to_gvr}", (Overload(f"resource_{to_gvr}", ("string", "string"), "map",
+                                                         _to_gvr),))]
     return out
 
 
-def _resource_get(api_version: str, plural: str, namespace: str, name: str) -> Any:
-    for item in _resources(api_version, plural, namespace):
-        if (item.get("metadata") or {}).get("name") == name:
-            return item
-    where = f"{namespace}/{name}" if namespace else name
-    raise FunctionError(f'{plural} "{where}" not found (offline: not in the context file)')
-
-
-def _resource_list(api_version: str, plural: str, namespace: str) -> Any:
-    return {"items": list(_resources(api_version, plural, namespace))}
-
-
 def _image_metadata(reference: str) -> Any:
-    lookups = _lookups(f"image metadata ({reference})")
-    if reference not in lookups.images:
-        raise FunctionError(f"image data for {reference} not found in the context")
-    return lookups.images[reference]
+    images = _lookups().images
+    if reference not in images:
+        raise FunctionError(f"failed to get image data: image data for {reference} not found in the context")
+    return images[reference]
 
 
-def _global_context(name: str, projection: str) -> Any:
-    lookups = _lookups(f"global context entry {name!r}")
-    if name not in lookups.global_context:
-        return None
-    data = lookups.global_context[name]
+def _global_context(name: str, projection: str = "") -> Any:
+    entries = _lookups().global_context
+    if name not in entries:
+        return None  # the CLI's fake provider: an unknown entry is null
+    data = entries[name]
+    if isinstance(data, GlobalContextError):
+        raise FunctionError(f"failed to get global reference: {data}")
     if not projection:
         return data
     if isinstance(data, Mapping) and projection in data:
         return data[projection]
-    raise FunctionError(f"projection {projection!r} not found in global context entry {name!r}")
+    raise FunctionError(f"failed to get global reference: projection {projection!r} not found in global context "
+                        f"entry {name!r}")
 
 
-def _string_index(text: str, part: str, offset: int | None = None, *, last: bool = False) -> int:
-    if offset is not None and not 0 <= offset <= len(text):
-        raise FunctionError(f"index out of range: {offset}")
-    if last:
-        return text.rfind(part, 0, len(text) if offset is None else offset + len(part))
-    return text.find(part, 0 if offset is None else offset)
+def _http(method: str, url: str) -> Any:
+    mocks = _lookups().http
+    for key in (f"{method}:{url}", url):
+        if key in mocks:
+            return mocks[key]
+    raise FunctionError(f"request failed: {method} {url}: assertree never reaches the network (mock the call "
+                        "with apiCallResponses in the test)")
 
 
-def _is_bool(value: Any) -> bool:
-    return isinstance(value, bool)
+def _client(ca_bundle: str) -> dict[str, str]:
+    return opaque("httpclient", ca_bundle)
 
 
-def _list_index(items: list, wanted: Any, *, last: bool = False) -> int:
-    indexes = range(len(items) - 1, -1, -1) if last else range(len(items))
-    return next((i for i in indexes if items[i] == wanted and _is_bool(items[i]) == _is_bool(wanted)), -1)
+def _http_functions() -> list[Function]:
+    def member(method: str) -> Callable[..., Any]:
+        return lambda client, url, *_: (opaque_text(client, "httpclient"), _http(method, url))[1]
+
+    out = []
+    for get, post, client in (("Get", "Post", "Client"), ("get", "post", "client")):
+        out.append(Function(f"http.{get}", (
+            Overload(f"http_{get}", ("string",), "dyn", lambda url: _http("GET", url)),
+            Overload(f"http_{get}_headers", ("string", "map"), "dyn", lambda url, _headers: _http("GET", url)))))
+        out.append(Function(f"http.{post}", tuple(
+            overload for kind in _KINDS for overload in (
+                Overload(f"http_{post}_{kind}", ("string", kind), "dyn", lambda url, _data: _http("POST", url)),
+                Overload(f"http_{post}_{kind}_headers", ("string", kind, "map"), "dyn",
+                         lambda url, _data, _headers: _http("POST", url))))))
+        out.append(Function(f"http.{client}", (Overload(f"http_{client}", ("string",), "map", _client),)))
+        out.append(Function(get, (Overload(f"httpclient_{get}", ("map", "string"), "dyn", member("GET"), True),
+                                  Overload(f"httpclient_{get}_headers", ("map", "string", "map"), "dyn",
+                                           member("GET"), True))))
+        out.append(Function(post, tuple(
+            overload for kind in _KINDS for overload in (
+                Overload(f"httpclient_{post}_{kind}", ("map", "string", kind), "dyn", member("POST"), True),
+                Overload(f"httpclient_{post}_{kind}_headers", ("map", "string", kind, "map"), "dyn",
+                         member("POST"), True)))))
+    return out
 
 
-def _index_function(name: str, last: bool) -> Function:
-    """Strings' ``indexOf``/``lastIndexOf`` and Kubernetes' list ones under one name (see `rewrite`)."""
-    overloads = [
-        Overload(f"{name}_string", ("string", "string"), "int", lambda t, p: _string_index(t, p, last=last), True),
-        Overload(f"{name}_string_int", ("string", "string", "int"), "int",
-                 lambda t, p, o: _string_index(t, p, o, last=last), True),
-    ]
-    for kind in ("string", "int", "uint", "double", "bool", "bytes", "null", "list", "map"):
-        overloads.append(Overload(f"{name}_list_{kind}", ("list", kind), "int",
-                                  lambda items, wanted: _list_index(list(items), wanted, last=last), True))
-    return Function(name, tuple(overloads))
+def _lookup_functions(namespaced: bool) -> tuple[Function, ...]:
+    image = tuple(Function(f"image.{name}", (Overload(f"image_{name}", ("string",), "dyn", _image_metadata),))
+                  for name in ("GetMetadata", "getMetadata"))
+    context = tuple(Function(f"globalContext.{name}", (
+        Overload(f"global_context_{name}", ("string",), "dyn", _global_context),
+        Overload(f"global_context_{name}_projection", ("string", "string"), "dyn", _global_context)))
+        for name in ("Get", "get"))
+    return (*_resource_functions(namespaced), *image, *context, *_http_functions())
 
 
-def _refuse_http(*_: Any) -> Any:
-    raise FunctionError("http calls are refused: assertree never reaches the network")
-
-
-FUNCTIONS = (
-    Function("resource.Get", (Overload("resource_get", ("string", "string", "string", "string"), "dyn",
-                                       _resource_get),)),
-    Function("resource.List", (Overload("resource_list", ("string", "string", "string"), "dyn", _resource_list),)),
-    Function("image.GetMetadata", (Overload("image_get_metadata", ("string",), "dyn", _image_metadata),)),
-    Function("globalContext.Get", (Overload("global_context_get", ("string", "string"), "dyn", _global_context),)),
-    Function("http.Get", (Overload("http_get", ("string",), "dyn", _refuse_http),
-                          Overload("http_get_headers", ("string", "map"), "dyn", _refuse_http))),
-    Function("http.Post", (Overload("http_post", ("string", "dyn", "map"), "dyn", _refuse_http),)),
-    _index_function(INDEX_FUNCTIONS["indexOf"], last=False),
-    _index_function(INDEX_FUNCTIONS["lastIndexOf"], last=True),
-)
-"""Kyverno's context lookups, served offline (candidates for `assertree.languages.cel.functions`)."""
+FUNCTIONS = _lookup_functions(False)
+"""Kyverno's context lookups, served offline (cluster-wide policies' declarations)."""
 
 
 @cache
-def environment() -> Environment:
-    """Kyverno's policy environment: Kubernetes' and Kyverno's libraries, the lookups above, its variables."""
+def environment(namespaced: bool = False) -> Environment:
+    """Kyverno's policy environment (a namespaced policy's resource lookups take no namespace argument)."""
     from assertree.languages.cel.functions import KYVERNO
-    from assertree.languages.cel.kubernetes import EXTENSIONS
 
-    return Environment(name="policies.kyverno.io", variables=VARIABLES, extensions=EXTENSIONS,
-                       functions=(*KYVERNO, *FUNCTIONS), cross_type_numeric_comparisons=True)
+    functions = FUNCTIONS if not namespaced else _lookup_functions(True)
+    return Environment(name="policies.kyverno.io" + ("/namespaced" if namespaced else ""), variables=VARIABLES,
+                       extensions=EXTENSIONS, functions=(*KYVERNO, *functions), cross_type_numeric_comparisons=True)
 
 
 def uses_authorizer(text: str) -> bool:

@@ -1,20 +1,30 @@
 """Running a compiled policy spec on one resource: Kyverno's order of CEL evaluation and its outcomes.
 
 Order (pkg/cel/policies/vpol/compiler/policy.go, mpol/compiler/policy.go):
-variables, then ``matchConditions`` (all must be true; a false one makes the
-outcome SKIP; an error is an ERROR, or a SKIP under ``failurePolicy:
-Ignore``), then each validation in order: the first that is false FAILs with
-its message (``messageExpression`` first, then ``message``, then Kyverno's
-"CEL expression validation failed at index N"), the first that errors or is
-not a bool is an ERROR; none failing is a PASS. A MutatingPolicy applies its
-mutations in order, each seeing the object the previous one made, and PASSes
-with the patched object.
 
-Variables are lazy in Kyverno: one that fails only matters when it is read.
-Here they are computed up front, each after the ones it reads (several passes
-until nothing more resolves), and one that fails is left out, so reading it
-fails with "no such key". Programs are compiled (`compile`); nothing here
-parses text.
+1. the PolicyExceptions that name the policy (`exceptions`): one that holds
+   and exempts fully makes the outcome SKIP (or PASS, its ``reportResult``);
+   the others hand their ``images``/``allowedValues`` to the ``exceptions``
+   variable; one whose condition errors makes the outcome an ERROR;
+2. ``matchConditions``: all must be true; a false one makes the outcome SKIP;
+   an error is an ERROR, or a SKIP under ``failurePolicy: Ignore``. A
+   ValidatingPolicy evaluates them before its variables exist (reading one is
+   an error, as in Kyverno); a MutatingPolicy binds its variables first;
+3. each validation in order: the first that is false FAILs with its message
+   (``messageExpression`` first, then ``message``, then Kyverno's "CEL
+   expression validation failed at index N"), the first that errors or is not
+   a bool is an ERROR; none failing is a PASS. A MutatingPolicy applies its
+   mutations in order, each seeing the object the previous one made, and
+   PASSes with the patched object.
+
+Variables are lazy, as in Kyverno: `compile` binds the ones each expression
+reads into its text (`assertree.languages.cel.variables`). An expression that
+reads ``variables`` some other way gets precomputed values instead
+(`prepare_variables`, only then). One difference: Kyverno evaluates a variable
+once per request, on the object as it is when first read, so a MutatingPolicy
+with several mutations may see a variable computed before a later mutation;
+here each mutation reads its variables on the object it receives. Programs
+are compiled (`compile`); nothing here parses text.
 """
 
 from __future__ import annotations
@@ -23,9 +33,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from assertree.languages.cel.engine import CelError, Program
+from assertree.languages.cel.engine import CelError
+from assertree.languages.cel.fallback import Runnable
 from assertree.languages.cel.limits import evaluation_budget
-from assertree.languages.kyverno.cel_policies.model import Mutation, Validation
+from assertree.languages.kubernetes.expressions import Mutation, Validation
+from assertree.languages.kyverno.cel_policies.conditions import check_conditions
+from assertree.languages.kyverno.cel_policies.exceptions import CompiledException, check_exceptions
 from assertree.results import ERROR, FAIL, PASS, SKIP, RuleError
 
 __all__ = ["CompiledSpec", "Outcome", "evaluate_mutations", "evaluate_validations", "prepare_variables"]
@@ -37,11 +50,13 @@ NO_EXCEPTIONS: dict[str, list[str]] = {"allowedImages": [], "allowedValues": []}
 class CompiledSpec:
     """A spec's programs, in the order they run."""
 
-    match_conditions: list[tuple[str, Program, tuple]] = field(default_factory=list)  # name, program, field path
-    variables: list[tuple[str, Program, tuple]] = field(default_factory=list)
-    validations: list[tuple[Validation, Program, Program | None]] = field(default_factory=list)
-    mutations: list[tuple[Mutation, Program]] = field(default_factory=list)
+    match_conditions: list[tuple[str, Runnable, tuple]] = field(default_factory=list)  # name, program, field path
+    variables: list[tuple[str, Runnable, tuple]] = field(default_factory=list)  # each with its own reads bound
+    validations: list[tuple[Validation, Runnable, Runnable | None]] = field(default_factory=list)
+    mutations: list[tuple[Mutation, Runnable]] = field(default_factory=list)
     failure_policy: str = "Fail"
+    needs_values: bool = False  # an expression reads `variables` other than by name: precompute their values
+    variables_in_match: bool = False  # MutatingPolicy: variables are bound before the match conditions
 
 
 @dataclass
@@ -54,6 +69,8 @@ class Outcome:
     error: RuleError | None = None
     patched: Any = None  # MutatingPolicy: the object after the mutations
     check: tuple = ()  # field path of the deciding expression
+    exception: str | None = None  # the PolicyExceptions (keys) that exempted the request
+    note: str = ""  # what else the reader should know (an expired exception that was not applied)
 
 
 def _error(message: str, path: tuple, index: int | None = None) -> Outcome:
@@ -61,46 +78,36 @@ def _error(message: str, path: tuple, index: int | None = None) -> Outcome:
 
 
 def prepare_variables(spec: CompiledSpec, data: dict[str, Any], lookups: Any) -> dict[str, Any]:
-    """`data` with ``variables`` (every variable that evaluates) and ``exceptions`` added."""
+    """`data` with ``variables`` (every variable that evaluates, as plain values) and ``exceptions`` added.
+
+    The fallback for an expression that reads ``variables`` as a whole: values
+    that only CEL can hold (timestamps, optionals) come back as their JSON.
+    """
     values: dict[str, Any] = {}
-    scope = {**data, "variables": values, "exceptions": NO_EXCEPTIONS}
-    pending = list(spec.variables)
-    while pending:
-        failed = []
-        for name, program, path in pending:
-            try:
-                values[name] = program.evaluate({**scope, "variables": dict(values)}, lookups)
-            except CelError:
-                failed.append((name, program, path))
-        if len(failed) == len(pending):
-            break
-        pending = failed
+    scope = {"exceptions": NO_EXCEPTIONS, **data}
+    for name, program, _path in spec.variables:
+        try:  # a copy each time: the engine keeps the activation of a value it has seen (it must not change)
+            values[name] = program.evaluate({**scope, "variables": dict(values)}, lookups)
+        except CelError:
+            continue  # reading it fails with "no such key"
     scope["variables"] = values
     return scope
 
 
 def _matches(spec: CompiledSpec, scope: dict[str, Any], lookups: Any) -> Outcome | None:
     """None when every match condition holds; else the SKIP or ERROR outcome."""
-    errors: list[tuple[str, tuple]] = []
-    for name, program, path in spec.match_conditions:
-        try:
-            result = program.evaluate(scope, lookups)
-        except CelError as failure:
-            errors.append((f"matchCondition {name!r}: {failure.message}", path))
-            continue
-        if not isinstance(result, bool):
-            errors.append((f"matchCondition {name!r} must evaluate to bool, got {type(result).__name__}", path))
-            continue
-        if not result:
-            return Outcome(SKIP, f"match condition {name!r} is false", check=path)
-    if not errors:
+    check = check_conditions(spec.match_conditions, scope, lookups)
+    if check.false is not None:
+        name, path = check.false
+        return Outcome(SKIP, f"match condition {name!r} is false", check=path)
+    if not check.errors:
         return None
     if spec.failure_policy == "Ignore":
-        return Outcome(SKIP, f"match conditions failed and failurePolicy is Ignore: {errors[0][0]}")
-    return _error("; ".join(message for message, _ in errors), errors[0][1])
+        return Outcome(SKIP, f"match conditions failed and failurePolicy is Ignore: {check.errors[0][0]}")
+    return _error(check.message(), check.errors[0][1])
 
 
-def _message(validation: Validation, message_program: Program | None, scope: dict, lookups: Any, index: int) -> str:
+def _message(validation: Validation, message_program: Runnable | None, scope: dict, lookups: Any, index: int) -> str:
     message = validation.message
     if message_program is not None:
         try:
@@ -112,57 +119,88 @@ def _message(validation: Validation, message_program: Program | None, scope: dic
     return message or f"CEL expression validation failed at index {index}"
 
 
-def evaluate_validations(spec: CompiledSpec, data: dict[str, Any], lookups: Any = None) -> Outcome:
-    """PASS, FAIL (the first false validation), SKIP (match conditions) or ERROR for one resource."""
+def _begin(spec: CompiledSpec, data: dict[str, Any], lookups: Any,
+           exceptions: Sequence[CompiledException]) -> tuple[dict[str, Any], Outcome | None, str]:
+    """The scope the expressions run in, or the outcome that ends the evaluation first; and the expiry note."""
+    note = ""
+    scope = dict(data)
+    if exceptions:
+        check = check_exceptions(exceptions, data, lookups)
+        note = check.expiry_note()
+        if check.error is not None:
+            return scope, _error(f"failed to load context: {check.error}", ()), note
+        if check.exempting:
+            status = PASS if check.decisive is not None and check.decisive.report_result == "pass" else SKIP
+            return scope, Outcome(status, check.message(), exception=check.keys, note=note), note
+        scope["exceptions"] = check.variable
+    else:
+        scope["exceptions"] = NO_EXCEPTIONS
+    if spec.needs_values:
+        scope = prepare_variables(spec, scope, lookups)
+    match_scope = scope if spec.variables_in_match else {k: v for k, v in scope.items() if k != "variables"}
+    return scope, _matches(spec, match_scope, lookups), note
+
+
+def _noted(outcome: Outcome, note: str) -> Outcome:
+    if note and not outcome.note:
+        outcome.note = note
+    return outcome
+
+
+def evaluate_validations(spec: CompiledSpec, data: dict[str, Any], lookups: Any = None,
+                         exceptions: Sequence[CompiledException] = ()) -> Outcome:
+    """PASS, FAIL (the first false validation), SKIP (match conditions, an exception) or ERROR for one resource."""
     with evaluation_budget():  # the policy's expressions share one cost budget, as in Kubernetes
-        return _validations(spec, data, lookups)
+        return _validations(spec, data, lookups, exceptions)
 
 
-def _validations(spec: CompiledSpec, data: dict[str, Any], lookups: Any) -> Outcome:
-    scope = prepare_variables(spec, data, lookups)
-    skipped = _matches(spec, scope, lookups)
-    if skipped is not None:
-        return skipped
+def _validations(spec: CompiledSpec, data: dict[str, Any], lookups: Any,
+                 exceptions: Sequence[CompiledException]) -> Outcome:
+    scope, stop, note = _begin(spec, data, lookups, exceptions)
+    if stop is not None:
+        return _noted(stop, note)
     for index, (validation, program, message_program) in enumerate(spec.validations):
         try:
             result = program.evaluate(scope, lookups)
         except CelError as failure:
-            return _error(failure.message, validation.path, index)
+            return _noted(_error(failure.message, validation.path, index), note)
         if result is False:
-            return Outcome(FAIL, _message(validation, message_program, scope, lookups, index), index,
-                           check=validation.path)
+            return _noted(Outcome(FAIL, _message(validation, message_program, scope, lookups, index), index,
+                                  check=validation.path), note)
         if result is not True:
-            return _error(f"validation must evaluate to bool, got {type(result).__name__}", validation.path, index)
-    return Outcome(PASS, "success")
+            return _noted(_error(f"validation must evaluate to bool, got {type(result).__name__}", validation.path,
+                                 index), note)
+    return _noted(Outcome(PASS, "success"), note)
 
 
-def evaluate_mutations(spec: CompiledSpec, data: dict[str, Any], lookups: Any = None) -> Outcome:
-    """PASS with the patched object, SKIP (match conditions) or ERROR for one resource."""
+def evaluate_mutations(spec: CompiledSpec, data: dict[str, Any], lookups: Any = None,
+                       exceptions: Sequence[CompiledException] = ()) -> Outcome:
+    """PASS with the patched object, SKIP (match conditions, an exception) or ERROR for one resource."""
     with evaluation_budget():  # the policy's expressions share one cost budget, as in Kubernetes
-        return _mutations(spec, data, lookups)
+        return _mutations(spec, data, lookups, exceptions)
 
 
-def _mutations(spec: CompiledSpec, data: dict[str, Any], lookups: Any) -> Outcome:
-    from assertree.languages.kyverno.cel_policies.mutate import MutationError, apply_configuration, apply_json_patch
+def _mutations(spec: CompiledSpec, data: dict[str, Any], lookups: Any,
+               exceptions: Sequence[CompiledException]) -> Outcome:
+    from assertree.languages.kubernetes.patches import MutationError, apply_configuration, apply_json_patch
 
-    scope = prepare_variables(spec, data, lookups)
-    skipped = _matches(spec, scope, lookups)
-    if skipped is not None:
-        return skipped
+    scope, stop, note = _begin(spec, data, lookups, exceptions)
+    if stop is not None:
+        return _noted(stop, note)
     current = scope.get("object")
     for index, (mutation, program) in enumerate(spec.mutations):
         try:
             patch = program.evaluate(scope, lookups)
         except CelError as failure:
-            return _error(failure.message, mutation.path, index)
+            return _noted(_error(failure.message, mutation.path, index), note)
         try:
             if mutation.patch_type == "JSONPatch":
                 current = apply_json_patch(current, patch if isinstance(patch, Sequence) else [patch])
             else:
                 current = apply_configuration(current, patch)
         except MutationError as failure:
-            return _error(str(failure), mutation.path, index)
+            return _noted(_error(str(failure), mutation.path, index), note)
         scope = {**scope, "object": current}
         if isinstance(scope.get("request"), Mapping):
             scope["request"] = {**scope["request"], "object": current}
-    return Outcome(PASS, "success", patched=current)
+    return _noted(Outcome(PASS, "success", patched=current), note)

@@ -5,14 +5,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from assertree.errors import PolicyError, Problem
+from assertree.errors import PolicyError, Problem, Unsupported
 from assertree.languages.kyverno.cel_policies.compile import CompiledCelPolicy, compile_policy
 from assertree.languages.kyverno.cel_policies.model import GROUP, KINDS
 from assertree.languages.kyverno.cel_policies.reading import ReadError, problems, read_policy
 
 __all__ = ["DESCRIPTION", "GROUP", "compile_document", "is_cel_policy", "lint_document"]
 
-DESCRIPTION = f"{GROUP} ValidatingPolicy, MutatingPolicy"
+DESCRIPTION = f"{GROUP} ValidatingPolicy, MutatingPolicy (and Namespaced variants)"
+KYVERNO_KINDS = ("ValidatingPolicy", "NamespacedValidatingPolicy", "MutatingPolicy", "NamespacedMutatingPolicy",
+                 "ImageValidatingPolicy", "NamespacedImageValidatingPolicy", "GeneratingPolicy",
+                 "NamespacedGeneratingPolicy", "DeletingPolicy", "NamespacedDeletingPolicy")
+"""The policy kinds of the group that Kyverno 1.19's CLI loads (``cmd/cli/kubectl-kyverno/policy/load.go``)."""
 
 
 def is_cel_policy(document: Any) -> bool:
@@ -26,7 +30,11 @@ def is_cel_policy(document: Any) -> bool:
 
 def compile_document(document: Any, *, source: str | None = None, index: int | None = None,
                      line: int | None = None) -> CompiledCelPolicy:
-    """Check, read and compile one policy document; PolicyError (with a field path) at the first problem."""
+    """Check, read and compile one policy document; PolicyError (with a field path) at the first problem,
+    `Unsupported` for a kind of the group that Kyverno runs and assertree does not (yet)."""
+    kind = document.get("kind") if isinstance(document, dict) else None
+    if kind in KYVERNO_KINDS and not is_cel_policy(document):
+        raise Unsupported(f"{kind} is not run by assertree yet", path=("kind",))
     try:
         policy = read_policy(document, source=source, index=index, line=line)
     except ReadError as error:

@@ -12,80 +12,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = [
-    "GROUP", "KINDS", "MUTATING_KINDS", "VALIDATING_KINDS", "CelPolicy", "CelRule", "Expression", "MatchConstraints",
-    "Mutation", "PolicySpec", "ResourceRule", "Validation",
-]
+from assertree.languages.kubernetes.expressions import Expression, Mutation, Validation
+from assertree.languages.kubernetes.matching import MatchConstraints
+
+__all__ = ["GROUP", "KINDS", "MUTATING_KINDS", "VALIDATING_KINDS", "CelPolicy", "CelRule", "PolicySpec"]
 
 GROUP = "policies.kyverno.io"
 VALIDATING_KINDS = frozenset({"ValidatingPolicy", "NamespacedValidatingPolicy"})
 MUTATING_KINDS = frozenset({"MutatingPolicy", "NamespacedMutatingPolicy"})
 KINDS = VALIDATING_KINDS | MUTATING_KINDS
 VERSIONS = frozenset({"v1alpha1", "v1beta1", "v1"})
-
-FieldPath = tuple[str | int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class ResourceRule:
-    """One ``resourceRules``/``excludeResourceRules`` entry (admissionregistration's NamedRuleWithOperations)."""
-
-    api_groups: tuple[str, ...]
-    api_versions: tuple[str, ...]
-    resources: tuple[str, ...]
-    operations: tuple[str, ...]
-    resource_names: tuple[str, ...] = ()
-    scope: str = "*"
-
-
-@dataclass(frozen=True, slots=True)
-class MatchConstraints:
-    """``spec.matchConstraints``: which admission requests the policy looks at (Kubernetes mode only)."""
-
-    resource_rules: tuple[ResourceRule, ...]
-    exclude_resource_rules: tuple[ResourceRule, ...] = ()
-    namespace_selector: dict | None = None
-    object_selector: dict | None = None
-
-    @property
-    def is_simple(self) -> bool:
-        """One resource rule, no selector, no exclusion, no names: the CLI then drops a response without results
-        (its ``hasSelector``, cmd/cli/kubectl-kyverno/processor/policy_processor.go)."""
-        selectors = (self.namespace_selector, self.object_selector)
-        if any(s and (s.get("matchLabels") or s.get("matchExpressions")) for s in selectors):
-            return False
-        return (not self.exclude_resource_rules and len(self.resource_rules) == 1
-                and not self.resource_rules[0].resource_names)
-
-
-@dataclass(frozen=True, slots=True)
-class Expression:
-    """A named CEL expression (``variables``, ``matchConditions``) and where it is written."""
-
-    name: str
-    text: str
-    path: FieldPath
-
-
-@dataclass(frozen=True, slots=True)
-class Validation:
-    """One ``validations`` entry: the check, and what a failure says."""
-
-    expression: str
-    path: FieldPath
-    message: str = ""
-    message_expression: str | None = None
-    reason: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Mutation:
-    """One ``mutations`` entry: ``ApplyConfiguration`` (a partial object merged in) or ``JSONPatch``."""
-
-    patch_type: str
-    expression: str
-    path: FieldPath  # of the expression
-
 
 @dataclass(frozen=True)
 class PolicySpec:
@@ -98,7 +34,7 @@ class PolicySpec:
     mutations: tuple[Mutation, ...] = ()
     validation_actions: tuple[str, ...] = ("Deny",)
     failure_policy: str = "Fail"
-    mode: str = "Kubernetes"  # spec.evaluation.mode: Kubernetes or JSON
+    mode: str = "Kubernetes"  # spec.evaluation.mode: Kubernetes, JSON, or HTTP/Envoy (authorization)
     audit_annotations: tuple[str, ...] = ()  # keys only: the values are not evaluated offline
 
 
@@ -111,6 +47,7 @@ class CelRule:
     document: dict  # the spec this rule runs, JSON (autogen: the rewritten one)
     spec: PolicySpec
     targets: tuple[str, ...] = ()  # autogen: the controller kinds this variant is for
+    autogen_of: str | None = None  # autogen: the rule it was made from (the policy's own), for totals
 
 
 @dataclass(eq=False)

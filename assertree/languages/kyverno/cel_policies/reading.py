@@ -12,26 +12,16 @@ from collections.abc import Iterator
 from typing import Any
 
 from assertree.errors import Problem, Severity
-from assertree.languages.kyverno.cel_policies.model import (
-    GROUP,
-    KINDS,
-    MUTATING_KINDS,
-    VERSIONS,
-    CelPolicy,
-    Expression,
-    FieldPath,
-    MatchConstraints,
-    Mutation,
-    PolicySpec,
-    ResourceRule,
-    Validation,
-)
+from assertree.languages.kubernetes.expressions import Expression, FieldPath, Mutation, Validation
+from assertree.languages.kubernetes.matching import MatchConstraints, ResourceRule
+from assertree.languages.kyverno.cel_policies.model import GROUP, KINDS, MUTATING_KINDS, VERSIONS, CelPolicy, PolicySpec
 
 __all__ = ["ReadError", "problems", "read_policy", "read_spec"]
 
 ACTIONS = ("Deny", "Audit", "Warn")
 PATCH_TYPES = ("ApplyConfiguration", "JSONPatch")
 OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT", "*")
+MODES = ("Kubernetes", "JSON", "HTTP", "Envoy")  # HTTP and Envoy: authorization policies (`authz`)
 
 
 class ReadError(ValueError):
@@ -128,6 +118,7 @@ def _match(value: Any, path: FieldPath) -> MatchConstraints | None:
             for i, item in enumerate(_list(data.get("excludeResourceRules"), (*path, "excludeResourceRules")))),
         namespace_selector=_selector(data.get("namespaceSelector"), (*path, "namespaceSelector")),
         object_selector=_selector(data.get("objectSelector"), (*path, "objectSelector")),
+        match_policy="Exact",  # Kyverno's matcher (pkg/cel/matching) does no equivalent-resource matching
     )
 
 
@@ -180,8 +171,9 @@ def read_spec(spec: Any, kind: str, path: FieldPath = ("spec",)) -> PolicySpec:
     data = _mapping(spec, path, required=True)
     evaluation = _mapping(data.get("evaluation"), (*path, "evaluation"))
     mode = _text(evaluation.get("mode"), (*path, "evaluation", "mode")) or "Kubernetes"
-    if mode not in ("Kubernetes", "JSON"):
-        raise _fail(f"unknown evaluation mode {mode!r} (expected Kubernetes or JSON)", (*path, "evaluation", "mode"))
+    if mode not in MODES or (mode in ("HTTP", "Envoy") and kind in MUTATING_KINDS):
+        expected = "Kubernetes or JSON" if kind in MUTATING_KINDS else ", ".join(MODES)
+        raise _fail(f"unknown evaluation mode {mode!r} (expected {expected})", (*path, "evaluation", "mode"))
     actions = _strings(data.get("validationActions"), (*path, "validationActions")) or ("Deny",)
     for i, action in enumerate(actions):
         if action not in ACTIONS:
@@ -191,7 +183,7 @@ def read_spec(spec: Any, kind: str, path: FieldPath = ("spec",)) -> PolicySpec:
     if failure_policy not in ("Fail", "Ignore"):
         raise _fail(f"unknown failurePolicy {failure_policy!r} (expected Fail or Ignore)", (*path, "failurePolicy"))
     match = _match(data.get("matchConstraints"), (*path, "matchConstraints"))
-    if match is None and mode != "JSON":
+    if match is None and mode == "Kubernetes":
         raise _fail("required field is missing (a Kubernetes-mode policy matches nothing without it)",
                     (*path, "matchConstraints"))
     mutating = kind in MUTATING_KINDS

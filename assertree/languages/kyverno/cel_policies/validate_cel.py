@@ -14,7 +14,11 @@ ValidatingPolicy in what counts as a failure:
   ("Validation rule '<name>' passed.");
 - ``namespaceObject`` is a Namespace with only its name (offline the CLI has
   no namespace labels), null for a Namespace or cluster-scoped resource;
-- ``paramKind``/``paramRef`` need parameter resources from a cluster: ERROR.
+- ``paramKind`` with ``paramRef``: the rule runs once per parameter resource
+  (`params`: from ``scan --params``, a test's ``paramResources`` and cluster
+  resources), as ``params``; the first that does not pass decides, and none
+  at all passes. Params that cannot be collected are an ERROR ("error in
+  parameterized resource: ...").
 
 The caller (the ClusterPolicy runner) has already decided that the rule's
 ``match``/``exclude`` select the resource. The matching is not repeated here.
@@ -28,11 +32,13 @@ from functools import lru_cache
 from typing import Any
 
 from assertree.errors import PolicyError
-from assertree.languages.cel.engine import CelError, Program
+from assertree.languages.cel.engine import CelError
+from assertree.languages.cel.fallback import Runnable
 from assertree.languages.cel.limits import evaluation_budget
-from assertree.languages.kyverno.cel_policies.compile import compile_expression
-from assertree.languages.kyverno.cel_policies.evaluate import CompiledSpec, prepare_variables
-from assertree.languages.kyverno.cel_policies.request import admission_request
+from assertree.languages.kubernetes.request import admission_request
+from assertree.languages.kyverno.cel_policies.compile import compile_reading_variables
+from assertree.languages.kyverno.cel_policies.evaluate import NO_EXCEPTIONS, CompiledSpec, prepare_variables
+from assertree.languages.kyverno.cel_policies.params import ParamsError, collect_params, param_cluster
 from assertree.results import ERROR, FAIL, PASS, SKIP, Status
 
 __all__ = ["CompiledValidateCel", "compile_validate_cel", "evaluate_validate_cel"]
@@ -43,28 +49,65 @@ class CompiledValidateCel:
     """A ``validate.cel`` rule's programs."""
 
     name: str
-    preconditions: list[tuple[str, Program, tuple]] = field(default_factory=list)
+    preconditions: list[tuple[str, Runnable, tuple]] = field(default_factory=list)
     spec: CompiledSpec = field(default_factory=CompiledSpec)  # variables only
-    expressions: list[tuple[str, Program, Program | None, str]] = field(default_factory=list)  # text, check, msg
-    has_params: bool = False
+    expressions: list[tuple[str, Runnable, Runnable | None, str]] = field(default_factory=list)  # text, check, msg
+    params: tuple[dict, dict] | None = None  # (paramKind, paramRef) when the rule has both
 
     def evaluate(self, resource: Any, context: Any = None) -> tuple[Status, str]:
-        """(status, message) of the rule on `resource` under `context` (a ScanContext: operation, user info)."""
-        with evaluation_budget():  # the rule's expressions share one cost budget, as in Kubernetes
-            return self._evaluate(resource, context)
+        """(status, message) of the rule on `resource` under `context` (a ScanContext: operation, user info,
+        parameter resources)."""
+        data, namespace = self._request(resource, context)
+        if self.params is None:
+            return self._validate(data, context)
+        try:
+            params = collect_params(*self.params, namespace, param_cluster(context))
+        except ParamsError as error:
+            return ERROR, f"error in parameterized resource: {error}"
+        for param in params:
+            status, message = self._validate({**data, "params": param}, context)
+            if status != PASS:
+                return status, message
+        return PASS, f"Validation rule '{self.name}' passed."
 
-    def _evaluate(self, resource: Any, context: Any) -> tuple[Status, str]:
-        if self.has_params:
-            return ERROR, "validate.cel paramKind/paramRef need parameter resources from a cluster"
+    def _request(self, resource: Any, context: Any) -> tuple[dict[str, Any], str]:
+        """The request's variables (``params`` aside) and the namespace params are chosen in."""
         operation = getattr(context, "operation", "CREATE") or "CREATE"
         request = admission_request(resource, operation=operation, user_info=getattr(context, "user_info", None))
         data = request.variables()
         namespace = request.attributes.namespace
         kind = str((resource or {}).get("kind") or "") if isinstance(resource, dict) else ""
-        data["namespaceObject"] = ({"metadata": {"name": namespace}, "spec": {}, "status": {}}
-                                   if namespace and kind != "Namespace" else None)
+        if kind == "Namespace":
+            namespace = ""
+        data["namespaceObject"] = {"metadata": {"name": namespace}, "spec": {}, "status": {}} if namespace else None
+        return data, namespace
+
+    def _scope(self, data: dict[str, Any], lookups: Any) -> dict[str, Any]:
+        return (prepare_variables(self.spec, data, lookups) if self.spec.needs_values
+                else {**data, "exceptions": NO_EXCEPTIONS})
+
+    def scope(self, resource: Any, context: Any = None) -> tuple[dict[str, Any], Any]:
+        """The variables the expressions see on `resource` (``variables`` computed), and the lookups (what
+        --explain shows; with params, those of the first param, where a failure is reported first)."""
+        data, namespace = self._request(resource, context)
+        if self.params is not None:
+            try:
+                params = collect_params(*self.params, namespace, param_cluster(context))
+            except ParamsError:
+                params = []
+            if params:
+                data = {**data, "params": params[0]}
         lookups = getattr(context, "lookups", None)
-        scope = prepare_variables(self.spec, data, lookups)
+        return prepare_variables(self.spec, data, lookups), lookups  # every variable's value, to be shown
+
+    def _validate(self, data: dict[str, Any], context: Any) -> tuple[Status, str]:
+        """One evaluation (one per param): its expressions share one cost budget, as in Kubernetes."""
+        with evaluation_budget():
+            return self._validate_within_budget(data, context)
+
+    def _validate_within_budget(self, data: dict[str, Any], context: Any) -> tuple[Status, str]:
+        lookups = getattr(context, "lookups", None)
+        scope = self._scope(data, lookups)
         for name, program, _path in self.preconditions:
             try:
                 result = program.evaluate(scope, lookups)
@@ -103,15 +146,20 @@ def compile_validate_cel(rule: dict, path: tuple = ()) -> CompiledValidateCel:
     if not isinstance(cel, dict):
         raise PolicyError("expected a mapping", path=at)
     compiled = CompiledValidateCel(name=str(rule.get("name") or ""))
-    compiled.has_params = bool(cel.get("paramKind") or cel.get("paramRef"))
-    for index, item in enumerate(rule.get("celPreconditions") or []):
-        where = (*path, "celPreconditions", index, "expression")
-        compiled.preconditions.append((str(item.get("name", index)), compile_expression(_text(item, where), where),
-                                       where))
+    if isinstance(cel.get("paramKind"), dict) and isinstance(cel.get("paramRef"), dict):
+        compiled.params = (cel["paramKind"], cel["paramRef"])
+    declared: list[tuple[str, str]] = []
     for index, item in enumerate(cel.get("variables") or []):
         where = (*at, "variables", index, "expression")
-        compiled.spec.variables.append((str(item.get("name", "")), compile_expression(_text(item, where), where),
-                                        where))
+        program, whole = compile_reading_variables(_text(item, where), where, list(declared))
+        compiled.spec.needs_values |= whole
+        compiled.spec.variables.append((str(item.get("name", "")), program, where))
+        declared.append((str(item.get("name", "")), _text(item, where)))
+    for index, item in enumerate(rule.get("celPreconditions") or []):
+        where = (*path, "celPreconditions", index, "expression")
+        program, whole = compile_reading_variables(_text(item, where), where, declared)
+        compiled.spec.needs_values |= whole
+        compiled.preconditions.append((str(item.get("name", index)), program, where))
     raw_default = validate.get("message")
     default_message = raw_default if isinstance(raw_default, str) else ""
     expressions = cel.get("expressions") or []
@@ -122,11 +170,14 @@ def compile_validate_cel(rule: dict, path: tuple = ()) -> CompiledValidateCel:
         text = _text(item, where)
         message_program = None
         if isinstance(item.get("messageExpression"), str) and item["messageExpression"].strip():
-            message_program = compile_expression(item["messageExpression"], (*at, "expressions", index,
-                                                                             "messageExpression"))
+            message_program, whole = compile_reading_variables(
+                item["messageExpression"], (*at, "expressions", index, "messageExpression"), declared)
+            compiled.spec.needs_values |= whole
         raw_message = item.get("message")
         message = raw_message if isinstance(raw_message, str) and raw_message else default_message
-        compiled.expressions.append((text, compile_expression(text, where), message_program, message))
+        program, whole = compile_reading_variables(text, where, declared)
+        compiled.spec.needs_values |= whole
+        compiled.expressions.append((text, program, message_program, message))
     return compiled
 
 

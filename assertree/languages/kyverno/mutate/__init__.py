@@ -12,9 +12,10 @@ matching, rule-level preconditions and ``{{ }}`` substitution around them.
 
 from __future__ import annotations
 
+from assertree.languages.kubernetes.jsonpatch import apply_patch, decode_patch
 from assertree.languages.kyverno.mutate.compare import json_equal, patched_resource_matches, tidy
 from assertree.languages.kyverno.mutate.foreach import ForEachHooks, apply_foreach
-from assertree.languages.kyverno.mutate.jsonpatch import apply_json6902, apply_patch, decode_patch
+from assertree.languages.kyverno.mutate.json6902 import apply_json6902
 from assertree.languages.kyverno.mutate.result import MutateResult
 from assertree.languages.kyverno.mutate.rule import apply_mutation
 from assertree.languages.kyverno.mutate.strategic import apply_strategic_merge, prepare_patch

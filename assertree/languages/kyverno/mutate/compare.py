@@ -13,6 +13,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from assertree.languages.kubernetes.jsonpatch import json_equal
+
+__all__ = ["json_equal", "patched_resource_matches", "tidy"]
+
 _MANAGED_BY = "app.kubernetes.io/managed-by"
 
 
@@ -25,21 +29,6 @@ def tidy(value: Any) -> Any:
         items = [tidied for item in value if (tidied := tidy(item)) is not None]
         return items or None
     return value
-
-
-def json_equal(first: Any, second: Any) -> bool:
-    """Equality of JSON values as Go's encoding/json sees them after a round trip."""
-    if isinstance(first, bool) or isinstance(second, bool):
-        return isinstance(first, bool) and isinstance(second, bool) and first == second
-    if isinstance(first, (int, float)) and isinstance(second, (int, float)):
-        return float(first) == float(second)
-    if isinstance(first, dict) and isinstance(second, dict):
-        return first.keys() == second.keys() and all(json_equal(first[key], second[key]) for key in first)
-    if isinstance(first, list) and isinstance(second, list):
-        return len(first) == len(second) and all(json_equal(a, b) for a, b in zip(first, second))
-    if type(first) is not type(second):
-        return False
-    return first == second
 
 
 def _fixup_generate_labels(resource: dict) -> dict:

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assertree.languages.kyverno.mutate.compare import json_equal
-from assertree.languages.kyverno.mutate.jsonpatch import apply_json6902
+from assertree.languages.kyverno.mutate.json6902 import apply_json6902
 from assertree.languages.kyverno.mutate.preprocess import PatternMatcher, validate_matcher
 from assertree.languages.kyverno.mutate.result import MutateResult, error, success_message
 from assertree.languages.kyverno.mutate.strategic import NO_PATCHES, apply_strategic_merge

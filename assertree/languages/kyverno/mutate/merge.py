@@ -6,7 +6,8 @@ ListIncreaseDirection=Prepend)`` from sigs.k8s.io/kustomize/kyaml v0.21.1 (kyaml
 kyaml/yaml/walk). It differs from ``kubectl patch --type strategic`` in ways a resource shows:
 
 - a merged list puts the patch's elements first, then the resource's other elements;
-- lists are merged only where kyaml's built-in Kubernetes v1.21.2 schema says so (`merge_schema`);
+- lists are merged only where kyaml's built-in Kubernetes v1.21.2 schema says so
+  (`assertree.languages.kubernetes.merge_schema`);
   lists of unknown kinds (CRDs) are replaced; merge keys are never guessed;
 - ``$patch: delete|replace|merge`` work on maps and list elements; ``$retainKeys`` and
   ``$setElementOrder`` are not understood and are copied like any other key;
@@ -31,7 +32,7 @@ from typing import Any
 
 import yaml
 
-from assertree.languages.kyverno.mutate.merge_schema import (
+from assertree.languages.kubernetes.merge_schema import (
     Schema,
     element_schema,
     field_schema,

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from assertree.languages.kyverno.mutate.foreach import Bindings, ForEachHooks, apply_foreach
-from assertree.languages.kyverno.mutate.jsonpatch import apply_json6902
+from assertree.languages.kyverno.mutate.json6902 import apply_json6902
 from assertree.languages.kyverno.mutate.preprocess import PatternMatcher, validate_matcher
 from assertree.languages.kyverno.mutate.result import MutateResult, error
 from assertree.languages.kyverno.mutate.strategic import apply_strategic_merge
