@@ -93,11 +93,15 @@ def test_joining_10000_copies_of_a_long_string_is_refused():
 def test_a_function_written_in_python_is_held_to_its_bound():
     lookups = environment().compile("size(resource.List('v1', 'configmaps', 'default').items) >= 0")
     from assertree.languages.kyverno.cel_policies.environment import Lookups
+    from assertree.languages.kyverno.cluster import Cluster
 
     many = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{i}", "namespace": "default"},
              "data": {"k": "v" * 200}} for i in range(limits.FUNCTION_RESULT_LENGTH // 100)]
-    assert lookups.evaluate({"object": None, "variables": {}}, Lookups(resources=many)) is True
-    limits.check_function_result("resource.List", frozenset({"dyn"}), (), {"items": many}, Lookups(resources=many))
+    cluster = Cluster()
+    for item in many:
+        cluster.add(item)
+    assert lookups.evaluate({"object": None, "variables": {}}, Lookups(cluster=cluster)) is True
+    limits.check_function_result("resource.List", frozenset({"dyn"}), (), {"items": many}, Lookups(cluster=cluster))
     with pytest.raises(ValueError, match="the result has more than 100,000 items"):
         limits.check_function_result("resource.List", frozenset({"dyn"}), (), {"items": list(range(100_001))}, None)
 
@@ -281,3 +285,18 @@ def test_an_evaluation_skipped_by_the_fast_paths_is_within_the_limits(text, data
 def test_a_library_exception_that_is_not_a_cel_error_is_the_expressions_error():
     with pytest.raises(CelEvaluationError):  # std::length_error from the library, a ValueError: exit 3 before
         evaluate("size(lists.range(-1)) >= 0")
+
+
+def test_builders_grow_with_their_arguments_and_lookups_with_the_context():
+    """A chain of builders (the authorizer's, Envoy's responses) grows additively, so a long chain compiles; a
+    lookup is bounded by what the context holds, not by its arguments."""
+    from assertree.languages.cel import cost
+    from assertree.languages.cel.sizes import measure
+
+    world = cost.World(number=0, absent=measure(None), unknown=lambda: measure(["x" * 10]))
+    built = cost.python_result("envoy.Allowed", frozenset({"dyn"}), [], world)
+    for _ in range(20):
+        built = cost.python_result("WithHeader", frozenset({"dyn"}), [built, measure("k"), measure("v")], world)
+    assert built.bytes() < 2 * 1024 * 1024
+    assert cost.python_result("resource.Get", frozenset({"dyn"}), [measure("v1")] * 4, world).bytes() == \
+        measure(["x" * 10]).bytes()

@@ -656,6 +656,8 @@ _ARGUMENT_BOUNDED = frozenset({
     "getEscapedPath", "getQuery", "semver", "isSemver", "major", "minor", "patch", "image", "isImage", "registry",
     "repository", "identifier", "tag", "digest", "containsDigest", "parseServiceAccount", "time.now", "isSorted",
     "sum", "min", "max", "jsonpatch.escapeKey", "find", "findAll", "json.unmarshal",
+    # hex digests: at most 128 characters, within the slack
+    "hash.md5", "hash.sha1", "hash.sha256", "md5", "sha1", "sha256",
 })
 _SLACK_LENGTH = 64  # what such a function may add to its arguments (a tag, a default port, a canonical form)
 _SLACK_BYTES = 1024
@@ -676,8 +678,33 @@ def _arguments(sizes: list[Size]) -> Size:
                     sum(size.chars for size in sizes) + _SLACK_LENGTH)
 
 
+_GZIP_RATIO = 1032  # deflate's largest expansion: 258 bytes from one 2-bit code, about 1032 to 1
+_MAX_DECOMPRESSED = 64 * 1024 * 1024  # functions.kyverno.MAX_DECOMPRESSED
+_REPEAT = 1000  # the largest repetition count of an RE2 pattern (``{1000}``): what `random` may repeat
+
+
+def _built(sizes: list[Size], factor: int = 1) -> Size:
+    """What a builder written in Python returns: an opaque value (an authorizer check, a format, an Envoy
+    response), a list of validation errors, made of its arguments with a few fixed words around them; with a
+    `factor`, a decoding whose text may grow (a certificate's bytes written as hexadecimal). Additive, so
+    that a chain of builders grows with its length, not as a power of it."""
+    return anything(factor * sum(size.length for size in sizes) + 64,
+                    factor * sum(size.bytes() for size in sizes) + 65536,
+                    factor * sum(size.chars for size in sizes) + 1024)
+
+
+_LOOKUP = re.compile(r"(^|\.)(get|Get|list|List|post|Post|getMetadata|GetMetadata)$")
+"""Functions that read the evaluation's context (a fake cluster, image data, global context entries, HTTP
+responses): bounded by the context (`World.unknown`), not by their arguments."""
+
 _RESULTS: dict[str, Callable[[list[Size]], Size]] = {
     "find": lambda sizes: _text(sizes[0].chars, sizes[0]),
+    "jwt.Decode": lambda sizes: _built(sizes, 2),
+    "x509.decode": lambda sizes: _built(sizes, 2),
+    "gzip.decompress": lambda sizes: _text(min(_GZIP_RATIO * sizes[0].chars, _MAX_DECOMPRESSED)),
+    "json.marshal": lambda sizes: _text(cap(6 * sizes[0].bytes() + 64)),  # at worst a \u escape per byte
+    "random": lambda sizes: _text(cap(_REPEAT * (sizes[0].chars if sizes else 16) + 64)),
+    "random.random": lambda sizes: _text(cap(_REPEAT * (sizes[0].chars if sizes else 16) + 64)),
     "findAll": lambda sizes: _pieces(sizes[0]),
     "json.unmarshal": lambda sizes: anything(sizes[0].chars, VALUE + BYTES_PER_CHARACTER * sizes[0].chars),
     "jsonpatch.escapeKey": lambda sizes: _text(2 * sizes[0].chars, sizes[0]),
@@ -690,9 +717,10 @@ def python_result(name: str, result_types: frozenset[str], sizes: list[Size], wo
     """A bound on what the Python function `name` returns for arguments of these sizes.
 
     Declared scalar results are scalars; the functions of `assertree.languages.cel.functions` are
-    bounded by their arguments (`_RESULTS`, and `_ARGUMENT_BOUNDED` by construction); anything else
-    (a lookup in the evaluation's context, a binding) by `world.unknown()`, which
-    `limits.check_function_result` holds every such function to when it returns.
+    bounded by their arguments (`_RESULTS`, and `_ARGUMENT_BOUNDED` by construction); a lookup in the
+    evaluation's context (`_LOOKUP`, kyverno-json's ``bindings.resolve``) by `world.unknown()`; any other
+    builder by `_built`. `limits.check_function_result` holds every function not proven to its bound when
+    it returns.
     """
     if result_types and result_types <= SCALAR_TYPES:
         return scalar()
@@ -700,7 +728,9 @@ def python_result(name: str, result_types: frozenset[str], sizes: list[Size], wo
         return _RESULTS[name](sizes)
     if name in _ARGUMENT_BOUNDED:
         return _arguments(sizes)
-    return world.unknown()
+    if name == "bindings.resolve" or _LOOKUP.search(name):
+        return world.unknown()
+    return _built(sizes)
 
 
 def proven(name: str, result_types: frozenset[str]) -> bool:
