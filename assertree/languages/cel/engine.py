@@ -55,10 +55,11 @@ from types import ModuleType
 from typing import Any
 
 from assertree.languages.cel.backstop import OUT_OF_MEMORY, backstop
-from assertree.languages.cel.limits import Bounds, LimitError, check_function_result
+from assertree.languages.cel.limits import Bounds, BudgetError, LimitError, check_function_result
 
 __all__ = [
     "CEL_EXTRA_MESSAGE",
+    "CelBudgetError",
     "CelCompileError",
     "CelError",
     "CelEvaluationError",
@@ -106,6 +107,11 @@ class CelCompileError(CelError):
 
 class CelEvaluationError(CelError):
     """The expression failed on this data (no such key, no matching overload, a function's error)."""
+
+
+class CelBudgetError(CelEvaluationError):
+    """The expressions of one evaluation spent their shared budget (`limits.evaluation_budget`): this one
+    did not run, and no later one of the same evaluation should."""
 
 
 class FunctionError(ValueError):
@@ -173,7 +179,10 @@ class Environment:
     ``lists``, ``math``, ``regex``, ``encoders``, ``bindings``,
     ``two-var-comprehensions``); `functions` are written in Python.
     `cross_type_numeric_comparisons` accepts ``1 < 2.5`` as cel-go's option of
-    that name does.
+    that name does. `refuse_past_limits`: an expression past a cost or memory
+    limit on any input (`limits`) is a compile error; when false, each of its
+    evaluations is an error instead (the apiserver stores such a policy and
+    cancels each evaluation at its per-call limit).
     """
 
     name: str
@@ -181,6 +190,7 @@ class Environment:
     extensions: tuple[str, ...] = ()
     functions: tuple[Function, ...] = ()
     cross_type_numeric_comparisons: bool = False
+    refuse_past_limits: bool = True
     typed_variables: tuple[tuple[str, str], ...] = ()
     container: str = ""
     _built: list[Any] = field(default_factory=list, compare=False, repr=False)
@@ -321,6 +331,8 @@ def _bounds(environment: Environment, text: str, expression: Any) -> Bounds:
     try:
         return Bounds.compile(expression.serialize(), environment.python_functions())
     except LimitError as error:
+        if not environment.refuse_past_limits:
+            return Bounds.refusing(str(error))
         raise CelCompileError(str(error), text) from None
 
 
@@ -371,6 +383,8 @@ class Program:
         """
         try:
             uncertain = self._bounds.check(variables, context)
+        except BudgetError as error:
+            raise CelBudgetError(str(error), self.text) from None
         except LimitError as error:
             raise CelEvaluationError(str(error), self.text) from None
         token = _CONTEXT.set(context)

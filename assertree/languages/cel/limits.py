@@ -9,7 +9,9 @@ a running expression is stopped when its *actual* cost passes
 of one policy evaluation share ``RuntimeCELCostBudget`` (10,000,000).
 Kyverno's CEL policies inherit Kubernetes' environment and so its per-call
 limit; ValidatingAdmissionPolicy has no estimated limit, since its ``object``
-is untyped and any estimate would be unbounded.
+is untyped and any estimate would be unbounded: the apiserver stores any
+such policy and cancels each evaluation past its per-call limit (an
+environment with ``refuse_past_limits`` false does the same: `Bounds.refusing`).
 
 The CEL library assertree runs cannot count cost as it goes, so assertree
 bounds it *before* running, with an estimate (`cost`) that is an upper bound:
@@ -60,7 +62,7 @@ from assertree.languages.cel.checked import DecodeError, Expr, decode
 from assertree.languages.cel.sizes import EMPTY, INFINITE, Size, anything, measure, scalar
 
 __all__ = ["COST_LIMIT", "EVALUATION_BUDGET", "FUNCTION_RESULT_BYTES", "FUNCTION_RESULT_LENGTH", "MEMORY_LIMIT",
-           "Bounds", "LimitError", "check_function_result", "evaluation_budget"]
+           "Bounds", "BudgetError", "LimitError", "check_function_result", "evaluation_budget"]
 
 COST_LIMIT = 10_000_000
 """Estimated cost units of one evaluation (cel-go's units: about 50 ns each)."""
@@ -121,14 +123,19 @@ class LimitError(Exception):
     """An expression or an evaluation past a limit; the message says which and by how much."""
 
 
+class BudgetError(LimitError):
+    """The expressions of one evaluation past their shared budget (`evaluation_budget`)."""
+
+
 _budget: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("assertree_cel_budget", default=None)
 
 
 @contextmanager
-def evaluation_budget() -> Iterator[None]:
-    """Every CEL evaluation inside shares `EVALUATION_BUDGET` (Kubernetes gives each policy evaluation
-    ``RuntimeCELCostBudget``): past it, the next evaluation is an error before it runs."""
-    token = _budget.set([EVALUATION_BUDGET])
+def evaluation_budget(units: int = EVALUATION_BUDGET) -> Iterator[None]:
+    """Every CEL evaluation inside shares `units` (Kubernetes gives each policy evaluation
+    ``RuntimeCELCostBudget``): past it, the next evaluation is an error (`BudgetError`) before it runs.
+    Opened inside another, it stands apart from it (an admission policy's match conditions have their own)."""
+    token = _budget.set([units, units])
     try:
         yield
     finally:
@@ -140,8 +147,8 @@ def _charge(amount: int) -> None:
     if left is None:
         return
     if amount > left[0]:
-        raise LimitError(f"CEL cost budget: the expressions of this evaluation could cost more than "
-                         f"{EVALUATION_BUDGET:,} units together, assertree's budget")
+        raise BudgetError(f"CEL cost budget: the expressions of this evaluation could cost more than "
+                          f"{left[1]:,} units together, assertree's budget")
     left[0] -= amount
 
 
@@ -177,7 +184,8 @@ class Bounds:
     past a limit, or not known without the data).
     """
 
-    __slots__ = ("_fixed", "_probes", "_python", "_reads_held", "_tree", "_verdicts", "fixed", "uncertain")
+    __slots__ = ("_fixed", "_probes", "_python", "_reads_held", "_refused", "_tree", "_verdicts", "fixed",
+                 "uncertain")
 
     def __init__(self, tree: Expr | None, python_functions: Mapping[str, frozenset[str]]) -> None:
         self._tree = tree
@@ -186,8 +194,18 @@ class Bounds:
         self._verdicts: dict[tuple[int, ...], tuple[int, int] | None] = {}
         self._fixed = (0, 0)
         self._reads_held = False  # whether it reads the results of earlier expressions (`HELD`)
+        self._refused: str | None = None  # past a limit on any input, refused at each evaluation (`refusing`)
         self.fixed = tree is None  # no input can take an evaluation past the limits (or none is estimated)
         self.uncertain = tree is None  # the estimate trusts what it cannot see: evaluate under the backstop
+
+    @classmethod
+    def refusing(cls, message: str) -> Bounds:
+        """The bounds of an expression past a limit on any input, where the language refuses it when it is
+        evaluated rather than when it is compiled (the apiserver stores such a policy; each evaluation is
+        then cancelled): `check` raises LimitError(`message`)."""
+        bounds = cls(None, {})
+        bounds._refused = message
+        return bounds
 
     @classmethod
     def compile(cls, serialized: bytes, python_functions: Mapping[str, frozenset[str]]) -> Bounds:
@@ -256,6 +274,8 @@ class Bounds:
         (the library copies an input it reads, a tenth of a unit a byte like any walk).
         """
         if self._tree is None:
+            if self._refused is not None:
+                raise LimitError(self._refused)
             return self.uncertain
         found = self._probes if self._probes is not None else self._trace()
         held = _Held(variables, self._reads_held) if any(variables.get(name) for name in HELD) else _NOTHING_HELD
