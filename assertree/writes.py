@@ -54,11 +54,13 @@ class ReplacingFile:
     one-call form. `what` names the file in messages (``the report``, ``the fixed file``).
     """
 
-    def __init__(self, path: str | Path, what: str = "the file", *, binary: bool = False) -> None:
+    def __init__(self, path: str | Path, what: str = "the file", *, binary: bool = False,
+                 durable: bool = True) -> None:
         import tempfile  # only where a file is written (start-up time)
 
         self.path = Path(path)
         self.what = what
+        self.durable = durable
         self.target = _final_path(self.path)
         self.temporary: str | None = None
         self.stream: IO[Any]
@@ -87,7 +89,8 @@ class ReplacingFile:
         """Put the finished file in place of the target (flushed and fsynced first)."""
         try:
             self.stream.flush()
-            os.fsync(self.stream.fileno())
+            if self.durable:
+                os.fsync(self.stream.fileno())
             self.stream.close()
             try:
                 mode = self.target.stat().st_mode & 0o7777
@@ -100,7 +103,8 @@ class ReplacingFile:
         except OSError as error:
             self.discard()
             raise WriteError(f"cannot write {self.what}: {_reason(error)}", source=str(self.path)) from None
-        _sync_folder(self.target.parent)
+        if self.durable:
+            _sync_folder(self.target.parent)
 
     def discard(self) -> None:
         """Remove the unfinished temporary file (nothing after `commit`)."""
@@ -138,7 +142,10 @@ def _sync_folder(folder: Path) -> None:
         os.close(descriptor)
 
 
-def write_file(path: str | Path, data: str | bytes, what: str = "the file") -> None:
-    """Write `data` (text as UTF-8) to `path` whole or not at all; raises `WriteError` naming `path`."""
-    with ReplacingFile(path, what, binary=isinstance(data, bytes)) as out:
+def write_file(path: str | Path, data: str | bytes, what: str = "the file", *, durable: bool = True) -> None:
+    """Write `data` (text as UTF-8) to `path` whole or not at all; raises `WriteError` naming `path`.
+
+    Without `durable` nothing is fsynced: the file is still whole or absent, but a power cut may lose it
+    (for files that can be made again, a cache's entries)."""
+    with ReplacingFile(path, what, binary=isinstance(data, bytes), durable=durable) as out:
         out.write(data)

@@ -18,6 +18,17 @@ settings.register_profile("slow", derandomize=False, deadline=None, database=Non
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 REPO = Path(__file__).resolve().parents[1]
+
+# The cache of checked documents (assertree.documents.cache) goes to a folder of this run, for every test and the
+# processes they start, never to the user's own; it stays on, so the suite also runs every policy a second time
+# from it. ASSERTREE_CACHE=off in the environment still turns it off.
+if not os.environ.get("ASSERTREE_CACHE_DIR"):  # the process that made it (xdist's workers inherit it) removes it
+    import atexit
+    import shutil
+    import tempfile
+
+    os.environ["ASSERTREE_CACHE_DIR"] = tempfile.mkdtemp(prefix="assertree-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["ASSERTREE_CACHE_DIR"], ignore_errors=True)
 # The peer suites, vendored (scripts/sync-conformance refreshes them; data/README.md gives each source).
 CONFORMANCE = REPO / "tests" / "conformance" / "data"
 GEN_TFPLAN = REPO / "bench" / "reference" / "gen_tfplan.py"

@@ -13,7 +13,8 @@ budget to every YAML file it reads (`check_aliases`) and to ``parse_yaml``
 it does in Kyverno.
 
 `MAX_NESTING` is how deep any input may nest; libyaml's own nesting limit is
-kept above it (`make_room_in_libyaml`) so that the limit a user meets, and its
+kept above it (`make_room_in_libyaml`, called when `assertree.documents.loaders`
+is imported) so that the limit a user meets, and its
 message, are assertree's whichever PyYAML is installed.
 
 `max_input_bytes` caps what one file or standard input may hold, so that
@@ -25,7 +26,9 @@ from __future__ import annotations
 
 import os
 
-import yaml
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    import yaml
 
 # go-yaml (decode.go, allowedAliasRatio): up to 400,000 decoded nodes aliases may make 99% of them;
 # from 4,000,000 nodes only 10%; linear in between. A document within the budget decodes as in Kyverno.
@@ -52,8 +55,6 @@ def make_room_in_libyaml() -> None:
     if get is not None and put is not None and get() < LIBYAML_NESTING:
         put(LIBYAML_NESTING)
 
-
-make_room_in_libyaml()
 
 
 
@@ -140,6 +141,8 @@ def excessive_aliasing(decoded: int, aliased: int) -> bool:
 
 
 def _fail(problem: str, node: yaml.Node) -> None:
+    import yaml  # here, not at the top: this module also serves JSON-only runs, which never import PyYAML
+
     raise yaml.composer.ComposerError(None, None, problem, node.start_mark)
 
 
@@ -155,6 +158,8 @@ def check_aliases(root: yaml.Node) -> None:
     only rises and the allowed share only falls, and the first breach is at the expansion's end
     at the latest. Iterative: documents may nest 1024 levels deep.
     """
+    import yaml
+
     sizes: dict[int, int] = {}  # id(node): its expanded size, once its subtree is done
     open_nodes: set[int] = set()
     decoded = aliased = 0

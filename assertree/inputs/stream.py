@@ -283,10 +283,10 @@ def yaml_stream_resources(path: str) -> Iterator[Resource]:
     from assertree.documents.loaders import MAX_DEPTH, PayloadLoader, check_event_depth
 
     # the reader's own YAML errors, positions and document building
-    from assertree.documents.reader import _yaml_errors, _yaml_locator, build_document
+    from assertree.documents.yaml_documents import build_document, yaml_errors, yaml_locator
 
     indicators, aliases = _indicators(path)
-    with _yaml_errors(path):
+    with yaml_errors(path):
         if indicators > MAX_DEPTH:
             with open(path, "rb") as events:
                 check_event_depth(events)
@@ -302,7 +302,7 @@ def yaml_stream_resources(path: str) -> Iterator[Resource]:
                     budget.next_document()
                     if value is None:
                         continue
-                    document = Document(value, path, index, node.start_mark.line + 1, _yaml_locator(node))
+                    document = Document(value, path, index, node.start_mark.line + 1, yaml_locator(node))
                     if index == 0:
                         held = document
                     else:

@@ -30,6 +30,7 @@ from typing import Any
 from assertree.documents.paths import NO_EXCLUDE, Exclude, walk
 from assertree.documents.reader import SUFFIXES, Document, load_documents
 from assertree.errors import AssertreeError, DocumentError, Location, PolicyError, Problem, Severity, Unsupported
+from assertree.languages.checked_files import CheckedFile, read_checked
 
 LANGUAGES = {
     "json.kyverno.io": "assertree.languages.kyverno_json.language",
@@ -238,39 +239,69 @@ class _Skipped:
 def _read_file(file: Path, named: bool, skipped: _Skipped) -> Iterator[Any]:
     """The compiled policies of one file, or located problems in their place (see `_policy_documents`).
     In a file found in a directory, a policy that cannot be used is a WARNING, or a NOTE when it is one
-    assertree cannot run (`assertree.errors.Unsupported`)."""
-    for document in _policy_documents(file, named, skipped):
-        if isinstance(document, Problem):  # a file that is not YAML: lint's error, a warning for a repository
-            yield document if named else replace(document, severity=Severity.WARNING)
-            continue
-        try:
-            yield compile_document(document.value, source=document.path, index=document.index, line=document.line)
-        except PolicyError as error:
-            if named and not isinstance(error, Unsupported):
-                yield locate(error.problem, document)
-            elif not named and "templates" in file.parts[:-1] and _is_template(file):
-                skipped.add(HELM_TEMPLATES)  # a chart that templates policies: {{ }} where values go
-            else:
-                yield _refusal(error, document)
+    assertree cannot run (`assertree.errors.Unsupported`).
+
+    The file's documents come from the cache of checked files when its bytes were read before
+    (`assertree.languages.checked_files`), and are stored there only when every one of them compiled: a
+    file with a problem, or with documents passed over, is read (and its problems found) every time."""
+    read = _open_policy_file(file, named, skipped)
+    if isinstance(read, Problem):  # a file that is not YAML: lint's error, a warning for a repository
+        yield read if named else replace(read, severity=Severity.WARNING)
+        return
+    if read is None:
+        return
+    compiled: list[Any] = []
+    with read.checked():
+        for document in _policy_documents_of(read.documents, file, named, skipped):
+            if isinstance(document, Problem):
+                compiled.append(document)
+                continue
+            try:
+                compiled.append(compile_document(document.value, source=document.path, index=document.index,
+                                                 line=document.line))
+            except PolicyError as error:
+                if named and not isinstance(error, Unsupported):
+                    compiled.append(locate(error.problem, document))
+                elif not named and "templates" in file.parts[:-1] and _is_template(file):
+                    skipped.add(HELM_TEMPLATES)  # a chart that templates policies: {{ }} where values go
+                else:
+                    compiled.append(_refusal(error, document))
+    if len(compiled) == len(read.documents) and not any(isinstance(item, Problem) for item in compiled):
+        read.remember()
+    yield from compiled
 
 
 def _policy_documents(file: Path, named: bool, skipped: _Skipped) -> Iterator[Document | Problem]:
     """The policy documents of one file, and located problems. A file found in a directory that holds no
     policy is counted in `skipped` and gives nothing, and its documents that are not policies are passed
     over; every document of a file named explicitly must be a policy."""
+    read = _open_policy_file(file, named, skipped)
+    if isinstance(read, Problem):
+        yield read
+    elif read is not None:
+        yield from _policy_documents_of(read.documents, file, named, skipped)
+
+
+def _open_policy_file(file: Path, named: bool, skipped: _Skipped) -> CheckedFile | Problem | None:
+    """The documents of a policy file (`read_checked`), the problem of one that is not YAML or JSON, or None
+    for a file found in a directory that holds no policy (counted in `skipped`)."""
     if not named:
         what = _holds_no_policy(file)
         if what is not None:
             skipped.add(what)
-            return
+            return None
     try:
-        documents = load_documents(file)
+        return read_checked(file)
     except DocumentError as error:
         if not named and _is_template(file):
             skipped.add(HELM_TEMPLATES)
-            return
-        yield error.problem
-        return
+            return None
+        return error.problem
+
+
+def _policy_documents_of(documents: list[Document], file: Path, named: bool,
+                         skipped: _Skipped) -> Iterator[Document | Problem]:
+    """The policy documents among `documents` (see `_policy_documents`)."""
     policies = 0
     held: list[str] = []
     for document in documents:
@@ -515,7 +546,8 @@ def _lint_document(document: Document, seen_names: dict[tuple, str]) -> list[Pro
     if _has_no_rules(document.value) and not any(p.path[:2] == ("spec", "rules") for p in found):
         found.append(Problem(NO_RULES, path=("spec", "rules"), severity=Severity.WARNING))
     problems = [locate(_with_hint(problem, document.value), document) for problem in found]
-    name = (document.value.get("metadata") or {}).get("name") if isinstance(document.value, dict) else None
+    metadata = document.value.get("metadata") if isinstance(document.value, dict) else None
+    name = metadata.get("name") if isinstance(metadata, dict) else None  # `metadata: 1` is the schema's to report
     if isinstance(name, str) and name:
         key = (document.value.get("kind"), name)
         if key in seen_names:

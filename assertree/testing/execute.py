@@ -94,28 +94,35 @@ def _load_policies(paths: list[Path]) -> tuple[list, dict[str, str]]:
         compile_document,
         is_kyverno_policy,
         is_policy_exception,
-        policy_documents,
+        policy_file,
     )
     from assertree.languages.load import compile_document as compile_other
 
     policies: list[Any] = []
     invalid: dict[str, str] = {}
     for path in paths:
-        for document in policy_documents(path):
-            value = document.value
-            if is_policy_exception(value):
-                continue
-            compile_one = compile_document if is_kyverno_policy(value) else compile_other
-            try:
-                policies.append(compile_one(value, source=document.path, index=document.index, line=document.line))
-            except AssertreeError as error:
-                line, column = document.locate(error.path) if error.path else (document.line, None)
-                located = error.located(source=document.path, line=line, column=column)
-                metadata = value.get("metadata") if isinstance(value, dict) else None
-                name = metadata.get("name") if isinstance(metadata, dict) else None
-                if not isinstance(name, str) or not name:
-                    raise located from None
-                invalid[name] = str(located)
+        read = policy_file(path)
+        compiled = 0
+        with read.checked():  # documents from the cache of checked files: no schema validation again
+            for document in read.documents:
+                value = document.value
+                if is_policy_exception(value):
+                    continue
+                compile_one = compile_document if is_kyverno_policy(value) else compile_other
+                try:
+                    policies.append(compile_one(value, source=document.path, index=document.index,
+                                                line=document.line))
+                    compiled += 1
+                except AssertreeError as error:
+                    line, column = document.locate(error.path) if error.path else (document.line, None)
+                    located = error.located(source=document.path, line=line, column=column)
+                    metadata = value.get("metadata") if isinstance(value, dict) else None
+                    name = metadata.get("name") if isinstance(metadata, dict) else None
+                    if not isinstance(name, str) or not name:
+                        raise located from None
+                    invalid[name] = str(located)
+        if compiled == len(read.documents):  # every document compiled: the next run takes them from the cache
+            read.remember()
     return policies, invalid
 
 
