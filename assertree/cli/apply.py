@@ -20,6 +20,8 @@ EXAMPLES = """Examples:
 
   assertree apply --policy mutate/ -o fixed/ k8s/
 
+  assertree apply --policy mutate/ -o fixed.yaml deploy.yaml
+
   assertree apply --in-place --policy mutate/ --values values.yaml deploy.yaml
 """
 
@@ -38,7 +40,8 @@ def apply(
     unbound: UnboundOption = False,
     output: Annotated[Path | None, typer.Option(
         "--output", "-o", show_default=False,
-        help="Write every resource file, changed or not, under this directory (created if needed).")] = None,
+        help="Write every resource file, changed or not, under this directory (created if needed); with one "
+        "resource file, a path ending in .yaml, .yml or .json (or an existing file) is the file to write.")] = None,
     diff: Annotated[bool, typer.Option(
         "--diff", help="Print a unified diff of what would change; exit 1 if anything would.")] = False,
     in_place: Annotated[bool, typer.Option("--in-place", help="Rewrite the changed files.")] = False,
@@ -50,8 +53,10 @@ def apply(
     diff. Unchanged parts of a file keep their text."""
     from assertree.apply import apply_to_files, apply_to_text, load_mutate_policies
     from assertree.cli.arguments import paths_from
+    from assertree.cli.outputs import write_stdout
     from assertree.errors import UsageError
     from assertree.inputs.payload import STDIN, STDIN_SOURCE, payload_files
+    from assertree.writes import write_file, write_files
 
     if not policy:
         raise UsageError("give at least one --policy file or directory")
@@ -61,9 +66,12 @@ def apply(
 
     excluded = Exclude.of(exclude)
     files = payload_files(resources, excluded)
-    if STDIN in files and (output is not None or in_place):
-        raise UsageError("standard input ('-') can only be written to stdout or diffed")
-    targets = _targets(resources, files, output) if output is not None else {}
+    one_file = output is not None and names_a_file(output)
+    if STDIN in files and (in_place or (output is not None and not one_file)):
+        raise UsageError("standard input ('-') can only be written to stdout, to one -o FILE or diffed")
+    targets = _targets(resources, files, output) if output is not None and not one_file else {}
+    if output is not None and one_file:
+        _check_output_file(output, files)
     loaded = load_mutate_policies(paths_from(policy, "--policy"), values=values, user_info=user_info,
                                   exclude=excluded, params=params or (), run_unbound=unbound)
     if loaded.found is not None:
@@ -81,24 +89,49 @@ def apply(
             changes.extend(apply_to_files([file], loaded.policies, context=loaded.context))
     _tell(changes, quiet)
     if diff:
-        sys.stdout.write("".join(change.diff() for change in changes))
-    elif in_place:
-        for change in changes:
-            if change.changed:
-                Path(change.path).write_bytes(change.new_text.encode("utf-8"))
+        write_stdout("".join(change.diff() for change in changes))
+    elif in_place:  # every changed file is made ready before the first replaces its original
+        write_files(((change.path, change.new_text) for change in changes if change.changed), "the fixed file")
+    elif output is not None and one_file:
+        write_file(output, _joined(changes), "the fixed resources")
     elif output is not None:
-        for change in changes:
-            target = targets[change.path]
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(change.new_text.encode("utf-8"))
+        write_files(((targets[change.path], change.new_text) for change in changes), "the fixed file")
     else:
-        texts = [change.new_text if change.new_text.endswith("\n") or not change.new_text
-                 else change.new_text + "\n" for change in changes]
-        sys.stdout.write("---\n".join(texts))
+        write_stdout(_joined(changes))
     failed = any(item.errors for change in changes for item in change.applied)
     if failed or (diff and any(change.changed for change in changes)):
         raise typer.Exit(EXIT_FAILED)
     raise typer.Exit(EXIT_OK)
+
+
+FILE_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def names_a_file(output: Path) -> bool:
+    """``-o PATH`` names one file when PATH is there and is not a folder, or is not there and ends in .yaml,
+    .yml or .json (as ``kyverno apply -o`` tells a file from a folder); else a folder."""
+    if output.exists() or output.is_symlink():
+        return not output.is_dir()
+    return output.suffix.lower() in FILE_SUFFIXES
+
+
+def _joined(changes: list[FileChange]) -> str:
+    """Every file's result, whole, separated by ``---`` lines (what stdout gets; ``-o FILE`` gets one)."""
+    texts = [change.new_text if change.new_text.endswith("\n") or not change.new_text
+             else change.new_text + "\n" for change in changes]
+    return "---\n".join(texts)
+
+
+def _check_output_file(output: Path, files: list[str]) -> None:
+    """``-o FILE`` takes one resource file (or standard input), never an input itself (that is --in-place)."""
+    from assertree.errors import UsageError
+    from assertree.inputs.payload import STDIN
+
+    if len(files) > 1:
+        raise UsageError(f"-o {output} names a file, and {len(files)} resource files were given: -o takes a "
+                         "folder for several files")
+    if output.resolve() in {Path(file).resolve() for file in files if file != STDIN}:
+        raise UsageError(f"-o {output} would overwrite an input file (use --in-place to rewrite inputs)")
 
 
 def _targets(arguments: list[str], files: list[str], output: Path) -> dict[str, Path]:

@@ -27,6 +27,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from assertree.documents.nesting import TOO_DEEP
 from assertree.documents.paths import NO_EXCLUDE, Exclude, walk
 from assertree.documents.reader import SUFFIXES, Document, load_documents
 from assertree.errors import AssertreeError, DocumentError, Location, PolicyError, Problem, Severity, Unsupported
@@ -266,6 +267,8 @@ def _read_file(file: Path, named: bool, skipped: _Skipped) -> Iterator[Any]:
                     skipped.add(HELM_TEMPLATES)  # a chart that templates policies: {{ }} where values go
                 else:
                     compiled.append(_refusal(error, document))
+            except RecursionError:  # a policy nested deeper than the process may recurse
+                compiled.append(locate(Problem(TOO_DEEP), document))
     if len(compiled) == len(read.documents) and not any(isinstance(item, Problem) for item in compiled):
         read.remember()
     yield from compiled
@@ -542,7 +545,10 @@ def _lint_document(document: Document, seen_names: dict[tuple, str]) -> list[Pro
     """The problems of one policy document, and a warning when another policy has its kind and name."""
     language = language_of(document.value)
     assert language is not None  # `_policy_documents` gives policy documents only
-    found = list(language.lint_document(document.value))
+    try:
+        found = list(language.lint_document(document.value))
+    except RecursionError:
+        found = [Problem(TOO_DEEP)]
     if _has_no_rules(document.value) and not any(p.path[:2] == ("spec", "rules") for p in found):
         found.append(Problem(NO_RULES, path=("spec", "rules"), severity=Severity.WARNING))
     problems = [locate(_with_hint(problem, document.value), document) for problem in found]

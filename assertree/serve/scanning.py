@@ -53,15 +53,18 @@ def compile_preprocessors(texts: Sequence[str]) -> list[Any]:
     """The request's pre-processors, compiled; a `RequestError` names the one that does not parse
     (worded for the API: the CLI's own check speaks of ``--pre-process``)."""
     from assertree import jp
+    from assertree.jp.errors import quoted
 
     compiled = []
     for text in texts:
         try:
             expression = jp.compile(text)
+        except jp.ParseError as error:
+            raise RequestError(f"invalid preprocessor {quoted(text, error)}: {error.located()}") from None
         except jp.JMESPathError as error:
-            raise RequestError(f"invalid preprocessor {text!r}: {error}") from None
+            raise RequestError(f"invalid preprocessor {quoted(text)}: {error}") from None
         if expression.problems:
-            raise RequestError(f"invalid preprocessor {text!r}: {'; '.join(expression.problems)}")
+            raise RequestError(f"invalid preprocessor {quoted(text)}: {'; '.join(expression.problems)}")
         compiled.append(expression)
     return compiled
 

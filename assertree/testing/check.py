@@ -3,19 +3,25 @@
 For each expected entry (policy, rule, result, resources):
 
 - resources: each ``name`` selects every loaded resource of that name (the
-  entry's ``kind`` is not used), ``namespace/name`` also the namespace; when
-  nothing is selected, every loaded resource is checked;
+  entry's ``kind`` is not used), ``namespace/name`` also the namespace; an
+  entry without resources checks every loaded resource; a name no loaded
+  resource has is a failed row, ``Resource not found`` (``kyverno test``
+  checks every resource instead);
 - for each selected resource, each response of the entry's policy: the rule
   results named ``rule``, ``autogen-<rule>`` or ``autogen-cronjob-<rule>`` (all
   of them without ``rule``) are compared: first the patched resource when the
   entry names ``patchedResources`` (the policy's resource after its mutate
   phase, tidied, against the same resource in that file; absent from the
   file, the row is dropped unless ``failOnMissingResources``), then the status;
-- a policy response with no such rule result is a pass, ``Excluded``;
+- a policy response with no such rule result is a pass, ``Excluded``, unless
+  the policy has no rule of that name at all: ``Rule not found``, a failure
+  (``kyverno test`` passes it, Excluded);
 - no response of the policy at all is a failure, ``Not found``;
 - a policy that could not be loaded makes each selected row an error
   ("Invalid policy"), while the other policies' rows are compared;
 - a result with an ``operation`` is compared with that operation's run.
+
+A test none of whose rows compared a result fails as a whole (`nothing_compared`).
 
 The outcome is one `RowCheck` per compared (entry, resource, rule), with
 ``actual`` the status, ``excluded`` or ``not-found``.
@@ -94,7 +100,7 @@ def check_test(test: KyvernoTest, responses: list[ResourceResponses], patched: P
         if invalid and expected.policy_name in invalid:
             checks.extend(RowCheck(expected, item.key, expected.rule, ERROR, False, "Invalid policy",
                                    invalid[expected.policy_name])
-                          for item in select_resources(expected, chosen))
+                          for item in select_resources(expected, chosen)[0])
             continue
         checks.extend(check_expected(test, expected, chosen, patched, strict=strict))
     return checks
@@ -103,13 +109,20 @@ def check_test(test: KyvernoTest, responses: list[ResourceResponses], patched: P
 def check_expected(test: KyvernoTest, expected: ExpectedResult, responses: list[ResourceResponses],
                    patched: PatchedLookup, *, strict: bool = False) -> list[RowCheck]:
     """The rows one expected entry gives."""
-    selected = select_resources(expected, responses)
-    out: list[RowCheck] = []
+    selected, unloaded = select_resources(expected, responses)
+    out: list[RowCheck] = [RowCheck(expected, ("", expected.kind or "", *_namespace_and_name(name)), expected.rule,
+                                    NOT_FOUND, False, "Resource not found",
+                                    f"no resource named {name!r} was loaded from {', '.join(test.resources)}")
+                           for name in unloaded]
     for item in selected:
         rows: list[RowCheck] = []
         dropped = False
         for response in item.responses:
             if response.policy.name != expected.policy_name:
+                continue
+            if _unknown_rule(expected, response.policy):
+                rows.append(RowCheck(expected, item.key, expected.rule, NOT_FOUND, False, "Rule not found",
+                                     f"policy {expected.policy!r} has no rule {expected.rule!r}"))
                 continue
             for result in _rule_results(expected, response):
                 row = _compare(test, expected, item, response, result, patched)
@@ -128,25 +141,76 @@ def check_expected(test: KyvernoTest, expected: ExpectedResult, responses: list[
     return out
 
 
-def select_resources(expected: ExpectedResult, responses: list[ResourceResponses]) -> list[ResourceResponses]:
-    """The loaded resources an entry names (all of them when it names none that was loaded).
+def _namespace_and_name(wanted: str) -> tuple[str, str]:
+    namespace, _, name = wanted.rpartition("/")
+    return namespace, name
+
+
+def nothing_compared(test: KyvernoTest, rows: list[RowCheck], responses: list[ResourceResponses]) -> str | None:
+    """Why `test` compared nothing (no row compared a rule's result with its expectation), or None when it
+    compared something. ``kyverno test`` passes such a test; assertree fails it: a test that checks nothing
+    must not look like one that checks and passes."""
+    if any(row.selected for row in rows):
+        return None
+    if not test.results:
+        return "nothing was compared: the test lists no expected results"
+    if not responses:
+        return "nothing was compared: no resource was loaded from " + (", ".join(test.resources) or "'resources'")
+    if not rows:
+        return ("nothing was compared: every expected result was left out (its patchedResources file does not "
+                "hold the resource; failOnMissingResources makes that a failure)")
+    return (f"nothing was compared: the rules of the {len(test.results)} expected "
+            f"result{'s' if len(test.results) != 1 else ''} selected none of the "
+            f"{len(responses)} resource{'s' if len(responses) != 1 else ''} (kyverno test counts such rows as "
+            "passed: Excluded)")
+
+
+def select_resources(expected: ExpectedResult, responses: list[ResourceResponses]
+                     ) -> tuple[list[ResourceResponses], list[str]]:
+    """(the loaded resources an entry names, or all of them when it names none; the names it gives that no
+    loaded resource has). ``kyverno test`` checks every resource when none of the names is found, so a
+    misspelt name passes on other resources; here it fails as ``Resource not found`` (its CI means
+    ``test/cli/test-fail/missing-resource`` to fail).
 
     ``resourceSpecs`` (group, version, namespace, name) select too, but only beside a ``resources`` list
     (even an empty one), as the CLI reads them (commands/test/output.go)."""
     chosen: list[ResourceResponses] = []
+    unloaded: list[str] = []
     for wanted in expected.resources:
-        namespace, _, name = wanted.rpartition("/")
-        for item in responses:
-            if item.name == name and (not wanted.count("/") or item.namespace == namespace):
-                chosen.append(item)
-    if "resources" in expected.document:
-        for spec in expected.resource_specs:
-            group, version = str(spec.get("group") or ""), str(spec.get("version") or "")
-            api_version = f"{group}/{version}" if group else version
-            chosen.extend(item for item in responses
-                          if item.key[0] == api_version and item.namespace == str(spec.get("namespace") or "")
-                          and item.name == str(spec.get("name") or ""))
-    return chosen or list(responses)
+        namespace, name = _namespace_and_name(wanted)
+        found = [item for item in responses
+                 if item.name == name and (not wanted.count("/") or item.namespace == namespace)]
+        chosen.extend(found)
+        if not found:
+            unloaded.append(wanted)
+    specs = expected.resource_specs if "resources" in expected.document else []
+    for spec in specs:
+        group, version = str(spec.get("group") or ""), str(spec.get("version") or "")
+        api_version = f"{group}/{version}" if group else version
+        namespace, name = str(spec.get("namespace") or ""), str(spec.get("name") or "")
+        found = [item for item in responses
+                 if item.key[0] == api_version and item.namespace == namespace and item.name == name]
+        chosen.extend(found)
+        if not found:
+            unloaded.append(f"{namespace}/{name}" if namespace else name)
+    if not expected.resources and not specs:
+        return list(responses), []
+    return chosen, unloaded
+
+
+def _unknown_rule(expected: ExpectedResult, policy: Any) -> bool:
+    """The entry names a rule the policy does not have (nor its ``autogen-`` copies): ``kyverno test`` calls
+    that a pass (Excluded); its CI means ``test/cli/test-fail/missing-rule`` to fail, and so it does here.
+    Only for policies that list named rules (``spec.rules``)."""
+    if not expected.rule or ruleless(policy):
+        return False
+    spec = (policy.document or {}).get("spec")
+    rules = spec.get("rules") if isinstance(spec, dict) else None
+    if not isinstance(rules, list) or not rules:
+        return False
+    names = {rule.get("name") for rule in rules if isinstance(rule, dict)}
+    bare = expected.rule.removeprefix("autogen-cronjob-").removeprefix("autogen-")
+    return not names & {expected.rule, bare}
 
 
 def ruleless(policy: Any) -> bool:

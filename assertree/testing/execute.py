@@ -64,14 +64,11 @@ def load_test(test: KyvernoTest) -> LoadedTest:
     policies, unlinked = link(policies)  # admission policies and their bindings; the CLI ignores a stray binding
     exceptions = []  # as in the CLI, only the files under `exceptions:` give PolicyExceptions
     for name in test.exceptions:
-        path = _existing(test, name, "exceptions")
+        path = test.existing(name, "exceptions")
         exceptions.extend(bridge.parse_exceptions(load_kyverno_documents([path]).exceptions, str(path)))
     manifests = []
     warnings = [f"binding ignored: {problem}" for problem in unlinked]
-    for name in test.resources:
-        if not test.path(name).exists():  # the CLI reports a missing resource file and carries on
-            warnings.append(f"failed to load resources: {name}: file not found")
-            continue
+    for name in test.resources:  # a missing file fails the test (the CLI warns and carries on, see the docs)
         for file in _files(test, name, "resources"):
             manifests.extend(read_manifests(file))
     manifests = unique(manifests)
@@ -79,7 +76,7 @@ def load_test(test: KyvernoTest) -> LoadedTest:
     if test.param_resources:  # what admission policy bindings choose their params from, as written (a param
         from assertree.inputs.params import load_params  # without a namespace may be of a cluster-scoped kind)
 
-        context.params = tuple(load_params(_existing(test, name, "paramResources") for name in test.param_resources))
+        context.params = tuple(load_params(test.existing(name, "paramResources") for name in test.param_resources))
     context.run_unbound = True  # the Kyverno CLI runs a policy no binding names (only its matchConstraints decide)
     context.kubernetes_defaults = False  # the Kyverno CLI evaluates the manifest as written
     warnings.extend(f"policy {name}: {why}" for name, why in invalid.items())
@@ -245,17 +242,10 @@ def _info(policy: Any) -> Any:
     return getattr(policy, "policy", policy)
 
 
-def _existing(test: KyvernoTest, name: str, field_name: str) -> Path:
-    path = test.path(name)
-    if not path.exists():
-        raise KyvernoTestError(f"{field_name}: file not found: {name}", source=str(test.file))
-    return path
-
-
 def _files(test: KyvernoTest, name: str, field_name: str) -> list[Path]:
     """A file the test names, or the files of a folder it names, sorted, as the CLI reads them: policy
     folders recursively (YAML and JSON), resource folders one level deep (``.yaml``/``.yml`` only)."""
-    path = _existing(test, name, field_name)
+    path = test.existing(name, field_name)
     if not path.is_dir():
         return [path]
     if field_name == "resources":
@@ -280,13 +270,13 @@ def _scan_context(test: KyvernoTest, exceptions: list, objects: list[Any]) -> Sc
 
     values = None
     if test.variables:
-        values = bridge.read_values_file(_existing(test, test.variables, "variables"))
+        values = bridge.read_values_file(test.existing(test.variables, "variables"))
         if not getattr(values, "typed", True):  # the CLI of 2026 refuses the untyped form too
             raise KyvernoTestError(f"values file {test.variables} uses the deprecated untyped schema: add "
                                    "'apiVersion: cli.kyverno.io/v1alpha1' and 'kind: Values'", source=str(test.file))
     elif test.values:
         values = bridge.values_from_mapping(test.values)
-    user_info = bridge.read_user_info_file(_existing(test, test.userinfo, "userinfo")) if test.userinfo else None
+    user_info = bridge.read_user_info_file(test.existing(test.userinfo, "userinfo")) if test.userinfo else None
     if user_info is not None and not getattr(user_info, "typed", True):
         raise KyvernoTestError(f"userInfo file {test.userinfo} uses the deprecated untyped schema: add "
                                "'apiVersion: cli.kyverno.io/v1alpha1' and 'kind: UserInfo'", source=str(test.file))

@@ -34,7 +34,7 @@ from assertree.explanation import active
 from assertree.jp.limits import evaluation_budget
 from assertree.languages.kubernetes.resources import resource_key
 from assertree.languages.kyverno import bridge
-from assertree.languages.kyverno.manifests import to_float64, with_default_namespace
+from assertree.languages.kyverno.manifests import is_kubernetes_object, to_float64, with_default_namespace
 from assertree.languages.kyverno.mutate.foreach import ForEachBudget, ForEachLimitError
 from assertree.languages.kyverno.prelude import check_context_and_preconditions, enter_rule
 from assertree.results import ERROR, FAIL, PASS, SKIP, WARN, RuleError, RuleResult, Violation
@@ -145,8 +145,8 @@ def rule_runner(compiled: CompiledKyvernoRule, context: ScanContext) -> RuleRunn
     scoped = context.cluster_scoped
 
     def run(resource: Resource) -> RuleResult | None:
-        if not isinstance(resource.value, dict):
-            return None  # not a Kubernetes object: no kind, so no rule selects it
+        if not is_kubernetes_object(resource.value):
+            return None  # not a Kubernetes object: no kind or no usable metadata, so no rule selects it
         if any(_applied(runner(resource)) for runner in earlier_runners):
             return None
         if seen[0] is not resource:
