@@ -1,7 +1,9 @@
 """Hostile CEL never ends in a traceback, an internal error, a hang or a memory blow-up (issue 21).
 
 Hypothesis writes CEL policies of every kind that runs CEL (ValidatingPolicy with variables, match
-conditions and message expressions; MutatingPolicy; ClusterPolicy ``validate.cel``) out of
+conditions and message expressions; MutatingPolicy; ClusterPolicy ``validate.cel``;
+ValidatingAdmissionPolicy and MutatingAdmissionPolicy with a binding, in the apiserver's environment,
+where the expressions that use Kyverno's libraries do not compile) out of
 expressions built to be expensive: huge ranges, comprehensions nested in comprehensions, strings and
 lists doubled through chained variables, joins, splits, replacements, format precisions, Python
 functions (``findAll``, ``json.unmarshal``, ``yaml.parse``) on long text, over payloads with long
@@ -144,10 +146,46 @@ def variables(draw) -> list[dict]:
     return found
 
 
+ADMISSION = "admissionregistration.k8s.io/v1"
+
+
+def json_patches(draw) -> list[dict]:
+    patch = draw(EXPRESSIONS)
+    return [{"patchType": "JSONPatch", "jsonPatch": {"expression": draw(st.sampled_from([
+        f"[JSONPatch{{op: 'add', path: '/metadata/labels', value: {{'x': string({patch})}}}}]",
+        (f"[JSONPatch{{op: 'copy', from: '/spec', path: '/spec/containers/0/x'}}, "
+         f"JSONPatch{{op: 'add', path: '/metadata/annotations', value: {{'a': string({patch})}}}}]"),
+        "[" + ", ".join(["JSONPatch{op: 'copy', from: '/spec/containers', path: '/spec/containers/-'}"] * 30) + "]",
+    ]))}}]
+
+
+def admission_policies(draw, kind: str, chained: list[dict]) -> list[dict]:
+    """A ValidatingAdmissionPolicy or MutatingAdmissionPolicy and its binding."""
+    spec: dict = {"matchConstraints": MATCH, "variables": chained,
+                  "failurePolicy": draw(st.sampled_from(["Fail", "Ignore"]))}
+    if draw(st.booleans()):
+        spec["matchConditions"] = [{"name": "m", "expression": draw(BOOLEANS)}]
+    if kind == "ValidatingAdmissionPolicy":
+        spec["validations"] = [{"expression": draw(BOOLEANS), "messageExpression": draw(EXPRESSIONS)}
+                               for _ in range(draw(st.integers(1, 3)))]
+        if draw(st.booleans()):
+            spec["auditAnnotations"] = [{"key": "a", "valueExpression": draw(EXPRESSIONS)}]
+        binding = {"policyName": "fuzz", "validationActions": ["Deny"]}
+    else:
+        spec["mutations"] = json_patches(draw)
+        spec["reinvocationPolicy"] = "IfNeeded"
+        binding = {"policyName": "fuzz"}
+    return [{"apiVersion": ADMISSION, "kind": kind, "metadata": {"name": "fuzz"}, "spec": spec},
+            {"apiVersion": ADMISSION, "kind": f"{kind}Binding", "metadata": {"name": "fuzz"}, "spec": binding}]
+
+
 @st.composite
-def policies(draw) -> dict:
-    kind = draw(st.sampled_from(["ValidatingPolicy", "MutatingPolicy", "ClusterPolicy"]))
+def policies(draw) -> dict | list[dict]:
+    kind = draw(st.sampled_from(["ValidatingPolicy", "MutatingPolicy", "ClusterPolicy", "ValidatingAdmissionPolicy",
+                                 "MutatingAdmissionPolicy"]))
     chained = draw(variables())
+    if kind.endswith("AdmissionPolicy"):
+        return admission_policies(draw, kind, chained)
     if kind == "ClusterPolicy":
         cel = {"variables": chained, "expressions": [{"expression": draw(BOOLEANS),
                                                       "messageExpression": draw(EXPRESSIONS)}]}
@@ -163,12 +201,7 @@ def policies(draw) -> dict:
         spec["validations"] = [{"expression": draw(BOOLEANS), "messageExpression": draw(EXPRESSIONS)}
                                for _ in range(draw(st.integers(1, 3)))]
     else:
-        patch = draw(EXPRESSIONS)
-        spec["mutations"] = [{"patchType": "JSONPatch", "jsonPatch": {"expression": draw(st.sampled_from([
-            f"[JSONPatch{{op: 'add', path: '/metadata/labels', value: {{'x': string({patch})}}}}]",
-            (f"[JSONPatch{{op: 'copy', from: '/spec', path: '/spec/containers/0/x'}}, "
-             f"JSONPatch{{op: 'add', path: '/metadata/annotations', value: {{'a': string({patch})}}}}]"),
-        ]))}}]
+        spec["mutations"] = json_patches(draw)
     return {"apiVersion": "policies.kyverno.io/v1", "kind": kind, "metadata": {"name": "fuzz"}, "spec": spec}
 
 
@@ -187,14 +220,27 @@ def payloads(draw) -> dict:
 # -- properties -------------------------------------------------------------------------------------------
 
 
-# Policies and payloads travel as JSON text, so that a long run records a failing example (`surveyed`).
-POLICIES = policies().map(json.dumps)
+# Policies and payloads travel as JSON text, so that a long run records a failing example (`surveyed`); a
+# policy and its binding as a YAML stream of two JSON documents.
+
+
+def policy_text(documents: dict | list[dict]) -> str:
+    return "\n---\n".join(json.dumps(document) for document in documents) if isinstance(documents, list) \
+        else json.dumps(documents)
+
+
+def policy_file(folder: str, policy: str) -> Path:
+    """Where `policy` is written: a YAML file for a stream, else a JSON one."""
+    return Path(folder) / ("policy.yaml" if "\n---\n" in policy else "policy.json")
+
+
+POLICIES = policies().map(policy_text)
 PAYLOADS = payloads().map(json.dumps)
 
 
 def scan_library(policy: str, payload: str) -> None:
     with tempfile.TemporaryDirectory() as folder, bounded():
-        path = Path(folder) / "policy.json"
+        path = policy_file(folder, policy)
         path.write_text(policy)
         try:
             loaded = assertree.load_policies(path)
@@ -206,9 +252,10 @@ def scan_library(policy: str, payload: str) -> None:
 
 def scan_cli(capsys, policy: str, payload: str) -> None:
     with tempfile.TemporaryDirectory() as folder, bounded():
-        (Path(folder) / "policy.json").write_text(policy)
+        path = policy_file(folder, policy)
+        path.write_text(policy)
         (Path(folder) / "pod.json").write_text(payload)
-        code = main(["scan", "--policy", str(Path(folder) / "policy.json"), "--payload",
+        code = main(["scan", "--policy", str(path), "--payload",
                      str(Path(folder) / "pod.json"), "-o", "json"])
     err = capsys.readouterr().err
     assert code in (0, 1, 2), (code, err[-2000:])
