@@ -9,11 +9,13 @@ them) and cancels an evaluation past ``PerCallLimit``; the invocation's expressi
 from __future__ import annotations
 
 import pytest
-from admission_helpers import binding, map_, one, pod, run, vap
+from admission_helpers import binding, compiled, map_, one, pod, run, vap
 from hypothesis import given
 from hypothesis import strategies as st
 
+from assertree.engine.scan import scan
 from assertree.languages.kubernetes import patches
+from assertree.languages.kubernetes.defaults import _counterpart, _first_names
 from assertree.languages.kubernetes.jsonpatch import MAX_GROWTH, MAX_OPERATIONS
 
 HUNDRED = "[" + ",".join(str(i) for i in range(100)) + "]"
@@ -97,3 +99,29 @@ def test_the_keyed_index_finds_what_the_scan_finds(target: list, patch: list) ->
     by_index = patches._keyed(target, patch, ("name",), None)
     by_scan = patches._keyed_by_scan(list(target), patch, ("name",), None)
     assert by_index == by_scan
+
+
+NAMED = st.lists(st.one_of(st.fixed_dictionaries({}, optional={"name": KEYS, "v": st.integers(0, 3)}),
+                           st.integers(0, 3)), max_size=8)
+
+
+@given(NAMED, NAMED)
+def test_the_counterpart_index_finds_what_the_scan_finds(defaulted: list, patched: list) -> None:
+    """Taking a mutation's defaults out again finds each element's counterpart through an index of the names
+    (a scan per element took minutes over a list of 20,000, found by the CEL fuzzer), held to the scan."""
+    for index in range(len(patched)):
+        assert _counterpart(defaulted, defaulted, patched, index, _first_names(defaulted)) == \
+            _counterpart(defaulted, defaulted, patched, index, None)
+
+
+def test_a_mutation_of_an_object_with_a_long_list_keeps_its_elements() -> None:
+    """The fuzzer's case: a MutatingAdmissionPolicy on an object holding 20,000 items."""
+    label = {"patchType": "JSONPatch", "jsonPatch": {"expression": (
+        "[JSONPatch{op: 'add', path: '/metadata/labels', value: {'x': 'y'}}]")}}
+    many = pod(containers=[{"name": f"c{i}", "image": "nginx"} for i in range(3)])
+    many["items"] = [{"name": f"i{i}"} for i in range(20_000)]
+
+    result = scan([many], compiled(map_(mutations=[label]), binding("m", mutating=True)))
+    value = result.resources[0].value
+    assert value["metadata"]["labels"] == {"x": "y"}
+    assert value["items"] == many["items"]
