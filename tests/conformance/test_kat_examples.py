@@ -29,7 +29,7 @@ _PART = re.compile(r"^(?P<case>.+?)\.(?P<part>object|oldObject|request|params|au
                    r"annotations|gold|expected)\.(?:yaml|txt)$")
 _EXPECT = ("allow", "deny", "warn", "audit", "mutate")
 
-_SOURCE = "https://github.com/kubernetes/kubernetes/blob/v1.34.0/pkg/apis/admissionregistration/validation/validation.go"
+_SOURCE = "https://github.com/kubernetes/kubernetes/blob/master/pkg/apis/admissionregistration/validation/validation.go"
 XFAIL = {
     "block-pod-exec.prod-admin.allow": "a CONNECT request for pods/exec with no object: assertree admits manifests "
                                        "(CREATE, UPDATE, DELETE of an object), not connections",
