@@ -26,7 +26,9 @@ from typing import Any, ClassVar
 
 import yaml
 
-from assertree.documents.limits import MAX_NESTING, check_aliases
+from assertree.documents.limits import MAX_NESTING, check_aliases, make_room_in_libyaml
+
+make_room_in_libyaml()  # before any YAML is read (see its docstring)
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_DEPTH = MAX_NESTING

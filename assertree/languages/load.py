@@ -27,9 +27,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from assertree.documents.nesting import TOO_DEEP
 from assertree.documents.paths import NO_EXCLUDE, Exclude, walk
 from assertree.documents.reader import SUFFIXES, Document, load_documents
 from assertree.errors import AssertreeError, DocumentError, Location, PolicyError, Problem, Severity, Unsupported
+from assertree.languages.base import locate_refusals
+from assertree.languages.checked_files import CheckedFile, read_checked
+from assertree.results import refused_rules
 
 LANGUAGES = {
     "json.kyverno.io": "assertree.languages.kyverno_json.language",
@@ -120,6 +124,16 @@ def compile_document(document: Any, *, source: str | None = None, index: int | N
 policy_from_mapping = compile_document  # the name the 0.1 API had
 
 
+def compile_read(document: Document) -> Any:
+    """A document read from a file, compiled: a PolicyError (of the same class: `Unsupported` stays one), and
+    the warnings of refused rules, carry its file, line and column."""
+    try:
+        compiled = compile_document(document.value, source=document.path, index=document.index, line=document.line)
+    except PolicyError as error:
+        raise type(error).of(locate(error.problem, document)) from None
+    return locate_refusals(compiled, document)
+
+
 def load_policies(*paths: str | Path, selector: Callable[[Mapping[str, str]], bool] | None = None,
                   exclude: Iterable[str] = ()) -> list[Any]:
     """Every policy in `paths`, compiled; raises PolicyError at the first policy that cannot be loaded.
@@ -160,13 +174,17 @@ class PolicySet:
 
     `errors` are the documents of files named explicitly that cannot be used (the run exits 2);
     `refused` the policies found in a directory that cannot be used: a WARNING for one that is
-    invalid, a NOTE for one assertree cannot run (generate rules, GeneratingPolicy, ...); each is
-    one line and the others still run. `skipped` counts the files that hold no policy.
+    invalid, a NOTE for one assertree cannot run (`assertree.errors.Unsupported`); each is one line
+    and the others still run. `not_run` has a WARNING for each rule of a loaded policy that is not
+    run (`assertree.results.RefusedRule`: it needs a registry or a cluster, ...), naming the policy,
+    the rule and the field at fault; the policy's other rules run. `skipped` counts the files that
+    hold no policy.
     """
 
     policies: list[Any] = field(default_factory=list)
     errors: list[Problem] = field(default_factory=list)
     refused: list[Problem] = field(default_factory=list)
+    not_run: list[Problem] = field(default_factory=list)
     skipped: Counter[str] = field(default_factory=Counter)
     order: dict[int, int] = field(default_factory=dict, repr=False)  # id(problem) -> position in the walk
 
@@ -194,7 +212,8 @@ def load_policy_set(paths: Iterable[str | Path], *, selector: Callable[[Mapping[
     a directory, only policies are read: hidden folders (``.kyverno-test/``, ``.chainsaw-test/``) and
     files that hold no policy document (Kyverno and Chainsaw tests, kustomizations, Artifact Hub
     metadata, manifests, CRDs, PolicyExceptions, Helm templates) are counted in `PolicySet.skipped`;
-    a policy that cannot be loaded is one entry of `PolicySet.refused` and the others still load.
+    a policy that cannot be loaded is one entry of `PolicySet.refused` and the others still load; a rule
+    that is not run is one entry of `PolicySet.not_run` and its policy's other rules still run.
     """
     found = find_policy_files(paths, exclude)
     out = PolicySet()
@@ -218,6 +237,7 @@ def load_policy_set(paths: Iterable[str | Path], *, selector: Callable[[Mapping[
         out.errors.append(problem)
     out.policies = [item for item in linked
                     if selector is None or selector(getattr(item.policy, "labels", None) or {})]
+    out.not_run = [refused.problem for item in out.policies for refused in refused_rules(item)]
     out.skipped = skipped.files
     return out
 
@@ -238,39 +258,70 @@ class _Skipped:
 def _read_file(file: Path, named: bool, skipped: _Skipped) -> Iterator[Any]:
     """The compiled policies of one file, or located problems in their place (see `_policy_documents`).
     In a file found in a directory, a policy that cannot be used is a WARNING, or a NOTE when it is one
-    assertree cannot run (`assertree.errors.Unsupported`)."""
-    for document in _policy_documents(file, named, skipped):
-        if isinstance(document, Problem):  # a file that is not YAML: lint's error, a warning for a repository
-            yield document if named else replace(document, severity=Severity.WARNING)
-            continue
-        try:
-            yield compile_document(document.value, source=document.path, index=document.index, line=document.line)
-        except PolicyError as error:
-            if named and not isinstance(error, Unsupported):
-                yield locate(error.problem, document)
-            elif not named and "templates" in file.parts[:-1] and _is_template(file):
-                skipped.add(HELM_TEMPLATES)  # a chart that templates policies: {{ }} where values go
-            else:
-                yield _refusal(error, document)
+    assertree cannot run (`assertree.errors.Unsupported`).
+
+    The file's documents come from the cache of checked files when its bytes were read before
+    (`assertree.languages.checked_files`), and are stored there only when every one of them compiled: a
+    file with a problem, or with documents passed over, is read (and its problems found) every time."""
+    read = _open_policy_file(file, named, skipped)
+    if isinstance(read, Problem):  # a file that is not YAML: lint's error, a warning for a repository
+        yield read if named else replace(read, severity=Severity.WARNING)
+        return
+    if read is None:
+        return
+    compiled: list[Any] = []
+    with read.checked():
+        for document in _policy_documents_of(read.documents, file, named, skipped):
+            if isinstance(document, Problem):
+                compiled.append(document)
+                continue
+            try:
+                compiled.append(compile_read(document))
+            except PolicyError as error:  # located by compile_read
+                if named and not isinstance(error, Unsupported):
+                    compiled.append(error.problem)
+                elif not named and "templates" in file.parts[:-1] and _is_template(file):
+                    skipped.add(HELM_TEMPLATES)  # a chart that templates policies: {{ }} where values go
+                else:
+                    compiled.append(_refusal(error, document))
+            except RecursionError:  # a policy nested deeper than the process may recurse
+                compiled.append(locate(Problem(TOO_DEEP), document))
+    if len(compiled) == len(read.documents) and not any(isinstance(item, Problem) for item in compiled):
+        read.remember()
+    yield from compiled
 
 
 def _policy_documents(file: Path, named: bool, skipped: _Skipped) -> Iterator[Document | Problem]:
     """The policy documents of one file, and located problems. A file found in a directory that holds no
     policy is counted in `skipped` and gives nothing, and its documents that are not policies are passed
     over; every document of a file named explicitly must be a policy."""
+    read = _open_policy_file(file, named, skipped)
+    if isinstance(read, Problem):
+        yield read
+    elif read is not None:
+        yield from _policy_documents_of(read.documents, file, named, skipped)
+
+
+def _open_policy_file(file: Path, named: bool, skipped: _Skipped) -> CheckedFile | Problem | None:
+    """The documents of a policy file (`read_checked`), the problem of one that is not YAML or JSON, or None
+    for a file found in a directory that holds no policy (counted in `skipped`)."""
     if not named:
         what = _holds_no_policy(file)
         if what is not None:
             skipped.add(what)
-            return
+            return None
     try:
-        documents = load_documents(file)
+        return read_checked(file)
     except DocumentError as error:
         if not named and _is_template(file):
             skipped.add(HELM_TEMPLATES)
-            return
-        yield error.problem
-        return
+            return None
+        return error.problem
+
+
+def _policy_documents_of(documents: list[Document], file: Path, named: bool,
+                         skipped: _Skipped) -> Iterator[Document | Problem]:
+    """The policy documents among `documents` (see `_policy_documents`)."""
     policies = 0
     held: list[str] = []
     for document in documents:
@@ -511,11 +562,15 @@ def _lint_document(document: Document, seen_names: dict[tuple, str]) -> list[Pro
     """The problems of one policy document, and a warning when another policy has its kind and name."""
     language = language_of(document.value)
     assert language is not None  # `_policy_documents` gives policy documents only
-    found = list(language.lint_document(document.value))
+    try:
+        found = list(language.lint_document(document.value))
+    except RecursionError:
+        found = [Problem(TOO_DEEP)]
     if _has_no_rules(document.value) and not any(p.path[:2] == ("spec", "rules") for p in found):
         found.append(Problem(NO_RULES, path=("spec", "rules"), severity=Severity.WARNING))
     problems = [locate(_with_hint(problem, document.value), document) for problem in found]
-    name = (document.value.get("metadata") or {}).get("name") if isinstance(document.value, dict) else None
+    metadata = document.value.get("metadata") if isinstance(document.value, dict) else None
+    name = metadata.get("name") if isinstance(metadata, dict) else None  # `metadata: 1` is the schema's to report
     if isinstance(name, str) and name:
         key = (document.value.get("kind"), name)
         if key in seen_names:

@@ -42,7 +42,7 @@ STAGES = [
 # rules, JSON patch), then the languages, which never import each other, then the loader that routes
 # documents to them.
 SHARED_LANGUAGE_MODULES = ("assertree.languages.base", "assertree.languages.selectors",
-                           "assertree.languages.schema_problems")
+                           "assertree.languages.schema_problems", "assertree.languages.checked_files")
 SHARED_LANGUAGE_PACKAGES = ("cel", "kubernetes")
 
 

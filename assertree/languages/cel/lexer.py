@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 __all__ = [
@@ -151,7 +152,14 @@ def pieces(text: str) -> tuple[str, list[Piece]]:
 
 def synthetic(text: str) -> list[Piece]:
     """The pieces of text a rewrite inserts; their tokens have no place in the source (start -1)."""
-    return [(Token(token.kind, token.text, -1, -1), "") for token in tokens(text)]
+    return list(_synthetic(text))
+
+
+@lru_cache(maxsize=512)
+def _synthetic(text: str) -> tuple[Piece, ...]:
+    # The rewrites insert a few fragments over and over (their names numbered per expression): lexed once
+    # each. The same pieces as lexing anew, since tokens are frozen and the result is a fresh list each time.
+    return tuple((Token(token.kind, token.text, -1, -1), "") for token in tokens(text))
 
 
 def join(head: str, items: list[Piece]) -> str:

@@ -21,17 +21,23 @@ from assertree.languages.kyverno_json.expressions import Compilers
 from assertree.languages.kyverno_json.messages import Message
 from assertree.languages.kyverno_json.model import Match, Policy, Rule, policy_from_document
 from assertree.results import Resource
+from assertree.tree.fast import Check, fast_check
 from assertree.tree.nodes import Evaluate, Expression, Node, StaticMapNode, compile_scalar, compile_tree
 
 
 @dataclass(eq=False)
 class CompiledAssertion:
-    """One assertion of a rule: its tree, message and place in the policy."""
+    """One assertion of a rule: its tree, message and place in the policy; `run` checks the tree."""
 
     check_path: str  # "spec.rules[0].assert.all[1]"
     tree: Node
     message: Message | None
     at: tuple = ()  # where the assertion is in the policy document
+
+    def __post_init__(self) -> None:
+        # compiled to closures (`assertree.tree.fast`: the same results); an explanation walks `tree` itself
+        # (`assertree.tree.trace`), the interpreter being the reference
+        self.run: Check = fast_check(self.tree)
 
 
 @dataclass(eq=False)

@@ -112,7 +112,7 @@ def _assert(rule: CompiledRule, value: Any, scope: dict) -> list[Violation]:
 
 def _check(assertion, value: Any, scope: dict) -> Violation | None:
     errors: list = []
-    assertion.tree.check(value, scope, None, errors)
+    assertion.run(value, scope, None, errors)
     if not errors:
         return None
     message = assertion.message.render(value, scope) if assertion.message is not None else None
