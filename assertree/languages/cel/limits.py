@@ -50,11 +50,12 @@ the library (``std::bad_alloc``) is an evaluation error either way.
 from __future__ import annotations
 
 import contextvars
+import functools
 import math
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from assertree.jp.compiler import Lazy
 from assertree.languages.cel import cost, probes
@@ -62,7 +63,7 @@ from assertree.languages.cel.checked import DecodeError, Expr, decode
 from assertree.languages.cel.sizes import EMPTY, INFINITE, Size, anything, measure, scalar
 
 __all__ = ["COST_LIMIT", "EVALUATION_BUDGET", "FUNCTION_RESULT_BYTES", "FUNCTION_RESULT_LENGTH", "MEMORY_LIMIT",
-           "Bounds", "BudgetError", "LimitError", "check_function_result", "evaluation_budget"]
+           "Bounds", "BudgetError", "LimitError", "budgeted", "check_function_result", "evaluation_budget"]
 
 COST_LIMIT = 10_000_000
 """Estimated cost units of one evaluation (cel-go's units: about 50 ns each)."""
@@ -140,6 +141,21 @@ def evaluation_budget(units: int = EVALUATION_BUDGET) -> Iterator[None]:
         yield
     finally:
         _budget.reset(token)
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def budgeted(function: Callable[_P, _R]) -> Callable[_P, _R]:
+    """`function` (one policy evaluation) with all its CEL evaluations sharing one `evaluation_budget`."""
+
+    @functools.wraps(function)
+    def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with evaluation_budget():
+            return function(*args, **kwargs)
+
+    return run
 
 
 def _charge(amount: int) -> None:
