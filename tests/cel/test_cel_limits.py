@@ -92,8 +92,8 @@ def test_joining_10000_copies_of_a_long_string_is_refused():
 
 def test_a_function_written_in_python_is_held_to_its_bound():
     lookups = environment().compile("size(resource.List('v1', 'configmaps', 'default').items) >= 0")
+    from assertree.languages.kubernetes.cluster import Cluster
     from assertree.languages.kyverno.cel_policies.environment import Lookups
-    from assertree.languages.kyverno.cluster import Cluster
 
     many = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{i}", "namespace": "default"},
              "data": {"k": "v" * 200}} for i in range(limits.FUNCTION_RESULT_LENGTH // 100)]
