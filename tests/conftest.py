@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from assertree.documents.nesting import make_room_for_nesting
+
 # Property tests are reproducible in the default run (same examples every time, so CI never flakes);
 # HYPOTHESIS_PROFILE=explore draws new examples on each run.
 settings.register_profile("default", derandomize=True)
@@ -16,6 +18,11 @@ settings.register_profile("explore", derandomize=False)
 settings.register_profile("slow", derandomize=False, deadline=None, database=None,
                           max_examples=int(os.environ.get("FUZZ_EXAMPLES", "20000")))
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+# Tests run commands in this process (`assertree.cli.main`), which let Python recurse as deep as the documents the
+# readers accept need (assertree/documents/nesting.py); done once here, so that Hypothesis, which checks the limit
+# around each example, never sees it change halfway through a run.
+make_room_for_nesting()
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -133,7 +133,7 @@ def test_main_in_process_returns_and_the_process_goes_on(capsys):
 @pytest.mark.parametrize(("redirect", "code", "stderr"), [
     (">&-", 0, ""),  # no standard output at all
     ("| head -c 0", 0, ""),  # the reader left
-    ("> /dev/full", 2, "assertree: error: cannot write the report: No space left on device\n"),
+    ("> /dev/full", 2, "assertree: error: cannot write to standard output: No space left on device\n"),
 ], ids=["closed", "reader-left", "full-disk"])
 @pytest.mark.parametrize("unbuffered", ["1", ""], ids=["unbuffered", "buffered"])
 def test_the_version_fast_path_answers_output_errors_as_main_does(redirect, code, stderr, unbuffered):

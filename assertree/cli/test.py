@@ -44,11 +44,12 @@ def test(
     """Run kyverno-test.yaml files (Kyverno ClusterPolicy/Policy, Kyverno CEL and kyverno-json policies); exit 1 if a
     row fails."""
     from assertree.cli.arguments import paths_from
-    from assertree.cli.outputs import parse_reports, write_atomically, write_stdout
+    from assertree.cli.outputs import parse_reports, write_stdout
     from assertree.errors import UsageError
     from assertree.testing import run_tests
     from assertree.testing.coverage_report import FORMATS as COVERAGE_FORMATS
     from assertree.testing.output import FORMATS, render_text
+    from assertree.writes import write_file
 
     [report] = parse_reports([output], FORMATS, "--output")
     coverages = parse_reports(coverage or [], COVERAGE_FORMATS, "--coverage", single_stdout=False)
@@ -68,7 +69,7 @@ def test(
     text = render_text(run, failed_only=fail_only, detailed=detailed) if report.format == "text" \
         else FORMATS[report.format](run)
     if report.file is not None:
-        write_atomically(report.file, text, f"the {report.format} report")
+        write_file(report.file, text, f"the {report.format} report")
         print(run.summary_line(), file=sys.stderr)
     else:
         write_stdout(text)
@@ -83,9 +84,10 @@ def _coverage(run, reports, required: bool, *, after_report: bool) -> bool:
     there too); with `required`, name the rules not covered on standard error. Whether coverage fails the run."""
     if not reports and not required:
         return False
-    from assertree.cli.outputs import write_atomically, write_stdout
+    from assertree.cli.outputs import write_stdout
     from assertree.testing.coverage import coverage_of
     from assertree.testing.coverage_report import FORMATS
+    from assertree.writes import write_file
 
     coverage = coverage_of(run)
     for report in reports:
@@ -93,7 +95,7 @@ def _coverage(run, reports, required: bool, *, after_report: bool) -> bool:
         if report.file is None:
             write_stdout("\n" + text if after_report else text)
         else:
-            write_atomically(report.file, text, f"the {report.format} coverage report")
+            write_file(report.file, text, f"the {report.format} coverage report")
     if not required:
         return False
     uncovered = coverage.uncovered()

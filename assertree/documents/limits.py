@@ -12,10 +12,10 @@ budget to every YAML file it reads (`check_aliases`) and to ``parse_yaml``
 (`assertree.jp.functions.goyaml`), so a document within the budget reads as
 it does in Kyverno.
 
-`MAX_NESTING` is how deep any input may nest; libyaml's own nesting limit is
-kept above it (`make_room_in_libyaml`, called when `assertree.documents.loaders`
-is imported) so that the limit a user meets, and its
-message, are assertree's whichever PyYAML is installed.
+`MAX_NESTING` is how deep any input may nest (`assertree.documents.nesting`);
+libyaml's own nesting limit is kept above it (`make_room_in_libyaml`, called
+when `assertree.documents.loaders` is imported) so that the limit a user
+meets, and its message, are assertree's whichever PyYAML is installed.
 
 `max_input_bytes` caps what one file or standard input may hold, so that
 ``head -c 3G /dev/zero | assertree scan -`` stops with an error instead of
@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import os
 
+from assertree.documents.nesting import MAX_NESTING
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     import yaml
@@ -35,7 +37,6 @@ if TYPE_CHECKING:
 MAX_YAML_ALIAS_RATIO_LOW = 400_000
 MAX_YAML_ALIAS_RATIO_HIGH = 4_000_000
 
-MAX_NESTING = 1024  # how deep any JSON or YAML input may nest (orjson refuses deeper JSON at the same depth)
 # libyaml's own limit, kept above ours so that assertree's check comes first: libyaml's scanner reads up to 1,024
 # characters ahead (a possible implicit key), so it may open 1,024 more levels than the events show
 LIBYAML_NESTING = 4 * MAX_NESTING

@@ -105,13 +105,24 @@ def read_stream(stream: Any, name: str, limit: int | None = None) -> bytes:
             raise _too_large(limit, name)
 
 
+def stdin_bytes(name: str = "<stdin>") -> Any:
+    """Standard input's binary stream; a DocumentError naming `name` when the process has none
+    (``assertree scan -p - <&-``: Python sets a closed descriptor's stream to None)."""
+    import sys
+
+    stream = sys.stdin
+    if stream is None or getattr(stream, "closed", False):
+        raise DocumentError("standard input is closed: nothing to read", source=name)
+    return getattr(stream, "buffer", stream)
+
+
 def read_stdin_text(name: str = "<stdin>") -> str:
     """Standard input as text, capped as `read_stream` caps it (UTF-8/16/32 as `decode_text` reads files);
     a stream without bytes underneath (a test's StringIO) is read as the text it is."""
     import sys
 
-    binary = getattr(sys.stdin, "buffer", None)
-    if binary is not None:
+    binary = stdin_bytes(name)
+    if binary is not sys.stdin:
         return decode_text(read_stream(binary, name), name)
     limit = max_input_bytes()
     text = sys.stdin.read(limit + 1)
@@ -253,6 +264,7 @@ def parse_values(data: bytes, name: str, kind: str | None, *, payload: bool = Fa
             return [parse_json(data)]
         except DocumentError as error:
             if kind == "json":
+                decode_text(data, name)  # bytes that are not UTF-8 are that error, where it is (not the parser's)
                 raise error.located(source=name) from None
     from assertree.documents.yaml_documents import yaml_values  # PyYAML only when YAML is read
 

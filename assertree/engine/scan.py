@@ -13,9 +13,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from assertree.documents.nesting import TOO_DEEP
 from assertree.engine.rule_index import RuleIndex
+from assertree.errors import PayloadError
 from assertree.languages.base import CompiledPolicy, ScanContext
-from assertree.results import Resource, RuleResult, ScanResult
+from assertree.results import ERROR, Resource, RuleError, RuleResult, ScanResult
 
 
 def scan(
@@ -67,7 +69,9 @@ class Scanner:
             context = replace(context, bindings={**context.bindings, **(bindings or {})}, memo={})
         self.policies = [policy.policy for policy in compiled]
         self._mutators = [mutator for policy in compiled if (mutator := policy.mutator(context)) is not None]
-        self._index = RuleIndex([(rule, rule.runner(context)) for policy in compiled for rule in policy.rules])
+        runners = [(rule, rule.runner(context)) for policy in compiled for rule in policy.rules]
+        self._index = RuleIndex(runners)
+        self._rule_of = {id(runner): rule for rule, runner in runners}
         if context.explain:  # chosen once: a scan that explains nothing runs `check` as it is
             from assertree.engine.explain import Explainer
 
@@ -76,12 +80,41 @@ class Scanner:
 
     def check(self, resource: Resource) -> tuple[Resource, list[RuleResult]]:
         """`resource` after the mutating policies, and every result of a rule that applied to it."""
+        try:
+            return self._check(resource)
+        except RecursionError:  # rare: run again, rule by rule, to tell which rules it was (`_check_deep`)
+            return self._check_deep(resource)
+
+    def _check(self, resource: Resource) -> tuple[Resource, list[RuleResult]]:
         results: list[RuleResult] = []
         for mutator in self._mutators:
             resource, mutated = mutator(resource)
             results.extend(mutated)
         for run in self._index.candidates(resource.value):
             result = run(resource)
+            if result is not None:
+                results.append(result)
+        return resource, results
+
+    def _check_deep(self, resource: Resource) -> tuple[Resource, list[RuleResult]]:
+        """`check` for a resource on which some rule recursed past the limit (a value a rule built deeper than
+        the readers would have accepted): each such rule is an ERROR on it, the other rules run as usual. A
+        mutating policy that does so stops the scan, naming the resource's file (its result is the resource
+        every later rule would see)."""
+        results: list[RuleResult] = []
+        for mutator in self._mutators:
+            try:
+                resource, mutated = mutator(resource)
+            except RecursionError:
+                raise PayloadError(f"{TOO_DEEP} (a mutate rule)", source=resource.source) from None
+            results.extend(mutated)
+        for run in self._index.candidates(resource.value):
+            try:
+                result = run(resource)
+            except RecursionError:
+                compiled = self._rule_of[id(run)]
+                result = RuleResult(resource, compiled.policy, compiled.rule, ERROR, error=RuleError(TOO_DEEP),
+                                    message=TOO_DEEP)
             if result is not None:
                 results.append(result)
         return resource, results

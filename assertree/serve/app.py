@@ -13,9 +13,11 @@
 Starlette (the ASGI toolkit FastAPI is built on; one dependency, anyio) routes the
 requests; the scan runs in its worker threads so a long scan never stalls the
 event loop (health checks keep answering). Bodies are read in chunks and refused
-past `max_body_size` before they are parsed. Every error is JSON
-``{"error": "..."}``: 400 for a request that cannot be used, 404/405 for a wrong
-route or method, 413 for a body over the limit, 500 (logged) for a bug.
+past `max_body_size` before they are parsed. A request a web page elsewhere
+could send is refused before that (`origins`). Every error is JSON
+``{"error": "..."}``: 400 for a request that cannot be used, 403 for one from
+another origin, 404/405 for a wrong route or method, 413 for a body over the
+limit, 415 for a body not sent as JSON, 500 (logged) for a bug.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from assertree.serve.origins import SameOriginOnly
 from assertree.serve.policies import PolicyStore
 from assertree.serve.requests import RequestError, parse_playground_request, parse_scan_request
 
@@ -83,6 +86,9 @@ def create_app(policy_paths: Sequence[str | Path] = (), *, max_body_size: int = 
     headers accepted (loopback names by default: a page on another site cannot reach a local
     server through DNS rebinding); None accepts any. `cors_origins` may call the API from a browser.
     `context` is the `ScanContext` every scan runs with (parameter resources of admission policies ...)."""
+    from assertree.documents.nesting import make_room_for_nesting
+
+    make_room_for_nesting()  # the server's process: requests may nest as deep as files
     store = PolicyStore(policy_paths) if policy_paths else None
 
     async def scan_route(request: Request) -> Response:
@@ -140,6 +146,7 @@ def create_app(policy_paths: Sequence[str | Path] = (), *, max_body_size: int = 
     if cors_origins:
         middleware.append(Middleware(CORSMiddleware, allow_origins=list(cors_origins),
                                      allow_methods=["GET", "POST", "HEAD"], allow_headers=["Content-Type"]))
+    middleware.append(Middleware(SameOriginOnly, allowed_origins=list(cors_origins)))  # no cross-origin POST
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):

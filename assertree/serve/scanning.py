@@ -26,7 +26,7 @@ def compile_policy_text(text: str) -> list[Any]:
     """Every policy document of `text` (YAML stream or JSON), compiled and linked; any language assertree reads
     (an admission policy's bindings may come in the same text)."""
     from assertree.documents.reader import load_documents
-    from assertree.languages.load import compile_document, link, locate
+    from assertree.languages.load import compile_read, link
 
     try:
         documents = load_documents(POLICY_SOURCE, text)
@@ -39,10 +39,9 @@ def compile_policy_text(text: str) -> list[Any]:
     policies = []
     for document in documents:
         try:
-            policies.append(compile_document(document.value, source=document.path, index=document.index,
-                                             line=document.line))
+            policies.append(compile_read(document))
         except PolicyError as error:
-            raise RequestError(f"invalid policy: {locate(error.problem, document)}") from None
+            raise RequestError(f"invalid policy: {error.problem}") from None
     policies, unlinked = link(policies)  # admission policies and the bindings that name them
     if unlinked:
         raise RequestError(f"invalid policy: {unlinked[0]}")
@@ -53,15 +52,18 @@ def compile_preprocessors(texts: Sequence[str]) -> list[Any]:
     """The request's pre-processors, compiled; a `RequestError` names the one that does not parse
     (worded for the API: the CLI's own check speaks of ``--pre-process``)."""
     from assertree import jp
+    from assertree.jp.errors import quoted
 
     compiled = []
     for text in texts:
         try:
             expression = jp.compile(text)
+        except jp.ParseError as error:
+            raise RequestError(f"invalid preprocessor {quoted(text, error)}: {error.located()}") from None
         except jp.JMESPathError as error:
-            raise RequestError(f"invalid preprocessor {text!r}: {error}") from None
+            raise RequestError(f"invalid preprocessor {quoted(text)}: {error}") from None
         if expression.problems:
-            raise RequestError(f"invalid preprocessor {text!r}: {'; '.join(expression.problems)}")
+            raise RequestError(f"invalid preprocessor {quoted(text)}: {'; '.join(expression.problems)}")
         compiled.append(expression)
     return compiled
 

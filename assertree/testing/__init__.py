@@ -10,8 +10,9 @@ loads what a Test names and runs the policies (mutate, then validate) into
 `responses` (one per policy and phase, as the Kyverno engine gives them),
 `check` compares each expected row as ``kyverno test`` does, `patched`
 finds and compares mutated resources, `output` formats the outcome (table,
-JSON, JUnit). A Test that cannot be loaded is reported as an error of that test
-and the others still run.
+JSON, JUnit). A Test that cannot be loaded (a file it names is missing or
+unreadable) is reported as an error of that test and the others still run; a
+Test that compared nothing fails (`check.nothing_compared`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from assertree.errors import AssertreeError
-from assertree.testing.check import EXCLUDED, NOT_FOUND, RowCheck, check_test
+from assertree.testing.check import EXCLUDED, NOT_FOUND, RowCheck, check_test, nothing_compared
 from assertree.testing.testfile import (
     TEST_FILE_NAME,
     ExpectedResult,
@@ -60,6 +61,7 @@ class TestOutcome:
     rows: list[RowCheck] = field(default_factory=list)
     error: AssertreeError | None = None
     warnings: list[str] = field(default_factory=list)
+    vacuous: str | None = None  # why the test compared nothing (it fails), None when it compared something
     policies: list[Any] = field(default_factory=list)  # the PolicyInfo of every policy the Test loaded
 
     @property
@@ -72,7 +74,7 @@ class TestOutcome:
 
     @property
     def failed(self) -> int:
-        return sum(not row.ok for row in self.rows) + (self.error is not None)
+        return sum(not row.ok for row in self.rows) + (self.error is not None) + (self.vacuous is not None)
 
 
 @dataclass
@@ -118,9 +120,14 @@ def run_test(test: KyvernoTest, *, strict: bool = False, explain: bool = False) 
                         for operation in operations}
     except AssertreeError as error:
         return TestOutcome(test, test.file, error=error)
+    except RecursionError:  # what the test names nests deeper than the process may recurse
+        from assertree.documents.nesting import TOO_DEEP
+
+        return TestOutcome(test, test.file, error=KyvernoTestError(TOO_DEEP, source=str(test.file)))
     rows = check_test(test, responses, patched_lookup(), strict=strict, by_operation=by_operation,
                       invalid=loaded.invalid)
     return TestOutcome(test, test.file, rows, warnings=list(loaded.warnings),
+                       vacuous=nothing_compared(test, rows, responses),
                        policies=[getattr(policy, "policy", policy) for policy in loaded.policies])
 
 

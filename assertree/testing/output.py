@@ -36,6 +36,9 @@ def render_text(run: TestRun, *, failed_only: bool = False, detailed: bool = Fal
             parts.append("")
             parts.append(_table(rows, detailed))
             parts.extend(_explanations(rows))
+        if outcome.vacuous is not None:
+            parts.append("")
+            parts.append(f"  Error: {outcome.vacuous}")
         parts.append("")
     parts.append(run.summary_line())
     return "\n".join(parts) + "\n"
@@ -91,6 +94,8 @@ def render_json(run: TestRun) -> str:
                                  "results": [_row(row) for row in outcome.rows]}
         if outcome.error is not None:
             entry["error"] = str(outcome.error)
+        if outcome.vacuous is not None:
+            entry["error"] = outcome.vacuous
         if outcome.warnings:
             entry["warnings"] = list(outcome.warnings)
         tests.append(entry)
@@ -116,12 +121,16 @@ def render_junit(run: TestRun) -> str:
 
 
 def _suite(outcome: TestOutcome) -> list[str]:
-    total = len(outcome.rows) + (outcome.error is not None)
+    total = len(outcome.rows) + (outcome.error is not None) + (outcome.vacuous is not None)
     out = [(f"  <testsuite name={quoteattr(outcome.name)} file={quoteattr(str(outcome.file))} tests=\"{total}\" "
            f"failures=\"{outcome.failed}\">")]
     if outcome.error is not None:
         out.append(f"    <testcase classname={quoteattr(outcome.name)} name=\"load\">")
         out.append(f"      <error message={quoteattr(str(outcome.error))}/>")
+        out.append("    </testcase>")
+    if outcome.vacuous is not None:
+        out.append(f"    <testcase classname={quoteattr(outcome.name)} name=\"compared\">")
+        out.append(f"      <failure message={quoteattr(outcome.vacuous)}/>")
         out.append("    </testcase>")
     for row in outcome.rows:
         name = f"{row.policy}/{row.rule or '-'} {resource_label(row)}"

@@ -50,6 +50,7 @@ from assertree.documents.loaders import (
 )
 from assertree.documents.reader import read_text
 from assertree.errors import DocumentError, PayloadError
+from assertree.jp.values import type_name
 from assertree.languages.kubernetes.resources import is_namespaced
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -123,6 +124,9 @@ def _construct_string(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> str:
 
 
 def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict:
+    if not isinstance(node, yaml.MappingNode):  # `!!map 1`: PyYAML's merge-key flattening would fail unlocated
+        raise yaml.constructor.ConstructorError(None, None, f"expected a mapping node, but found {node.id}",
+                                                node.start_mark)
     loader.flatten_mapping(node)
     out: dict[str, Any] = {}
     for key_node, value_node in node.value:
@@ -214,6 +218,9 @@ def parse_manifests(text: str, source: str | None = None) -> list[Manifest]:
             continue
         if not isinstance(document, dict):
             raise PayloadError(f"document {index} is not a Kubernetes resource (a mapping)", source=source)
+        if not is_kubernetes_object(document):
+            raise PayloadError(f"document {index} is not a Kubernetes resource: its metadata is a "
+                               f"JSON {type_name(document['metadata'])}, not a mapping", source=source)
         manifests.append(Manifest(normalise(document), source, index))
     if packed is not None:
         _MANIFEST_CACHE.put_packed(key, packed)
@@ -256,6 +263,15 @@ def input_file_error(error: DocumentError, what: str) -> PayloadError:
     problem = error.problem
     return PayloadError(f"cannot read {what} file: {problem.message}", source=problem.location.source,
                         line=problem.location.line, column=problem.location.column)
+
+
+def is_kubernetes_object(value: Any) -> bool:
+    """Whether `value` can be a Kubernetes object: a mapping whose ``metadata``, when there, is one too (the
+    language reads names, namespaces and labels from it; the API server refuses anything else)."""
+    if not isinstance(value, dict):
+        return False
+    metadata = value.get("metadata")
+    return metadata is None or isinstance(metadata, dict)
 
 
 def normalise(resource: dict) -> dict:

@@ -18,6 +18,7 @@ from typing import Any
 
 from assertree import jp
 from assertree.errors import PolicyError, Problem, shorten
+from assertree.jp.errors import quoted
 from assertree.tree.keys import DEFAULT_COMPILER
 
 JP = "jp"
@@ -30,9 +31,9 @@ def compile_jp_expression(statement: str, at: tuple = ()) -> jp.Expression:
     try:
         expression = jp.compile(statement)
     except jp.ParseError as error:
-        raise PolicyError(f"invalid expression {shorten(repr(statement))}: {error.located()}", path=at) from None
+        raise PolicyError(f"invalid expression {quoted(statement, error)}: {error.located()}", path=at) from None
     if expression.problems:
-        raise PolicyError(f"invalid expression {shorten(repr(statement))}: {'; '.join(expression.problems)}", path=at)
+        raise PolicyError(f"invalid expression {quoted(statement)}: {'; '.join(expression.problems)}", path=at)
     return expression
 
 
