@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
 from assertree.errors import Problem
+from assertree.explanation import Explanation
 from assertree.tree.errors import INTERNAL, INVALID, REQUIRED, TYPE_INVALID, FieldError
 
 __all__ = ["ERROR", "FAIL", "INTERNAL", "INVALID", "PASS", "REQUIRED", "SKIP", "TYPE_INVALID", "WARN", "FieldError",
@@ -202,6 +203,7 @@ class RuleResult:
     identifier_error: RuleError | None = None  # the identifier expression failed (`identifier` says so too)
     baselined: bool = False  # a failure or error whose every finding is in the --baseline file: it does not fail
     gate: str | None = None  # why a failure is only a warning (--fail-on: the policy's severity is below it)
+    explanation: Explanation | None = None  # how a failure or error was reached (--explain: `engine.explain`)
 
     def feedback_json(self) -> dict[str, Any]:
         """`feedback` as JSON: ``{"name": {"value": ...}}`` or ``{"name": {"error": "text"}}``."""

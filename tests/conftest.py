@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from assertree.documents.nesting import make_room_for_nesting
+
 # Property tests are reproducible in the default run (same examples every time, so CI never flakes);
 # HYPOTHESIS_PROFILE=explore draws new examples on each run.
 settings.register_profile("default", derandomize=True)
@@ -17,7 +19,23 @@ settings.register_profile("slow", derandomize=False, deadline=None, database=Non
                           max_examples=int(os.environ.get("FUZZ_EXAMPLES", "20000")))
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
+# Tests run commands in this process (`assertree.cli.main`), which let Python recurse as deep as the documents the
+# readers accept need (assertree/documents/nesting.py); done once here, so that Hypothesis, which checks the limit
+# around each example, never sees it change halfway through a run.
+make_room_for_nesting()
+
 REPO = Path(__file__).resolve().parents[1]
+
+# The cache of checked documents (assertree.documents.cache) goes to a folder of this run, for every test and the
+# processes they start, never to the user's own; it stays on, so the suite also runs every policy a second time
+# from it. ASSERTREE_CACHE=off in the environment still turns it off.
+if not os.environ.get("ASSERTREE_CACHE_DIR"):  # the process that made it (xdist's workers inherit it) removes it
+    import atexit
+    import shutil
+    import tempfile
+
+    os.environ["ASSERTREE_CACHE_DIR"] = tempfile.mkdtemp(prefix="assertree-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["ASSERTREE_CACHE_DIR"], ignore_errors=True)
 # The peer suites, vendored (scripts/sync-conformance refreshes them; data/README.md gives each source).
 CONFORMANCE = REPO / "tests" / "conformance" / "data"
 GEN_TFPLAN = REPO / "bench" / "reference" / "gen_tfplan.py"

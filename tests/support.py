@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -142,3 +144,20 @@ def order_insensitive(text: str) -> list[str]:
         out.append(line)
     out.extend(sorted(run))
     return out
+
+
+def kyverno_case_workdir(case: Path, tmp_path: Path, monkeypatch: Any) -> Path:
+    """A working directory with a kyverno/policies case's policy as policy.yaml and its test resources as
+    pods.yaml (`scan_case`'s names)."""
+    shutil.copy(case / f"{case.name}.yaml", tmp_path / "policy.yaml")
+    shutil.copy(case / ".kyverno-test" / "resource.yaml", tmp_path / "pods.yaml")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def scan_case(capsys: Any, *args: str) -> tuple[int, str]:
+    """`assertree scan` of `kyverno_case_workdir`'s files: its exit code and standard output."""
+    from assertree.cli import main
+
+    code = main(["scan", "--policy", "policy.yaml", "pods.yaml", *args])
+    return code, capsys.readouterr().out

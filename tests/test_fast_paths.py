@@ -1,6 +1,6 @@
 """The fast paths give exactly the results of the general path.
 
-Two short cuts sit on the evaluation path, and each promises it "must never
+Short cuts sit on the evaluation path, and each promises it "must never
 change a result":
 
 * `RuleIndex` (assertree/engine/rule_index.py) runs only the rules whose
@@ -8,7 +8,8 @@ change a result":
 * `StaticMapNode.holds` (assertree/tree/nodes.py) answers a literal match tree
   with dict lookups instead of walking the tree;
 * a kyverno-json rule's runner binds constant context entries once per scan
-  instead of once per resource (assertree/languages/kyverno_json/compile.py).
+  instead of once per resource (assertree/languages/kyverno_json/compile.py);
+* the CEL rewrites lex each fragment they insert once (`lexer.synthetic`, assertree/languages/cel/lexer.py).
 
 The properties below hold them to that against the general path (every rule
 on every resource; `Node.holds`, the full tree walk) on random literal trees
@@ -294,3 +295,19 @@ def test_constant_context_bound_once_gives_the_per_resource_results(case):
             patch("assertree.languages.kyverno_json.compile.evaluate_rule", per_resource):
         general = assertree.scan(resources, [compiled], bindings)
     assert outcome(fast) == outcome(general)
+
+
+# -- CEL rewrites: the fragments they insert, lexed once --------------------------------------------------
+
+@given(st.lists(st.sampled_from(["[dyn(", ")].map(x, x != null)[0", "'a\\'b'", "1.5e3", " ", "&&", "r\"q\"",
+                                 "has(a.b)", "\u00e9", "//c\n", "?"]), max_size=6).map("".join))
+def test_a_rewrite_fragment_is_lexed_as_anew(text):
+    """`lexer.synthetic` (memoised per fragment) gives the pieces lexing `text` now gives, each call a new list
+    (a rewrite splices into it)."""
+    from assertree.languages.cel import lexer
+
+    fresh = [(lexer.Token(token.kind, token.text, -1, -1), "") for token in lexer.tokens(text)]
+    first = lexer.synthetic(text)
+    assert first == fresh
+    first.append(("changed", ""))
+    assert lexer.synthetic(text) == fresh

@@ -129,8 +129,10 @@ def test_non_utf8_yaml(tmp_path):
 
 
 def test_non_utf8_json(tmp_path):
-    with pytest.raises(PayloadError, match="invalid JSON"):
+    with pytest.raises(PayloadError) as caught:
         read_payload(write(tmp_path, "latin1.json", b'{"name": "caf\xe9"}'))
+    assert (caught.value.line, caught.value.column) == (1, 14)
+    assert caught.value.message == "payload is not UTF-8 text (byte 13): save the file as UTF-8"
 
 
 def test_invalid_pre_process_expression():

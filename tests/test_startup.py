@@ -65,7 +65,8 @@ def plan(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def test_a_plain_scan_imports_no_schema_explainer_server_or_cel(plan, tmp_path):
+def test_a_plain_scan_imports_no_schema_explainer_server_or_cel(plan, tmp_path, monkeypatch):
+    monkeypatch.setenv("ASSERTREE_CACHE", "off")  # policies read and checked, as on a first run
     report = tmp_path / "report.json"
     done, packages = imported("-m", "assertree", "scan", "--payload", str(plan), "--policy", str(POLICIES),
                               "--terraform", "-o", "text", "-o", f"json={report}")
@@ -74,6 +75,29 @@ def test_a_plain_scan_imports_no_schema_explainer_server_or_cel(plan, tmp_path):
     assert packages & NEVER_IN_A_PLAIN_SCAN == set()
     assert {"typer", "yaml"} <= packages  # the check above looked at a real scan's imports
     assert json.loads(report.read_text(encoding="utf-8"))["summary"]["passed"] == 8  # whole before the exit
+
+
+# What a kyverno-json scan of a JSON payload needs once its policies are in the cache of checked files
+# (`assertree.documents.cache`): no YAML parser, no schema validator, no hashing library, no other language.
+NEVER_IN_A_CACHED_SCAN = {"yaml", "_yaml", "jsonschema", "jsonschema_rs", "hashlib", "_hashlib"}
+OTHER_LANGUAGES = ("assertree.languages.kyverno.", "assertree.languages.admission.", "assertree.languages.cel.")
+
+
+def assertree_modules(stderr: str) -> set[str]:
+    return set(re.findall(r"\| +(assertree[.\w]*)$", stderr, flags=re.MULTILINE))
+
+
+def test_a_kyverno_json_scan_with_cached_policies_reads_no_yaml_and_validates_nothing(plan, tmp_path, monkeypatch):
+    monkeypatch.setenv("ASSERTREE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("ASSERTREE_CACHE", raising=False)
+    scan = ("-m", "assertree", "scan", "--payload", str(plan), "--policy", str(POLICIES), "--terraform")
+    cold, cold_packages = imported(*scan)
+    warm, warm_packages = imported(*scan)
+    assert cold.stdout == warm.stdout and "8 passed, 0 failed" in warm.stdout, warm.stderr[-2000:]
+    assert {"yaml", "jsonschema_rs"} <= cold_packages  # the first run read and checked them
+    assert warm_packages & (NEVER_IN_A_CACHED_SCAN | NEVER_IN_A_PLAIN_SCAN) == set()
+    assert "typer" in warm_packages  # a real scan's imports
+    assert not [name for name in assertree_modules(warm.stderr) if name.startswith(OTHER_LANGUAGES)]
 
 
 def test_an_invalid_policy_is_still_explained_by_jsonschema(tmp_path, plan):
@@ -109,7 +133,7 @@ def test_main_in_process_returns_and_the_process_goes_on(capsys):
 @pytest.mark.parametrize(("redirect", "code", "stderr"), [
     (">&-", 0, ""),  # no standard output at all
     ("| head -c 0", 0, ""),  # the reader left
-    ("> /dev/full", 2, "assertree: error: cannot write the report: No space left on device\n"),
+    ("> /dev/full", 2, "assertree: error: cannot write to standard output: No space left on device\n"),
 ], ids=["closed", "reader-left", "full-disk"])
 @pytest.mark.parametrize("unbuffered", ["1", ""], ids=["unbuffered", "buffered"])
 def test_the_version_fast_path_answers_output_errors_as_main_does(redirect, code, stderr, unbuffered):

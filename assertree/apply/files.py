@@ -17,6 +17,7 @@ from typing import Any
 
 from assertree.apply.mutations import Applied, apply_mutations
 from assertree.apply.rewrite import rewrite_json, rewrite_stream
+from assertree.documents.nesting import TOO_DEEP
 from assertree.documents.reader import read_bytes
 from assertree.errors import DocumentError, PayloadError
 from assertree.languages.base import ScanContext
@@ -68,6 +69,13 @@ def read_text_file(path: str | Path, what: str = "resource") -> str:
 def apply_to_text(text: str, source: str, policies: Sequence[Any], *,
                   context: ScanContext | None = None) -> FileChange:
     """`apply_to_files` for one file's text (`source` names it in errors and in the diff)."""
+    try:
+        return _apply_to_text(text, source, policies, context=context)
+    except RecursionError:  # a value the rules built deeper than the process may recurse (inputs stop at 1,024)
+        raise PayloadError(TOO_DEEP, source=source) from None
+
+
+def _apply_to_text(text: str, source: str, policies: Sequence[Any], *, context: ScanContext | None) -> FileChange:
     from assertree.languages.kyverno.manifests import parse_manifests, to_float64
 
     bom = _BOM if text.startswith(_BOM) else ""

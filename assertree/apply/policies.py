@@ -79,16 +79,6 @@ def exceptions_beside(paths: Iterable[str | Path], exclude: Iterable[str] = ()) 
     """The PolicyException documents in the policy files of `paths` (hidden folders and what `exclude`
     names left out, as for the policies)."""
     from assertree.documents.paths import Exclude
-    from assertree.documents.reader import load_documents
-    from assertree.errors import DocumentError
-    from assertree.languages.kyverno.language import is_policy_exception
-    from assertree.languages.load import policy_files
+    from assertree.languages.load import exception_documents
 
-    found: list[dict] = []
-    for file in policy_files(paths, Exclude.of(exclude)):
-        try:
-            documents = load_documents(file)
-        except DocumentError:
-            continue  # reported where the policies are read
-        found.extend(document.value for document in documents if is_policy_exception(document.value))
-    return found
+    return [document.value for document in exception_documents(paths, Exclude.of(exclude))]

@@ -124,13 +124,21 @@ def rewrite_json(text: str, old: Any, new: Any) -> str:
 # -- one document ---------------------------------------------------------------------------------
 
 
+ROUND_TRIP_DEPTH = 64
+"""Documents nested deeper than this are written afresh, not through ruamel's round trip: ruamel's scanner
+checks every open flow collection at every token, so its time grows with the square of the nesting (a list
+nested 1,000 deep took 20 s to load). No hand-written Kubernetes manifest comes near it."""
+
+
 def _rewrite_document(body: str, old: Any, new: Any, source: str | None, index: int) -> str:
-    written = _round_trip(body, old, new)
+    shallow = not _deeper_than(old, ROUND_TRIP_DEPTH)
+    written = _round_trip(body, old, new) if shallow else None
     if written is None:
         # ruamel could not say it (an anchor shared with an unchanged place, keys it refuses): write the
         # value afresh, onto the plain document so that defaults the reader added stay unwritten
         raw = _unshared(yaml.load(body, Loader=GoYAMLLoader))
-        written = _dump(_fresh(merge(raw, old, new, _plain)), *_file_indentation(body))
+        indentation = _file_indentation(body) if shallow else (2, 2, 0)
+        written = _dump(_fresh(merge(raw, old, new, _plain)), *indentation)
         if not _reads_as(written, new):
             raise RewriteError(f"document {index} cannot be written so that it reads back as the mutated "
                                "resource", source=source)
@@ -157,6 +165,17 @@ def _round_trip(body: str, old: Any, new: Any) -> str | None:
         return None
     restored = _restore_spacing(body, written)
     return restored if restored != written and _reads_as(restored, new) else written
+
+
+def _deeper_than(value: Any, depth: int) -> bool:
+    """Whether `value` nests more than `depth` maps and lists (looked at level by level, never further)."""
+    level = [value]
+    for _ in range(depth + 1):
+        level = [child for item in level if isinstance(item, dict | list)
+                 for child in (item.values() if isinstance(item, dict) else item)]
+        if not level:
+            return False
+    return True
 
 
 def _file_indentation(body: str) -> tuple[int, int, int]:
@@ -254,14 +273,17 @@ def _indentation(root: Any) -> tuple[int, int, int]:
 # -- merging new values onto the nodes of the old ones --------------------------------------------
 
 
-def merge(node: Any, old: Any, new: Any, fresh: Callable[[Any], Any]) -> Any:
+def merge(node: Any, old: Any, new: Any, fresh: Callable[[Any], Any], memo: dict | None = None) -> Any:
     """A node holding `new`, made from `node` (the written form of `old`) wherever old and new agree.
 
     Mappings keep their keys' order and nodes, drop removed keys and append new ones; lists pair each
     new item with an equal old item, else one with the same ``name``, else the one at its position,
     and merge into it; anything else that differs is `fresh` (the new value in the writer's types).
+    `memo` keeps the comparisons of one merge (`json_equal`), so that asking again at each level of a deep
+    value does not compare its subtrees again (a thousand levels took seconds).
     """
-    if json_equal(old, new):
+    memo = {} if memo is None else memo
+    if json_equal(old, new, memo):
         return node
     if isinstance(new, dict) and isinstance(old, dict) and isinstance(node, dict):
         keys = {_key_text(key): key for key in node}
@@ -270,29 +292,29 @@ def merge(node: Any, old: Any, new: Any, fresh: Callable[[Any], Any]) -> Any:
                 del node[keys[key]]
         for key, value in new.items():
             if key in keys and key in old:
-                merged = merge(node[keys[key]], old[key], value, fresh)
+                merged = merge(node[keys[key]], old[key], value, fresh, memo)
                 if merged is not node[keys[key]]:
                     node[keys[key]] = merged
             elif key in keys:  # the written form has it, the value read did not: cannot be
                 node[keys[key]] = fresh(value)
-            elif not (key in old and json_equal(old[key], value)):  # a default the reader added stays out
+            elif not (key in old and json_equal(old[key], value, memo)):  # a default the reader added stays out
                 node[key] = fresh(value)
         return node
     if isinstance(new, list) and isinstance(old, list) and isinstance(node, list) and len(node) == len(old):
-        return _merge_list(node, old, new, fresh)
+        return _merge_list(node, old, new, fresh, memo)
     return fresh(new)
 
 
-def _merge_list(node: list, old: list, new: list, fresh: Callable[[Any], Any]) -> list:
-    pairs = _pair_items(old, new)
+def _merge_list(node: list, old: list, new: list, fresh: Callable[[Any], Any], memo: dict) -> list:
+    pairs = _pair_items(old, new, memo)
     if all(pairs[position] == position for position in range(len(new))) and len(new) == len(old):
         for position, value in enumerate(new):
-            merged = merge(node[position], old[position], value, fresh)
+            merged = merge(node[position], old[position], value, fresh, memo)
             if merged is not node[position]:
                 node[position] = merged
         return node
-    items = [fresh(value) if (paired := pairs[position]) is None else merge(node[paired], old[paired], value, fresh)
-             for position, value in enumerate(new)]
+    items = [fresh(value) if (paired := pairs[position]) is None
+             else merge(node[paired], old[paired], value, fresh, memo) for position, value in enumerate(new)]
     comments = getattr(getattr(node, "ca", None), "items", None)
     moved = {position: comments[paired] for position in range(len(new))
              if comments and (paired := pairs[position]) is not None and paired in comments}
@@ -304,12 +326,12 @@ def _merge_list(node: list, old: list, new: list, fresh: Callable[[Any], Any]) -
     return node
 
 
-def _pair_items(old: list, new: list) -> dict[int, int | None]:
+def _pair_items(old: list, new: list, memo: dict) -> dict[int, int | None]:
     """For each position of `new`, the position of the old item it continues (or None: a new item)."""
     free = list(range(len(old)))
     pairs: dict[int, int | None] = {}
     for position, value in enumerate(new):  # equal items first, in order
-        found = next((index for index in free if json_equal(old[index], value)), None)
+        found = next((index for index in free if json_equal(old[index], value, memo)), None)
         if found is not None:
             free.remove(found)
         pairs[position] = found

@@ -30,9 +30,12 @@ def build_app() -> typer.Typer:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns (and, as a script, exits with) the exit code."""
+    from assertree.documents.nesting import make_room_for_nesting
     from assertree.errors import AssertreeError
 
     _ensure_streams()
+    make_room_for_nesting()
+    previous = _terminate_on_sigterm()
     try:
         from assertree.cli.app import narrowed
 
@@ -51,6 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("assertree: interrupted", file=sys.stderr)
         return 130
+    except Terminated:
+        print("assertree: terminated", file=sys.stderr)
+        return EXIT_TERMINATED
     except OSError as error:
         return _output_error(error)
     except RecursionError:
@@ -58,6 +64,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except Exception as error:  # noqa: BLE001  (a bug: still one line, never a traceback)
         return _internal(error)
+    finally:
+        _restore_sigterm(previous)
     return _flushed(EXIT_OK)
 
 
@@ -66,7 +74,8 @@ _WRITE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}  # the disk
 
 def _output_error(error: OSError) -> int:
     """The exit code for an OSError that ended a command: the reader of standard output left (nothing to
-    tell it: 0), a full disk (one line, 2), anything else (a bug, 3)."""
+    tell it: 0), a full disk (one line, 2), anything else (a bug, 3). Files are written through
+    `assertree.writes`, whose errors name them; what is left here is standard output."""
     if isinstance(error, BrokenPipeError):
         from assertree.cli.outputs import silence_stdout
 
@@ -74,8 +83,45 @@ def _output_error(error: OSError) -> int:
         return EXIT_OK
     if error.errno not in _WRITE_ERRORS:
         return _internal(error)
-    print(f"assertree: error: cannot write the report: {error.strerror}", file=sys.stderr)
+    where = f"{error.filename}: cannot write" if error.filename else "cannot write to standard output"
+    print(f"assertree: error: {where}: {error.strerror}", file=sys.stderr)
     return EXIT_BAD_INPUT
+
+
+EXIT_TERMINATED = 128 + 15  # a shell's status for a process ended by SIGTERM
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: the command unwinds as for Ctrl+C (a BaseException, so no handler takes it for a
+    bug), and every file being written removes its temporary file on the way out (`assertree.writes`)."""
+
+
+def _terminate_on_sigterm() -> object:
+    """Answer SIGTERM with `Terminated` while the command runs; returns the handler to restore. Only from
+    the main thread (Python's rule for signal handlers), and only where SIGTERM still has its default
+    action (a program that embeds `main` keeps its own handler). `serve` hands SIGTERM to uvicorn, which
+    shuts down gracefully and then raises the signal again here."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous is not signal.SIG_DFL:
+        return None
+    signal.signal(signal.SIGTERM, _terminated)
+    return previous
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+def _restore_sigterm(previous: object) -> None:
+    import signal
+
+    if previous is not None:
+        signal.signal(signal.SIGTERM, previous)  # type: ignore[arg-type]
 
 
 def _internal(error: BaseException) -> int:
@@ -106,7 +152,7 @@ def _flushed(code: int) -> int:
         from assertree.cli.outputs import silence_stdout
 
         silence_stdout()
-        print(f"assertree: error: cannot write the report: {error.strerror or error}", file=sys.stderr)
+        print(f"assertree: error: cannot write to standard output: {error.strerror or error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except ValueError:  # closed meanwhile
         pass

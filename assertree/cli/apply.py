@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from assertree.cli.exit_codes import EXIT_FAILED, EXIT_OK
+from assertree.cli.options import ExcludeOption, ParamsOption, UnboundOption, UserInfoOption, ValuesOption
 
 if TYPE_CHECKING:
     from assertree.apply import FileChange
@@ -19,6 +20,8 @@ EXAMPLES = """Examples:
   assertree apply --diff --policy mutate/ k8s/          (exit 1 when something would change)
 
   assertree apply --policy mutate/ -o fixed/ k8s/
+
+  assertree apply --policy mutate/ -o fixed.yaml deploy.yaml
 
   assertree apply --in-place --policy mutate/ --values values.yaml deploy.yaml
 
@@ -36,32 +39,23 @@ def apply(
     policy: Annotated[list[str] | None, typer.Option(
         "--policy", show_default=False,
         help="Policy file or directory with mutate rules (searched recursively). Repeatable.")] = None,
-    values: Annotated[Path | None, typer.Option(
-        "--values", show_default=False, help="Kyverno values file (cli.kyverno.io/v1alpha1 Values).")] = None,
-    user_info: Annotated[Path | None, typer.Option(
-        "--user-info", show_default=False, help="Kyverno user-info file (request.userInfo, roles).")] = None,
+    values: ValuesOption = None,
+    user_info: UserInfoOption = None,
     target: Annotated[list[str] | None, typer.Option(
         "--target", show_default=False,
         help="Existing resources (files or directories) that mutate-existing rules (mutate.targets) patch and "
         "generate rules clone from; patched ones are written like the resource files. Repeatable.")] = None,
-    params: Annotated[list[Path] | None, typer.Option(
-        "--params", show_default=False,
-        help="Parameter resources of MutatingAdmissionPolicies (files or directories): what a binding's paramRef "
-        "chooses from. Repeatable.")] = None,
-    unbound: Annotated[bool, typer.Option(
-        "--unbound", help="Apply MutatingAdmissionPolicies that no binding names as if bound (Kubernetes would not "
-        "run them).")] = False,
+    params: ParamsOption = None,
+    unbound: UnboundOption = False,
     output: Annotated[Path | None, typer.Option(
         "--output", "-o", show_default=False,
-        help="Write every resource file, changed or not, under this directory (created if needed).")] = None,
+        help="Write every resource file, changed or not, under this directory (created if needed); with one "
+        "resource file, a path ending in .yaml, .yml or .json (or an existing file) is the file to write.")] = None,
     diff: Annotated[bool, typer.Option(
         "--diff", help="Print a unified diff of what would change; exit 1 if anything would.")] = False,
     in_place: Annotated[bool, typer.Option("--in-place", help="Rewrite the changed files.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only rule errors on stderr.")] = False,
-    exclude: Annotated[list[str] | None, typer.Option(
-        "--exclude", metavar="GLOB", show_default=False,
-        help="Leave out resource and policy files and folders that GLOB names: a name ('templates') or a path "
-        "('charts/*/templates'). Repeatable.")] = None,
+    exclude: ExcludeOption = None,
 ) -> None:
     """Apply the mutate rules of Kyverno policies, Kyverno MutatingPolicies and Kubernetes
     MutatingAdmissionPolicies to resource files: the fixed YAML on stdout, under -o DIR, in place, or as a
@@ -72,11 +66,13 @@ def apply(
     from assertree.apply.generated import generated_files
     from assertree.apply.targets import patched_target_files, read_target_files
     from assertree.cli.arguments import paths_from
+    from assertree.cli.outputs import write_stdout
     from assertree.documents.paths import Exclude
     from assertree.errors import UsageError
     from assertree.inputs.payload import STDIN, STDIN_SOURCE, payload_files
     from assertree.languages.kubernetes.cluster import Cluster
     from assertree.languages.kyverno.manifests import parse_manifests, to_float64
+    from assertree.writes import write_file, write_files
 
     if not policy:
         raise UsageError("give at least one --policy file or directory")
@@ -85,13 +81,16 @@ def apply(
     excluded = Exclude.of(exclude)
     files = payload_files(resources, excluded)
     target_files = payload_files(target, excluded) if target else []
-    if STDIN in files and (output is not None or in_place):
-        raise UsageError("standard input ('-') can only be written to stdout or diffed")
+    one_file = output is not None and names_a_file(output)
+    if STDIN in files and (in_place or (output is not None and not one_file)):
+        raise UsageError("standard input ('-') can only be written to stdout, to one -o FILE or diffed")
     if STDIN in target_files:
         raise UsageError("--target files must be files or directories, not standard input ('-')")
     both = {str(Path(file).resolve()) for file in files} & {str(Path(file).resolve()) for file in target_files}
     if both:
         raise UsageError(f"{sorted(both)[0]} is both a resource file and a --target file")
+    if output is not None and one_file:
+        _check_output_file(output, files, target_files)
     loaded = load_mutate_policies(paths_from(policy, "--policy"), values=values, user_info=user_info,
                                   exclude=excluded, params=params or (), run_unbound=unbound)
     if loaded.found is not None:
@@ -114,34 +113,25 @@ def apply(
     target_changes = patched_target_files(existing, cluster)
     generated = generated_files(item for change in changes for item in change.applied)
     destinations = _targets(resources + (target or []), files + target_files, output,
-                            [file.name for file in generated]) if output is not None else {}
+                            [file.name for file in generated]) if output is not None and not one_file else {}
     _tell(changes, quiet)
     _tell_targets(target_changes, quiet)
     _tell_generated(generated, quiet, written=not in_place and not diff)
     if diff:
         from assertree.apply.files import unified_diff
 
-        sys.stdout.write("".join(change.diff() for change in [*changes, *target_changes]))
-        sys.stdout.write("".join(unified_diff("", file.text, file.name, new_file=True) for file in generated))
-    elif in_place:
-        from assertree.writes import write_file
-
-        for change in [*changes, *target_changes]:
-            if change.changed:
-                write_file(change.path, change.new_text, "the fixed file")
+        write_stdout("".join(change.diff() for change in [*changes, *target_changes])
+                     + "".join(unified_diff("", file.text, file.name, new_file=True) for file in generated))
+    elif in_place:  # every changed file is made ready before the first replaces its original
+        write_files(((change.path, change.new_text) for change in [*changes, *target_changes] if change.changed),
+                    "the fixed file")
+    elif output is not None and one_file:  # what stdout would get
+        write_file(output, _joined(changes, target_changes, generated), "the fixed resources")
     elif output is not None:
-        from assertree.writes import write_file
-
-        for change in [*changes, *target_changes]:
-            destination = destinations[change.path]
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            write_file(destination, change.new_text, "the fixed file")
-        for file in generated:
-            write_file(output / file.name, file.text, "the generated resources")
+        write_files([*((destinations[change.path], change.new_text) for change in [*changes, *target_changes]),
+                     *((output / file.name, file.text) for file in generated)], "the fixed file")
     else:
-        outputs = [change.new_text for change in changes] + [change.new_text for change in target_changes
-                                                             if change.changed] + [file.text for file in generated]
-        sys.stdout.write("---\n".join(text if text.endswith("\n") or not text else text + "\n" for text in outputs))
+        write_stdout(_joined(changes, target_changes, generated))
     failed = any(item.errors for change in changes for item in change.applied)
     if failed or (diff and (any(change.changed for change in [*changes, *target_changes]) or generated)):
         raise typer.Exit(EXIT_FAILED)
@@ -153,6 +143,37 @@ def _stdin() -> str:
     from assertree.inputs.payload import STDIN_SOURCE
 
     return read_stdin_text(STDIN_SOURCE)  # capped, as payloads are
+
+
+FILE_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def names_a_file(output: Path) -> bool:
+    """``-o PATH`` names one file when PATH is there and is not a folder, or is not there and ends in .yaml,
+    .yml or .json (as ``kyverno apply -o`` tells a file from a folder); else a folder."""
+    if output.exists() or output.is_symlink():
+        return not output.is_dir()
+    return output.suffix.lower() in FILE_SUFFIXES
+
+
+def _joined(changes: list[FileChange], target_changes: list[FileChange], generated: list) -> str:
+    """Every file's result, whole, then the changed --target files and the generated resources, separated by
+    ``---`` lines (what stdout gets; ``-o FILE`` gets one)."""
+    texts = [change.new_text for change in changes] + [change.new_text for change in target_changes
+                                                       if change.changed] + [file.text for file in generated]
+    return "---\n".join(text if text.endswith("\n") or not text else text + "\n" for text in texts)
+
+
+def _check_output_file(output: Path, files: list[str], target_files: list[str]) -> None:
+    """``-o FILE`` takes one resource file (or standard input), never an input itself (that is --in-place)."""
+    from assertree.errors import UsageError
+    from assertree.inputs.payload import STDIN
+
+    if len(files) > 1:
+        raise UsageError(f"-o {output} names a file, and {len(files)} resource files were given: -o takes a "
+                         "folder for several files")
+    if output.resolve() in {Path(file).resolve() for file in [*files, *target_files] if file != STDIN}:
+        raise UsageError(f"-o {output} would overwrite an input file (use --in-place to rewrite inputs)")
 
 
 def _targets(arguments: list[str], files: list[str], output: Path, generated: list[str]) -> dict[str, Path]:

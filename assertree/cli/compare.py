@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from assertree.cli.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
+from assertree.cli.options import ExcludeOption, UserInfoOption, ValuesOption
 
 EXAMPLES = """Examples:
 
@@ -36,12 +37,8 @@ def compare(
         "--pair", metavar="OLD=NEW", show_default=False,
         help="Pair two policies whose names do not match (namespaced policies: namespace/name). Repeatable.")
     ] = None,
-    values: Annotated[Path | None, typer.Option(
-        "--values", metavar="FILE", show_default=False,
-        help="Kyverno CLI values file (cli.kyverno.io/v1alpha1 Values), given to both sides.")] = None,
-    user_info: Annotated[Path | None, typer.Option(
-        "--user-info", metavar="FILE", show_default=False,
-        help="Kyverno CLI user-info file (cli.kyverno.io/v1alpha1 UserInfo), given to both sides.")] = None,
+    values: ValuesOption = None,
+    user_info: UserInfoOption = None,
     context: Annotated[Path | None, typer.Option(
         "--context", metavar="FILE", show_default=False,
         help="Kyverno CLI context file (cli.kyverno.io/v1alpha1 Context): the resources and image data CEL "
@@ -55,10 +52,7 @@ def compare(
         "--strict", metavar="",
         help="Also count 'skip' against 'not-selected' as a difference, and fail when a policy has no twin.")
     ] = False,
-    exclude: Annotated[list[str] | None, typer.Option(
-        "--exclude", metavar="GLOB", show_default=False,
-        help="Leave out resource and policy files and folders that GLOB names: a name ('templates') or a path "
-        "('charts/*/templates'). Repeatable.")] = None,
+    exclude: ExcludeOption = None,
 ) -> None:
     """List the resources on which old policies and their rewrites give different verdicts: exit 0 when every
     verdict agrees, 1 when one differs, 2 when an input cannot be used or no policy has a twin."""

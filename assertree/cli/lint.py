@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from assertree.cli.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
+from assertree.cli.options import ExcludeOption
 
 EXAMPLES = """Examples:
 
@@ -28,10 +29,15 @@ def lint(
         help="Policy files or directories (searched recursively; files that hold no policy are skipped).")],
     strict: Annotated[bool, typer.Option(
         "--strict", metavar="", help="Exit 1 on warnings too (unused bindings, duplicate policy names).")] = False,
-    exclude: Annotated[list[str] | None, typer.Option(
-        "--exclude", metavar="GLOB", show_default=False,
-        help="Leave out files and folders that GLOB names: a name ('templates') or a path ('charts/*/templates'). "
+    exclude: ExcludeOption = None,
+    exceptions: Annotated[list[str] | None, typer.Option(
+        "--exceptions", metavar="PATH", show_default=False,
+        help="PolicyException files or directories to check too (those beside the policies always are): "
+        "exceptions that name no policy or rule found, expired ones, and those expiring soon are warnings. "
         "Repeatable.")] = None,
+    expiring: Annotated[int, typer.Option(
+        "--expiring", metavar="DAYS",
+        help="Warn about PolicyExceptions whose expiresAt is within DAYS days.")] = 30,
 ) -> None:
     """Check policies without a payload (schema, expressions, functions, bindings): exit 1 when one has an
     error, 0 when there are only warnings (unless --strict), 2 when a path does not exist."""
@@ -42,7 +48,11 @@ def lint(
     from assertree.report.totals import plural
 
     paths = paths_from(arguments, "PATH")
-    problems, checked = lint_files(paths, Exclude.of(exclude))
+    if expiring < 0:
+        from assertree.errors import UsageError
+
+        raise UsageError(f"--expiring must be a number of days, 0 or more (got {expiring})")
+    problems, checked = lint_files(paths, Exclude.of(exclude), exceptions=exceptions or (), expiring_days=expiring)
     notes = [p for p in problems if p.severity == Severity.NOTE]
     findings = [p for p in problems if p.severity != Severity.NOTE]
     for problem in findings:

@@ -1,6 +1,6 @@
 """``--output FORMAT[=FILE]``: which reports a scan writes, and where.
 
-A report file is written whole or not at all (`write_atomically`): a run that
+A report file is written whole or not at all (`assertree.writes`): a run that
 fails or is killed mid-way leaves the previous report as it was, so a CI step
 never uploads half a SARIF file. Standard output may go away (``| head -1``)
 or fill up (``> /dev/full``): the first ends the report quietly and keeps the
@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -29,17 +29,25 @@ class Output:
 
 def parse_outputs(values: list[str]) -> list[Output]:
     """Parse repeated ``--output`` values; at most one report may go to standard output."""
+    return parse_reports(values, FORMATS, "--output")
+
+
+def parse_reports(values: Sequence[str], formats: Iterable[str], option: str, *,
+                  single_stdout: bool = True) -> list[Output]:
+    """Parse repeated ``FORMAT[=FILE]`` values of `option`, each FORMAT one of `formats`; with `single_stdout`,
+    at most one of them may go to standard output."""
+    known = list(formats)
     outputs = []
     for value in values:
         name, separator, file = value.partition("=")
         name = name.strip().lower()
-        if name not in FORMATS:
-            raise UsageError(f"unknown --output format {name!r} (choose from: {', '.join(FORMATS)})")
+        if name not in known:
+            raise UsageError(f"unknown {option} format {name!r} (choose from: {', '.join(known)})")
         if separator and not file:
-            raise UsageError(f"--output {value!r}: missing file name after '='")
+            raise UsageError(f"{option} {value!r}: missing file name after '='")
         outputs.append(Output(name, Path(file) if file else None))
-    if sum(1 for output in outputs if output.file is None) > 1:
-        raise UsageError("only one --output can go to standard output; give the others a file (FORMAT=FILE)")
+    if single_stdout and sum(1 for output in outputs if output.file is None) > 1:
+        raise UsageError(f"only one {option} can go to standard output; give the others a file (FORMAT=FILE)")
     return outputs
 
 
@@ -54,7 +62,9 @@ def write_outputs(outputs: list[Output], result, options: ReportOptions) -> None
         if output.file is None:
             write_stdout(text)
         else:
-            write_atomically(output.file, text, f"the {output.format} report")
+            from assertree.writes import write_file
+
+            write_file(output.file, text, f"the {output.format} report")
         if output.format == "github":
             from assertree.report.github import overflow_note
 
@@ -85,11 +95,15 @@ def write_streamed(outputs: list[Output], policies, options: ReportOptions,
             writers.append(writer_for(output.format, policies, options, sink, sink.spill_dir))
         for resource, results in units:
             tally.add(resource, results)
-            for writer in writers:
-                writer.add(resource, results)
-        for output, writer, sink in zip(outputs, writers, sinks, strict=True):
-            writer.finish(tally, tuple(problems))
-            writer.close()
+            for writer, sink in zip(writers, sinks, strict=True):
+                with sink.blamed():
+                    writer.add(resource, results)
+        for writer, sink in zip(writers, sinks, strict=True):
+            with sink.blamed():
+                writer.finish(tally, tuple(problems))
+                writer.close()
+            sink.finish()
+        for output, writer, sink in zip(outputs, writers, sinks, strict=True):  # every report is ready
             sink.commit()
             if output.format == "github":  # as `write_outputs`, from what the writer counted
                 from assertree.report.github import Writer as GitHubWriter
@@ -135,76 +149,67 @@ def _stdout_is_stderr() -> bool:
 
 class _Sink:
     """Where one streamed report goes: standard output as it is written (`write_stdout`'s rules), or a
-    temporary file beside the report file, renamed over it by `commit` (`write_atomically`'s rules)."""
+    report file written whole or not at all (`assertree.writes.ReplacingFile`)."""
 
     def __init__(self, file: Path | None, what: str) -> None:
         import tempfile  # only where a report is written (start-up time)
 
+        from assertree.writes import ReplacingFile
+
         self.file, self.what = file, what
-        self.stream: Any = None
-        self.closing = contextlib.ExitStack()  # closes the temporary file, once
-        self.temporary: str | None = None
         self.closed_pipe = False
+        self.replacing: ReplacingFile | None = None
         if file is None:
             self.spill_dir = tempfile.gettempdir()
             return
-        path = file
-        self.spill_dir = str(path.parent)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            descriptor, self.temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-            self.stream = self.closing.enter_context(os.fdopen(descriptor, "w", encoding="utf-8"))
-        except OSError as error:
-            raise UsageError(f"cannot write {self.what}: {error.strerror or error}", source=str(path)) from None
+        self.replacing = ReplacingFile(file, what)
+        self.spill_dir = str(self.replacing.target.parent)  # the report's own folder: its disk, its rights
 
     def write(self, text: str) -> int:
-        if self.file is None:
-            if not self.closed_pipe:
-                try:
-                    sys.stdout.write(text)
-                except BrokenPipeError:
-                    self.closed_pipe = True
-                    silence_stdout()
-                except OSError as error:
-                    silence_stdout()
-                    raise UsageError(f"cannot write the report: {error.strerror or error}") from None
-            return len(text)
+        if self.replacing is not None:
+            return self.replacing.write(text)
+        if not self.closed_pipe:
+            try:
+                sys.stdout.write(text)
+            except BrokenPipeError:
+                self.closed_pipe = True
+                silence_stdout()
+            except OSError as error:
+                silence_stdout()
+                raise UsageError(f"cannot write to standard output: {error.strerror or error}") from None
+        return len(text)
+
+    @contextlib.contextmanager
+    def blamed(self) -> Iterator[None]:
+        """An OSError of this report's spool (a file beside the report, or in the temporary folder for
+        standard output) is this report's write error: one line naming the report, exit 2."""
         try:
-            return self.stream.write(text)
+            yield
         except OSError as error:
-            raise UsageError(f"cannot write {self.what}: {error.strerror or error}",
-                             source=str(self.file)) from None
+            from assertree.writes import WriteError
+
+            self.discard()
+            reason = error.strerror or str(error)
+            if self.file is None:
+                raise WriteError(f"cannot write {self.what}: its spool in {self.spill_dir}: {reason}") from None
+            raise WriteError(f"cannot write {self.what}: {reason}", source=str(self.file)) from None
+
+    def finish(self) -> None:
+        """The report is complete: flush standard output, or make the file ready to replace the old one."""
+        if self.replacing is not None:
+            self.replacing.finish()
+        elif not self.closed_pipe:
+            write_stdout("")
 
     def commit(self) -> None:
-        """The report is complete: flush standard output, or put the file in place."""
-        if self.file is None:
-            if not self.closed_pipe:
-                write_stdout("")
-            return
-        path = self.file
-        try:
-            self.closing.close()
-            try:
-                mode = path.stat().st_mode & 0o7777
-            except FileNotFoundError:
-                umask = os.umask(0)
-                os.umask(umask)
-                mode = 0o666 & ~umask
-            assert self.temporary is not None
-            os.chmod(self.temporary, mode)
-            os.replace(self.temporary, path)
-            self.temporary = None
-        except OSError as error:
-            raise UsageError(f"cannot write {self.what}: {error.strerror or error}", source=str(path)) from None
+        """Put the finished file in place (nothing for standard output)."""
+        if self.replacing is not None:
+            self.replacing.commit()
 
     def discard(self) -> None:
         """Remove what an unfinished report left (nothing after `commit`)."""
-        with contextlib.suppress(OSError):
-            self.closing.close()
-        if self.temporary is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(self.temporary)
-            self.temporary = None
+        if self.replacing is not None:
+            self.replacing.discard()
 
 
 def write_stdout(text: str) -> None:
@@ -218,7 +223,7 @@ def write_stdout(text: str) -> None:
         silence_stdout()
     except OSError as error:
         silence_stdout()
-        raise UsageError(f"cannot write the report: {error.strerror or error}") from None
+        raise UsageError(f"cannot write to standard output: {error.strerror or error}") from None
 
 
 def silence_stdout() -> None:
@@ -234,15 +239,3 @@ def silence_stdout() -> None:
         os.dup2(null, descriptor)
     finally:
         os.close(null)
-
-
-def write_atomically(path: Path, text: str, what: str = "the report") -> None:
-    """Write `text` (UTF-8) to `path` whole or not at all: into a temporary file in the same folder, then
-    `os.replace` (atomic within one file system). A file already there keeps its permissions; on any error
-    the temporary file is removed, `path` is untouched, and a UsageError names it (exit 2)."""
-    sink = _Sink(path, what)
-    try:
-        sink.write(text)
-        sink.commit()
-    finally:
-        sink.discard()

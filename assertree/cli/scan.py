@@ -11,6 +11,8 @@ from typing import Annotated
 import typer
 
 from assertree.cli.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
+from assertree.cli.explain import ExplainOption
+from assertree.cli.options import ExcludeOption, ParamsOption, UnboundOption, UserInfoOption, ValuesOption
 
 EXAMPLES = """Examples:
 
@@ -19,6 +21,8 @@ EXAMPLES = """Examples:
   assertree scan --terraform plan.json --policy policies/ -o text -o sarif=results.sarif
 
   assertree scan -q --policy policies/ deploy.yaml service.yaml    (as the pre-commit hook runs it)
+
+  assertree scan deploy.yaml --policy policies/ --explain            (how each failure was reached)
 """
 
 
@@ -37,29 +41,15 @@ def scan(
     bindings: Annotated[Path | None, typer.Option(
         "--bindings", metavar="FILE", show_default=False,
         help="YAML/JSON file of extra variables, usable as $name.")] = None,
-    values: Annotated[Path | None, typer.Option(
-        "--values", metavar="FILE", show_default=False,
-        help="Kyverno CLI values file (cli.kyverno.io/v1alpha1 Values): variables, context entries, namespace "
-        "labels and request.operation for kyverno.io policies, as 'kyverno apply --values-file'.")] = None,
-    user_info: Annotated[Path | None, typer.Option(
-        "--user-info", metavar="FILE", show_default=False,
-        help="Kyverno CLI user-info file (cli.kyverno.io/v1alpha1 UserInfo): request.userInfo, roles and "
-        "clusterRoles for kyverno.io policies.")] = None,
+    values: ValuesOption = None,
+    user_info: UserInfoOption = None,
     exceptions: Annotated[list[Path] | None, typer.Option(
         "--exceptions", metavar="PATH", show_default=False,
         help="PolicyException files or directories: kyverno.io/v2 ones exempt matching resources from the named "
         "rules; policies.kyverno.io ones from the CEL policies their policyRefs name (skip, or pass with "
         "reportResult: pass; an expired one is not applied). Repeatable.")] = None,
-    params: Annotated[list[Path] | None, typer.Option(
-        "--params", metavar="PATH", show_default=False,
-        help="Parameter resources of Kubernetes admission policies (files or directories of ConfigMaps, custom "
-        "resources ...): what a binding's paramRef chooses from, and a ClusterPolicy validate.cel rule's. "
-        "Repeatable.")] = None,
-    unbound: Annotated[bool, typer.Option(
-        "--unbound", metavar="",
-        help="Run ValidatingAdmissionPolicies and MutatingAdmissionPolicies that no binding names as if bound "
-        "(validationActions Deny, no params). Without it they are reported as not bound (skip), as Kubernetes "
-        "would not run them.")] = False,
+    params: ParamsOption = None,
+    unbound: UnboundOption = False,
     pre_process: Annotated[list[str] | None, typer.Option(
         "--pre-process", metavar="EXPR", show_default=False,
         help="JMESPath expression applied to each payload before the scan. Repeatable.")] = None,
@@ -106,10 +96,7 @@ def scan(
         "--kyverno-json", metavar="",
         help="Reports as kyverno-json writes them: its error wording, no totals line, and '-o json' exactly as "
         "'kyverno-json scan --output json' prints it (a list of reports, whole resources and policies).")] = False,
-    exclude: Annotated[list[str] | None, typer.Option(
-        "--exclude", metavar="GLOB", show_default=False,
-        help="Leave out payload and policy files and folders that GLOB names: a name ('templates', "
-        "'*.tpl.yaml') or a path ('charts/*/templates', 'examples/_archived'). Repeatable.")] = None,
+    exclude: ExcludeOption = None,
     crd: Annotated[list[Path] | None, typer.Option(
         "--crd", metavar="PATH", show_default=False,
         help="CustomResourceDefinition files or folders: their cluster-scoped kinds keep no namespace when "
@@ -127,16 +114,19 @@ def scan(
     write_baseline: Annotated[Path | None, typer.Option(
         "--write-baseline", metavar="FILE", show_default=False,
         help="Write every finding of this scan to FILE as a baseline and exit 0 (2 for bad input).")] = None,
+    explain: ExplainOption = False,
 ) -> None:
     """Check JSON/YAML payloads against policies: exit 0 when every rule passes, 1 when one fails or errors, 2
     when an input cannot be used (each unreadable payload file is reported, the others are still checked)."""
     from assertree.cli import process
     from assertree.cli.arguments import paths_from
+    from assertree.cli.explain import explaining
     from assertree.cli.outputs import parse_outputs, write_outputs
     from assertree.cli.policies import load_policy_arguments
     from assertree.documents.paths import Exclude
     from assertree.engine.scan import scan as run_scan
     from assertree.errors import UsageError
+    from assertree.findings.exceptions import Exempting
     from assertree.inputs.bindings import load_bindings
     from assertree.inputs.kyverno_files import load_scan_context
     from assertree.inputs.parallel import default_jobs
@@ -169,14 +159,16 @@ def scan(
     policies = policy_set.policies
     binding_values = load_bindings(bindings) if bindings is not None else None
     use_color = color == "always" or (color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
-    context = load_scan_context(values=values, user_info=user_info, exceptions=exceptions or (),
-                                bindings=binding_values, crds=paths_from([str(p) for p in crd or []], "--crd"))
+    context = explaining(load_scan_context(values=values, user_info=user_info, exceptions=exceptions or (),
+                                           bindings=binding_values,
+                                           crds=paths_from([str(p) for p in crd or []], "--crd")), explain)
     if params:
         from assertree.inputs.params import load_params
 
         context.params = tuple(load_params(params))
     context.run_unbound = unbound
     _warn_admission(policies, context.params, unbound=unbound)
+    steps.exempting = Exempting.of(context.exceptions)
     processes = jobs if jobs is not None else default_jobs()
     if streamed:
         from assertree.cli.streamed import scan_streamed

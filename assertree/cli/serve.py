@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from assertree.cli.exit_codes import EXIT_OK
+from assertree.cli.options import ParamsOption, UnboundOption
 
 
 def serve(
@@ -29,12 +30,8 @@ def serve(
     playground: Annotated[bool, typer.Option(
         "--playground/--no-playground", help="Serve the playground page at /.")] = True,
     access_log: Annotated[bool, typer.Option("--access-log/--no-access-log", help="Log every request.")] = True,
-    params: Annotated[list[str] | None, typer.Option(
-        "--params", show_default=False,
-        help="Parameter resources of Kubernetes admission policies (files or directories): what a binding's "
-        "paramRef chooses from. Repeatable.")] = None,
-    unbound: Annotated[bool, typer.Option(
-        "--unbound", help="Run admission policies that no binding names as if bound.")] = False,
+    params: ParamsOption = None,
+    unbound: UnboundOption = False,
 ) -> None:
     """Serve kyverno-json's REST API (POST /api/scan, /api/playground/scan) and a playground page."""
     try:

@@ -4,12 +4,13 @@
 # evaluates each of them twice per run (~10 ms for scan's two dozen options).
 
 import sys
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from assertree.cli.exit_codes import EXIT_FAILED, EXIT_OK
+from assertree.cli.explain import ExplainOption
+from assertree.cli.options import ExcludeOption
 
 
 def test(
@@ -28,38 +29,83 @@ def test(
     strict: Annotated[bool, typer.Option(
         "--strict", help="Fail rows whose rule selected nothing (kyverno test counts them as passed, Excluded).")
     ] = False,
-    exclude: Annotated[list[str] | None, typer.Option(
-        "--exclude", metavar="GLOB", show_default=False,
-        help="Leave out test files and folders that GLOB names: a name or a path ('other/*'). Repeatable.")] = None,
+    exclude: ExcludeOption = None,
+    explain: ExplainOption = False,
+    coverage: Annotated[list[str] | None, typer.Option(
+        "--coverage", metavar="FORMAT[=FILE]", show_default=False,
+        help="Also report, per policy and rule, whether the tests hold a passing and a failing row: FORMAT is "
+        "text, json or markdown, to standard output after the test report (which must then be text) or to "
+        "FILE. Repeatable.")] = None,
+    require_coverage: Annotated[bool, typer.Option(
+        "--require-coverage",
+        help="Exit 1 when a rule lacks a passing or a failing row (named on standard error), even if every row "
+        "passed.")] = False,
 ) -> None:
-    """Run kyverno-test.yaml files (Kyverno ClusterPolicy/Policy and kyverno-json policies); exit 1 if a row fails."""
+    """Run kyverno-test.yaml files (Kyverno ClusterPolicy/Policy, Kyverno CEL and kyverno-json policies); exit 1 if a
+    row fails."""
     from assertree.cli.arguments import paths_from
+    from assertree.cli.outputs import parse_reports, write_stdout
     from assertree.errors import UsageError
     from assertree.testing import run_tests
+    from assertree.testing.coverage_report import FORMATS as COVERAGE_FORMATS
     from assertree.testing.output import FORMATS, render_text
+    from assertree.writes import write_file
 
-    name, _, file = output.partition("=")
-    name = name.strip().lower()
-    if name not in FORMATS:
-        raise UsageError(f"unknown --output format {name!r} (choose from: {', '.join(FORMATS)})")
+    [report] = parse_reports([output], FORMATS, "--output")
+    coverages = parse_reports(coverage or [], COVERAGE_FORMATS, "--coverage", single_stdout=False)
+    to_stdout = [item for item in coverages if item.file is None]
+    if len(to_stdout) > 1:
+        raise UsageError("only one --coverage can go to standard output; give the others a file (FORMAT=FILE)")
+    if to_stdout and report.file is None and not (report.format == "text" and to_stdout[0].format != "json"):
+        raise UsageError("--coverage: the test report and the coverage report share standard output only as text "
+                         "or markdown after the text table; give one of them a file (FORMAT=FILE)")
     paths = paths_from(arguments, "PATH")
     from assertree.documents.paths import Exclude
 
-    run = run_tests(paths, file_name=file_name, strict=strict, exclude=Exclude.of(exclude))
+    run = run_tests(paths, file_name=file_name, strict=strict, exclude=Exclude.of(exclude), explain=explain)
     if not run.outcomes:
         where = ", ".join(str(path) for path in paths)
         raise UsageError(f"no {file_name} found in {where}: nothing was tested")
-    if name == "text":
-        text = render_text(run, failed_only=fail_only, detailed=detailed)
-    else:
-        text = FORMATS[name](run)
-    if file:
-        from assertree.cli.outputs import write_atomically
-
-        write_atomically(Path(file), text, f"the {name} report")
+    text = render_text(run, failed_only=fail_only, detailed=detailed) if report.format == "text" \
+        else FORMATS[report.format](run)
+    if report.file is not None:
+        write_file(report.file, text, f"the {report.format} report")
         print(run.summary_line(), file=sys.stderr)
     else:
-        from assertree.cli.outputs import write_stdout
-
         write_stdout(text)
-    raise typer.Exit(EXIT_OK if run.ok else EXIT_FAILED)
+    uncovered = _coverage(run, coverages, require_coverage, after_report=report.file is None)
+    if not run.ok or uncovered:
+        raise typer.Exit(EXIT_FAILED)
+    raise typer.Exit(EXIT_OK)
+
+
+def _coverage(run, reports, required: bool, *, after_report: bool) -> bool:
+    """Write the coverage reports (on standard output, a blank line apart from the test report when it is
+    there too); with `required`, name the rules not covered on standard error. Whether coverage fails the run."""
+    if not reports and not required:
+        return False
+    from assertree.cli.outputs import write_stdout
+    from assertree.testing.coverage import coverage_of
+    from assertree.testing.coverage_report import FORMATS
+    from assertree.writes import write_file
+
+    coverage = coverage_of(run)
+    for report in reports:
+        text = FORMATS[report.format](coverage)
+        if report.file is None:
+            write_stdout("\n" + text if after_report else text)
+        else:
+            write_file(report.file, text, f"the {report.format} coverage report")
+    if not required:
+        return False
+    uncovered = coverage.uncovered()
+    if uncovered:
+        from assertree.errors import shorten
+        from assertree.testing.coverage_report import WHOLE_POLICY
+
+        names = ", ".join(f"{policy.name}/{rule.name or WHOLE_POLICY} (no {' or '.join(rule.missing)} row)"
+                          for policy, rule in uncovered)
+        count = len(uncovered)
+        print(f"assertree: error: {count} rule{'s' if count != 1 else ''} {'are' if count != 1 else 'is'} not "
+              f"covered by the tests (--require-coverage): {shorten(names, 2000)}", file=sys.stderr)
+    return bool(uncovered)

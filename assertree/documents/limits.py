@@ -12,9 +12,10 @@ budget to every YAML file it reads (`check_aliases`) and to ``parse_yaml``
 (`assertree.jp.functions.goyaml`), so a document within the budget reads as
 it does in Kyverno.
 
-`MAX_NESTING` is how deep any input may nest; libyaml's own nesting limit is
-kept above it (`make_room_in_libyaml`) so that the limit a user meets, and its
-message, are assertree's whichever PyYAML is installed.
+`MAX_NESTING` is how deep any input may nest (`assertree.documents.nesting`);
+libyaml's own nesting limit is kept above it (`make_room_in_libyaml`, called
+when `assertree.documents.loaders` is imported) so that the limit a user
+meets, and its message, are assertree's whichever PyYAML is installed.
 
 `max_input_bytes` caps what one file or standard input may hold, so that
 ``head -c 3G /dev/zero | assertree scan -`` stops with an error instead of
@@ -25,14 +26,17 @@ from __future__ import annotations
 
 import os
 
-import yaml
+from assertree.documents.nesting import MAX_NESTING
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    import yaml
 
 # go-yaml (decode.go, allowedAliasRatio): up to 400,000 decoded nodes aliases may make 99% of them;
 # from 4,000,000 nodes only 10%; linear in between. A document within the budget decodes as in Kyverno.
 MAX_YAML_ALIAS_RATIO_LOW = 400_000
 MAX_YAML_ALIAS_RATIO_HIGH = 4_000_000
 
-MAX_NESTING = 1024  # how deep any JSON or YAML input may nest (orjson refuses deeper JSON at the same depth)
 # libyaml's own limit, kept above ours so that assertree's check comes first: libyaml's scanner reads up to 1,024
 # characters ahead (a possible implicit key), so it may open 1,024 more levels than the events show
 LIBYAML_NESTING = 4 * MAX_NESTING
@@ -52,8 +56,6 @@ def make_room_in_libyaml() -> None:
     if get is not None and put is not None and get() < LIBYAML_NESTING:
         put(LIBYAML_NESTING)
 
-
-make_room_in_libyaml()
 
 
 
@@ -140,6 +142,8 @@ def excessive_aliasing(decoded: int, aliased: int) -> bool:
 
 
 def _fail(problem: str, node: yaml.Node) -> None:
+    import yaml  # here, not at the top: this module also serves JSON-only runs, which never import PyYAML
+
     raise yaml.composer.ComposerError(None, None, problem, node.start_mark)
 
 
@@ -155,6 +159,8 @@ def check_aliases(root: yaml.Node) -> None:
     only rises and the allowed share only falls, and the first breach is at the expansion's end
     at the latest. Iterative: documents may nest 1024 levels deep.
     """
+    import yaml
+
     sizes: dict[int, int] = {}  # id(node): its expanded size, once its subtree is done
     open_nodes: set[int] = set()
     decoded = aliased = 0

@@ -26,7 +26,9 @@ from typing import Any, ClassVar
 
 import yaml
 
-from assertree.documents.limits import MAX_NESTING, check_aliases
+from assertree.documents.limits import MAX_NESTING, check_aliases, make_room_in_libyaml
+
+make_room_in_libyaml()  # before any YAML is read (see its docstring)
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_DEPTH = MAX_NESTING
@@ -318,6 +320,7 @@ PayloadLoader.add_constructor(None, _plain_value)
 
 _STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
 _NULL = "tag:yaml.org,2002:null"
+_MERGE = "tag:yaml.org,2002:merge"
 PAYLOAD_SCALARS = {"tag:yaml.org,2002:int": _payload_int, "tag:yaml.org,2002:float": _payload_float,
                    "tag:yaml.org,2002:bool": _payload_bool}
 check_table_resolvable(PayloadLoader)
@@ -356,40 +359,51 @@ def construct_plain(loader: Any, root: yaml.Node, scalars: dict[str, Any],
     text it was written as (PayloadLoader); with it, `key_of` of the key's scalar value. A key written
     twice, or two keys that become one, is `Unsupported`: each loader has its own rule for that (an
     error, or the last value wins), which its general constructor applies."""
-    scalar_node, mapping_node, sequence_node = yaml.ScalarNode, yaml.MappingNode, yaml.SequenceNode
-    merge = "tag:yaml.org,2002:merge"
+    return _PlainWalk(loader, scalars, key_of).build(root)
 
-    def build(node: yaml.Node) -> Any:
+
+class _PlainWalk:
+    """`construct_plain`'s walk. A class, not a closure that calls itself: that closure would be a
+    reference cycle holding the document's nodes (its text) until the cycle collector runs, which is rare
+    in a process that holds much."""
+
+    def __init__(self, loader: Any, scalars: dict[str, Any], key_of: Callable[[Any], Any] | None) -> None:
+        self.loader, self.scalars, self.key_of = loader, scalars, key_of
+
+    def build(self, node: yaml.Node) -> Any:
         kind, tag = node.__class__, node.tag
-        if kind is scalar_node:
+        if kind is yaml.ScalarNode:
             if tag == _STR:
                 return node.value
             if tag == _NULL:
                 return None
-            construct = scalars.get(tag)
+            construct = self.scalars.get(tag)
             if construct is None:
                 raise Unsupported(tag)
-            return construct(loader, node)
-        if kind is mapping_node and tag == _MAP:
-            mapping: dict[Any, Any] = {}
-            written: set[tuple[str, str]] = set()
-            for key_node, value_node in node.value:
-                if key_node.__class__ is not scalar_node or key_node.tag == merge:
-                    raise Unsupported("key")
-                if key_of is None:
-                    key = key_node.value
-                else:
-                    spelling = (key_node.tag, key_node.value)
-                    if spelling in written:
-                        raise Unsupported("repeated key")
-                    written.add(spelling)
-                    key = key_of(build(key_node))
-                if key in mapping:
-                    raise Unsupported("repeated key")
-                mapping[key] = build(value_node)
-            return mapping
-        if kind is sequence_node and tag == _SEQ:
-            return [build(child) for child in node.value]
+            return construct(self.loader, node)
+        if kind is yaml.MappingNode and tag == _MAP:
+            return self.build_mapping(node)
+        if kind is yaml.SequenceNode and tag == _SEQ:
+            return [self.build(child) for child in node.value]
         raise Unsupported(tag)
 
-    return build(root)
+    def build_mapping(self, node: yaml.Node) -> dict[Any, Any]:
+        mapping: dict[Any, Any] = {}
+        written: set[tuple[str, str]] = set()
+        key_of = self.key_of
+        for key_node, value_node in node.value:
+            if key_node.__class__ is not yaml.ScalarNode or key_node.tag == _MERGE:
+                raise Unsupported("key")
+            if key_of is None:
+                key = key_node.value
+            else:
+                spelling = (key_node.tag, key_node.value)
+                if spelling in written:
+                    raise Unsupported("repeated key")
+                written.add(spelling)
+                key = key_of(self.build(key_node))
+            if key in mapping:
+                raise Unsupported("repeated key")
+            mapping[key] = self.build(value_node)
+        return mapping
+

@@ -42,36 +42,28 @@ from __future__ import annotations
 
 import bisect
 import functools
-import gc
 import json
 import os
 import re
 import stat
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
-import yaml
-
+from assertree.documents.collector import collector_paused
+from assertree.documents.document import Document
 from assertree.documents.limits import (
     MAX_INPUT_BYTES_VARIABLE,
     MAX_NESTING,
     json_nesting_at,
     json_too_deep_at,
     max_input_bytes,
-    may_alias,
     orjson_nesting,
 )
-from assertree.documents.loaders import (
-    PAYLOAD_SCALARS,
-    JSONSafeLoader,
-    PayloadLoader,
-    build_value,
-    check_nesting,
-)
 from assertree.errors import DocumentError
+
+__all__ = ["JSON_SUFFIXES", "SUFFIXES", "YAML_SUFFIXES", "Document", "JSONError", "collector_paused", "decode_text",
+           "encoding_of", "format_of", "is_plain_utf8", "load_documents", "parse_json", "parse_values", "read_bytes",
+           "read_stdin_text", "read_stream", "read_text", "skip_json_value", "unreadable"]
 
 JSON_SUFFIXES = (".json",)
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -83,24 +75,6 @@ def format_of(name: str) -> str | None:
     """``"json"``, ``"yaml"``, or None when the name does not say (then JSON is tried first)."""
     suffix = os.path.splitext(name)[1].lower()  # a str operation: called once per payload file
     return "json" if suffix in JSON_SUFFIXES else "yaml" if suffix in YAML_SUFFIXES else None
-
-
-@dataclass
-class Document:
-    """One document of a file, with positions."""
-
-    value: Any
-    path: str
-    index: int
-    line: int
-    _locator: Any = field(default=None, repr=False)
-
-    def locate(self, field_path: Sequence[str | int]) -> tuple[int, int]:
-        """(line, column), 1-based, of the node at `field_path` (a map entry: its key), or of the
-        deepest existing ancestor when the path does not exist."""
-        if self._locator is None:
-            return self.line, 1
-        return self._locator(tuple(field_path))
 
 
 FIFO_WRITER_TIMEOUT = 10.0
@@ -131,13 +105,24 @@ def read_stream(stream: Any, name: str, limit: int | None = None) -> bytes:
             raise _too_large(limit, name)
 
 
+def stdin_bytes(name: str = "<stdin>") -> Any:
+    """Standard input's binary stream; a DocumentError naming `name` when the process has none
+    (``assertree scan -p - <&-``: Python sets a closed descriptor's stream to None)."""
+    import sys
+
+    stream = sys.stdin
+    if stream is None or getattr(stream, "closed", False):
+        raise DocumentError("standard input is closed: nothing to read", source=name)
+    return getattr(stream, "buffer", stream)
+
+
 def read_stdin_text(name: str = "<stdin>") -> str:
     """Standard input as text, capped as `read_stream` caps it (UTF-8/16/32 as `decode_text` reads files);
     a stream without bytes underneath (a test's StringIO) is read as the text it is."""
     import sys
 
-    binary = getattr(sys.stdin, "buffer", None)
-    if binary is not None:
+    binary = stdin_bytes(name)
+    if binary is not sys.stdin:
         return decode_text(read_stream(binary, name), name)
     limit = max_input_bytes()
     text = sys.stdin.read(limit + 1)
@@ -260,22 +245,12 @@ def load_documents(path: str | Path, text: str | None = None, *, keep_empty: boo
             return [_json_document(text, name)]
         except DocumentError:
             pass
-    return _yaml_documents(text, name, keep_empty, PayloadLoader if payload else JSONSafeLoader)
+    from assertree.documents.yaml_documents import yaml_documents  # PyYAML only when YAML is read
+
+    return yaml_documents(text, name, keep_empty, payload=payload)
 
 
 # -- the fast path -------------------------------------------------------------------------------
-
-
-@contextmanager
-def collector_paused():
-    """Pause the cyclic garbage collector (restored afterwards, even on error)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def parse_values(data: bytes, name: str, kind: str | None, *, payload: bool = False) -> list[Any]:
@@ -289,8 +264,11 @@ def parse_values(data: bytes, name: str, kind: str | None, *, payload: bool = Fa
             return [parse_json(data)]
         except DocumentError as error:
             if kind == "json":
+                decode_text(data, name)  # bytes that are not UTF-8 are that error, where it is (not the parser's)
                 raise error.located(source=name) from None
-    return _fast_yaml(data, name, PayloadLoader if payload else JSONSafeLoader)
+    from assertree.documents.yaml_documents import yaml_values  # PyYAML only when YAML is read
+
+    return yaml_values(decode_text(data, name), name, payload=payload)
 
 
 def parse_json(data: bytes) -> Any:
@@ -358,125 +336,6 @@ def _byte_position(data: bytes, offset: int) -> tuple[int, int]:
     return line, offset - (head.rfind(b"\n") + 1) + 1
 
 
-def _fast_yaml(data: bytes, name: str, loader: type) -> list[Any]:
-    text = decode_text(data, name)
-    with _yaml_errors(name):
-        check_nesting(text)
-        aliases = may_alias(text)
-        values = []
-        reader = loader(text)
-        try:
-            with collector_paused():
-                while reader.check_node():
-                    value = build_document(loader, reader.get_node(), may_alias=aliases)
-                    if value is not None:
-                        values.append(value)
-        finally:
-            reader.dispose()
-        return values
-    raise AssertionError("unreachable")  # pragma: no cover - _yaml_errors re-raises
-
-
-@contextmanager
-def _yaml_errors(name: str) -> Iterator[None]:
-    """Turn PyYAML's errors into one located DocumentError."""
-    try:
-        yield
-    except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        problem = error.problem or error.context or "invalid YAML"
-        raise DocumentError(
-            f"invalid YAML: {problem}", source=name,
-            line=mark.line + 1 if mark else None, column=mark.column + 1 if mark else None,
-        ) from None
-    except yaml.YAMLError as error:
-        raise DocumentError(f"invalid YAML: {str(error).splitlines()[0]}", source=name) from None
-    except RecursionError:
-        raise DocumentError("invalid YAML: nested too deeply", source=name) from None
-
-
-# -- YAML ----------------------------------------------------------------------------------------
-
-
-class _Constructor(yaml.constructor.SafeConstructor):
-    """Builds JSON values from composed nodes, with JSONSafeLoader's rules."""
-
-    yaml_constructors = JSONSafeLoader.yaml_constructors
-    construct_mapping = JSONSafeLoader.construct_mapping
-
-
-class _PayloadConstructor(yaml.constructor.SafeConstructor):
-    """Builds JSON values from composed nodes, with PayloadLoader's rules."""
-
-    yaml_constructors = PayloadLoader.yaml_constructors
-    construct_mapping = PayloadLoader.construct_mapping
-
-
-_JSON_SCALARS = {tag: JSONSafeLoader.yaml_constructors[tag]
-                 for tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool",
-                             "tag:yaml.org,2002:timestamp")}
-_BUILDS: dict[type, tuple[type, dict[str, Any], Any]] = {  # loader: (its constructor, the walk's scalars, keys)
-    JSONSafeLoader: (_Constructor, _JSON_SCALARS, lambda key: key),  # keys are their values
-    PayloadLoader: (_PayloadConstructor, PAYLOAD_SCALARS, None),  # keys are the text written
-}
-
-
-def build_document(loader_type: type, node: yaml.Node, *, may_alias: bool) -> Any:
-    """A composed document's value with `loader_type`'s rules (`build_value`: one walk, or PyYAML's
-    constructor after the alias budget when the text `may_alias`)."""
-    constructor, scalars, key_of = _BUILDS[loader_type]
-    return build_value(constructor(), node, scalars, key_of, may_alias=may_alias)
-
-
-def _yaml_documents(text: str, name: str, keep_empty: bool, loader_type: type = JSONSafeLoader) -> list[Document]:
-    loader = loader_type(text)
-    documents = []
-    try:
-        with _yaml_errors(name):
-            check_nesting(text)
-            aliases = may_alias(text)
-            index = 0
-            while loader.check_node():
-                node = loader.get_node()
-                if node is None:  # pragma: no cover - check_node guarantees a node
-                    break
-                value = build_document(loader_type, node, may_alias=aliases)
-                if value is None and _is_empty(node) and not keep_empty:
-                    continue
-                documents.append(Document(value, name, index, node.start_mark.line + 1, _yaml_locator(node)))
-                index += 1
-            if keep_empty and not documents:
-                documents.append(Document(None, name, 0, 1))
-    finally:
-        loader.dispose()
-    return documents
-
-
-def _is_empty(node: yaml.Node) -> bool:
-    return isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null" and node.value in ("", "~")
-
-
-def _yaml_locator(root: yaml.Node):
-    def locate(path: tuple) -> tuple[int, int]:
-        node, mark = root, root.start_mark
-        for step in path:
-            if isinstance(node, yaml.MappingNode):
-                for key_node, value_node in node.value:
-                    if isinstance(key_node, yaml.ScalarNode) and key_node.value == str(step):
-                        node, mark = value_node, key_node.start_mark
-                        break
-                else:
-                    break
-            elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and 0 <= step < len(node.value):
-                node = node.value[step]
-                mark = node.start_mark
-            else:
-                break
-        return mark.line + 1, mark.column + 1
-
-    return locate
-
-
 # -- JSON ----------------------------------------------------------------------------------------
 
 
@@ -517,6 +376,7 @@ class _LineIndex:
 
 
 _WHITESPACE = " \t\n\r"
+_SPACE_BYTES = (b" ", b"\t", b"\n", b"\r", b"")
 # everything up to the next bracket outside a string, and that bracket
 _TO_BRACKET = re.compile(r'[^"\[\]{}]*(?:"(?:[^"\\]|\\.)*"[^"\[\]{}]*)*([\[\]{}])')
 _SCALAR = re.compile(r'[^,\]}\s]+')
@@ -583,6 +443,13 @@ class _JSONLocator:
     that offset (a memory comparison in C) and jumping past it. It must never change a position: a
     complete JSON value that the text spells out exactly ends exactly where that spelling ends;
     when the spellings differ (indentation, ``\u003c`` escapes, ``1e5``) the text is walked.
+
+    One pass for a whole array (a plan's 10,000 resources, of which a report asks about every failing
+    one): the first time a step enters a non-empty array whose parsed value is known, each item is spelled
+    with orjson and the joined spelling compared with the file's text at once; when they are the same bytes,
+    every item's offset is the sum of the spelled lengths before it, and all of them are kept without a
+    Python step per item. Same invariant: identical bytes place every item exactly; otherwise the lazy
+    walk above decides.
     """
 
     def __init__(self, text: str, lines: _LineIndex, value: Any = None) -> None:
@@ -623,6 +490,69 @@ class _JSONLocator:
                     return offset + len(text)
         return skip_json_value(self.text, offset)
 
+    def _spelled_member(self, state: list, container: dict, step: Any) -> tuple[int, int] | None:
+        """The object's members from where `state` stopped, each key and value compared with its orjson
+        spelling (no Python step per character, no regex), up to `step`: its (key offset, value offset). None
+        once the spellings differ (the walk goes on from `state`, as far as this got) or the members end. The
+        value of the member found is not spelled now: only a later step past it needs its end."""
+        import orjson
+
+        data = self.data
+        assert data is not None
+        children = state[0]
+        keys = list(container)
+        while 0 <= state[2] < len(keys):
+            key, position = keys[state[2]], state[1]
+            spelled_key = orjson.dumps(key)
+            value_offset = position + len(spelled_key) + 1
+            end = None
+            if (data.startswith(spelled_key, position) and data[value_offset - 1 : value_offset] == b":"
+                    and data[value_offset : value_offset + 1] not in _SPACE_BYTES):  # compact: the value follows
+                children.setdefault(key, (position, value_offset))
+                if key == step:
+                    return children[key]
+                end = self._end_of(value_offset, container[key])
+            if end is None:
+                state[2] = -1  # spelled otherwise: the text decides from here on
+                break
+            state[1:3] = [end + 1 if data[end : end + 1] == b"," else end, state[2] + 1]
+        state[1] = self._skip_space(state[1])  # where the walk over the text expects to go on
+        return None
+
+    def _end_of(self, offset: int, value: Any) -> int | None:
+        """Where the value at `offset` ends when the text spells it as orjson does (a container walked
+        already ends at its closer), else None."""
+        import orjson
+
+        state = self.members.get(offset)
+        if state is not None and state[3]:
+            return state[1] + 1
+        try:
+            spelled = orjson.dumps(value)
+        except (TypeError, orjson.JSONEncodeError):
+            return None
+        assert self.data is not None
+        return offset + len(spelled) if self.data.startswith(spelled, offset) else None
+
+    def _spelled_items(self, offset: int, items: list, state: list) -> None:
+        """Every item offset of the array at `offset` at once, when its text is orjson's spelling of `items`
+        (see the class docstring); `state` is left as it was otherwise."""
+        import orjson
+
+        assert self.data is not None
+        try:
+            spelled = [orjson.dumps(item) for item in items]
+        except (TypeError, orjson.JSONEncodeError):
+            return
+        if not self.data.startswith(b"[" + b",".join(spelled) + b"]", offset):
+            return
+        children = state[0]
+        position = offset + 1
+        for index, text in enumerate(spelled):
+            children[index] = (position, position)
+            position += len(text) + 1
+        state[1:] = [position - 1 if spelled else offset + 1, len(spelled), True]
+
     def _skip_space(self, offset: int) -> int:
         text = self.text
         while offset < len(text) and text[offset] in _WHITESPACE:
@@ -638,9 +568,16 @@ class _JSONLocator:
             if opener not in ("{", "["):
                 return None
             state = self.members[offset] = [{}, self._skip_space(offset + 1), 0, False]
+            if opener == "[" and self.data is not None and type(container) is list and container:
+                self._spelled_items(offset, container, state)
         children, position, index, done = state
         if step in children or done:
             return children.get(step)
+        if opener == "{" and self.data is not None and type(container) is dict:
+            found = self._spelled_member(state, container, step)
+            if found is not None:
+                return found
+            children, position, index, done = state
         closer = "}" if opener == "{" else "]"
         while position < len(text) and text[position] != closer:
             if opener == "{":

@@ -13,9 +13,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from assertree.documents.nesting import TOO_DEEP
 from assertree.engine.rule_index import RuleIndex
+from assertree.errors import PayloadError
 from assertree.languages.base import CompiledPolicy, ScanContext
-from assertree.results import Resource, RuleResult, ScanResult
+from assertree.results import ERROR, Resource, RuleError, RuleResult, ScanResult
 
 
 def scan(
@@ -31,7 +33,9 @@ def scan(
     `policies` come from `load_policies` (kyverno-json `Policy` models are
     compiled here); `bindings` are extra variables for kyverno-json policies
     (``$name``); `context` carries what other languages need (values files,
-    user info, exceptions) and, when given, its own bindings.
+    user info, exceptions) and, when given, its own bindings; with
+    ``context.explain`` each failing or erroring result is explained
+    (`assertree.engine.explain`).
     """
     items = [item if isinstance(item, Resource) else Resource(item) for item in resources]
     scanner = Scanner(policies, bindings, context=context)
@@ -65,10 +69,23 @@ class Scanner:
             context = replace(context, bindings={**context.bindings, **(bindings or {})}, memo={})
         self.policies = [policy.policy for policy in compiled]
         self._mutators = [mutator for policy in compiled if (mutator := policy.mutator(context)) is not None]
-        self._index = RuleIndex([(rule, rule.runner(context)) for policy in compiled for rule in policy.rules])
+        runners = [(rule, rule.runner(context)) for policy in compiled for rule in policy.rules]
+        self._index = RuleIndex(runners)
+        self._rule_of = {id(runner): rule for rule, runner in runners}
+        if context.explain:  # chosen once: a scan that explains nothing runs `check` as it is
+            from assertree.engine.explain import Explainer
+
+            self._explainer = Explainer([rule for policy in compiled for rule in policy.rules], context)
+            self.check = self._check_explained  # type: ignore[method-assign]
 
     def check(self, resource: Resource) -> tuple[Resource, list[RuleResult]]:
         """`resource` after the mutating policies, and every result of a rule that applied to it."""
+        try:
+            return self._check(resource)
+        except RecursionError:  # rare: run again, rule by rule, to tell which rules it was (`_check_deep`)
+            return self._check_deep(resource)
+
+    def _check(self, resource: Resource) -> tuple[Resource, list[RuleResult]]:
         results: list[RuleResult] = []
         for mutator in self._mutators:
             resource, mutated = mutator(resource)
@@ -77,6 +94,35 @@ class Scanner:
             result = run(resource)
             if result is not None:
                 results.append(result)
+        return resource, results
+
+    def _check_deep(self, resource: Resource) -> tuple[Resource, list[RuleResult]]:
+        """`check` for a resource on which some rule recursed past the limit (a value a rule built deeper than
+        the readers would have accepted): each such rule is an ERROR on it, the other rules run as usual. A
+        mutating policy that does so stops the scan, naming the resource's file (its result is the resource
+        every later rule would see)."""
+        results: list[RuleResult] = []
+        for mutator in self._mutators:
+            try:
+                resource, mutated = mutator(resource)
+            except RecursionError:
+                raise PayloadError(f"{TOO_DEEP} (a mutate rule)", source=resource.source) from None
+            results.extend(mutated)
+        for run in self._index.candidates(resource.value):
+            try:
+                result = run(resource)
+            except RecursionError:
+                compiled = self._rule_of[id(run)]
+                result = RuleResult(resource, compiled.policy, compiled.rule, ERROR, error=RuleError(TOO_DEEP),
+                                    message=TOO_DEEP)
+            if result is not None:
+                results.append(result)
+        return resource, results
+
+    def _check_explained(self, resource: Resource) -> tuple[Resource, list[RuleResult]]:
+        """`check`, then every failing or erroring result explained (``ScanContext.explain``)."""
+        resource, results = Scanner.check(self, resource)
+        self._explainer.apply(results)
         return resource, results
 
 

@@ -16,7 +16,6 @@ survives reordering and reformatting but not an edit of the resource itself.
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from assertree.inputs.paths import relative_path
@@ -45,6 +44,8 @@ def resource_identity(result: RuleResult) -> str:
 
 
 def _content_hash(value: Any) -> str:
+    import hashlib  # here, not at the top: hashlib loads OpenSSL (a few ms), and most runs write no fingerprint
+
     import orjson
 
     try:
@@ -62,4 +63,6 @@ def fingerprint(result: RuleResult, violation: Violation | None) -> str:
     else:
         what = [violation.check, *sorted(error.field for error in violation.errors)]
     text = "\0".join([rule_id(result.policy, result.rule), source, resource_identity(result), *what])
+    import hashlib
+
     return hashlib.sha256(text.encode()).hexdigest()

@@ -7,20 +7,25 @@ from dataclasses import dataclass
 from typing import Any
 
 from assertree.findings.baseline import Baseline, Recorder
+from assertree.findings.exceptions import Exempting
 from assertree.findings.severity import gate
 from assertree.results import RuleResult
 
 
 @dataclass
 class FindingSteps:
-    """``--fail-on`` (`severity.gate`), then ``--baseline`` (`Baseline.mark`), then ``--write-baseline``
-    (`Recorder.add`), in that order: a baseline records and matches the results as reported."""
+    """PolicyExceptions for kyverno-json policies (`exceptions.Exempting`), then ``--fail-on``
+    (`severity.gate`), then ``--baseline`` (`Baseline.mark`), then ``--write-baseline`` (`Recorder.add`), in
+    that order: a baseline records and matches the results as reported."""
 
     fail_on: str | None = None
     baseline: Baseline | None = None
     recorder: Recorder | None = None
+    exempting: Exempting | None = None
 
     def apply(self, results: Sequence[RuleResult]) -> None:
+        if self.exempting:
+            self.exempting.apply(results)
         if self.fail_on is not None:
             gate(results, self.fail_on)
         if self.baseline is not None:

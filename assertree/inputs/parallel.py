@@ -198,6 +198,10 @@ def _start_worker() -> None:
     import gc
     import signal
 
+    from assertree.documents.nesting import make_room_for_nesting
+
+    make_room_for_nesting()
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     gc.disable()
 

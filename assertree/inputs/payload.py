@@ -49,6 +49,7 @@ from assertree.documents.reader import (
     parse_values,
     read_bytes,
     read_stream,
+    stdin_bytes,
 )
 from assertree.errors import PayloadError, UsageError
 from assertree.jp.values import type_name
@@ -163,11 +164,8 @@ def payload_files(arguments: Sequence[str], exclude: Exclude = NO_EXCLUDE) -> li
 def read_payload(path: str, stdin: Any = None) -> Payload:
     """Read one payload file (``-`` for standard input)."""
     if path == STDIN:
-        import sys
-
-        stream = stdin if stdin is not None else sys.stdin.buffer
         try:
-            data = read_stream(stream, STDIN_SOURCE)
+            data = read_stream(stdin if stdin is not None else stdin_bytes(STDIN_SOURCE), STDIN_SOURCE)
         except DocumentError as error:
             raise payload_error(error) from None
         return parse_payload(data, STDIN_SOURCE, kind=None)
@@ -255,16 +253,16 @@ def _hint(data: bytes, kind: str | None, column: int | None, line: int | None) -
 def compile_preprocessors(expressions: Sequence[str]):
     """Compile ``--pre-process`` expressions up front, so a typo fails before any payload is read."""
     from assertree import jp
+    from assertree.jp.errors import quoted
 
     compiled = []
     for text in expressions:
         try:
             expression = jp.compile(text)
         except jp.ParseError as error:
-            where = f"{error.message} at column {error.position + 1}"
-            raise UsageError(f"invalid --pre-process expression {text!r}: {where}") from None
+            raise UsageError(f"invalid --pre-process expression {quoted(text, error)}: {error.located()}") from None
         if expression.problems:
-            raise UsageError(f"invalid --pre-process expression {text!r}: {'; '.join(expression.problems)}")
+            raise UsageError(f"invalid --pre-process expression {quoted(text)}: {'; '.join(expression.problems)}")
         compiled.append(expression)
     return compiled
 

@@ -105,7 +105,7 @@ def _add_payload(loaded: LoadedResources, payload: Payload, terraform: bool, inc
         if looks_like_state(payload.value):
             raise AssertreeError(STATE_HINT, source=payload.source)
         loaded.resources.extend(plan_resources(payload.value, payload.source, include_deleted=include_deleted,
-                                               file=payload, in_place=True))  # parsed for this scan only
+                                               file=payload))
     else:
         loaded.plans_without_terraform += looks_like_plan(payload.value) and not preprocessors
         loaded.resources.extend(resources_from(payload, preprocessors))

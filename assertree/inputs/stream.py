@@ -37,7 +37,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO
 
 from assertree.documents.limits import MAX_INPUT_BYTES_VARIABLE, max_input_bytes
-from assertree.documents.reader import Document, JSONError, parse_json, unreadable
+from assertree.documents.reader import Document, JSONError, parse_json, stdin_bytes, unreadable
 from assertree.errors import AssertreeError, DocumentError, Location, Problem
 from assertree.inputs.payload import STDIN, STDIN_SOURCE, Payload, payload_error, resources_from
 from assertree.results import Resource
@@ -101,9 +101,11 @@ def ndjson_resources(path: str, problems: list[Problem], stdin: BinaryIO | None 
     """The resources of a JSON Lines file (``-``: standard input), one line at a time; each bad line is
     appended to `problems`, located, and reading goes on. A file that cannot be opened is a PayloadError."""
     if path == STDIN:
-        import sys
-
-        yield from _lines(stdin if stdin is not None else sys.stdin.buffer, STDIN_SOURCE, problems)
+        try:
+            stream = stdin if stdin is not None else stdin_bytes(STDIN_SOURCE)
+        except DocumentError as error:
+            raise payload_error(error) from None
+        yield from _lines(stream, STDIN_SOURCE, problems)
         return
     try:
         stream = open(path, "rb")  # noqa: SIM115  (only the opening's errors are the file's; `with` below)
@@ -176,6 +178,12 @@ def _good_lines(stream: BinaryIO, source: str, bad: _BadLines) -> Iterator[Resou
         try:
             value = parse_json(data)
         except JSONError as error:
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError as bad_byte:  # that is the error, where it is (not the parser's words)
+                bad.add(f"not UTF-8 text (byte {bad_byte.start} of the line): save the file as UTF-8", number,
+                        _column(data, bad_byte.start))
+                continue
             bad.add(error.message, number, _column(data, error.offset))
             continue
         if not isinstance(value, dict):
@@ -283,10 +291,10 @@ def yaml_stream_resources(path: str) -> Iterator[Resource]:
     from assertree.documents.loaders import MAX_DEPTH, PayloadLoader, check_event_depth
 
     # the reader's own YAML errors, positions and document building
-    from assertree.documents.reader import _yaml_errors, _yaml_locator, build_document
+    from assertree.documents.yaml_documents import build_document, yaml_errors, yaml_locator
 
     indicators, aliases = _indicators(path)
-    with _yaml_errors(path):
+    with yaml_errors(path):
         if indicators > MAX_DEPTH:
             with open(path, "rb") as events:
                 check_event_depth(events)
@@ -302,7 +310,7 @@ def yaml_stream_resources(path: str) -> Iterator[Resource]:
                     budget.next_document()
                     if value is None:
                         continue
-                    document = Document(value, path, index, node.start_mark.line + 1, _yaml_locator(node))
+                    document = Document(value, path, index, node.start_mark.line + 1, yaml_locator(node))
                     if index == 0:
                         held = document
                     else:

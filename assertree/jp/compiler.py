@@ -54,6 +54,11 @@ class Lazy:
         self._done = False
         self._value = None
 
+    @property
+    def known(self) -> bool:
+        """Whether the value has been computed (explanations show the context entries a rule used)."""
+        return self._done
+
     def resolve(self) -> Any:
         if not self._done:
             assert self._compute is not None  # set until _done

@@ -8,6 +8,8 @@ carries a `kind` matching the error names of the JMESPath compliance suites
 
 from __future__ import annotations
 
+from assertree.errors import shorten
+
 
 class JMESPathError(Exception):
     """Base class of every error raised while parsing or evaluating an expression."""
@@ -57,6 +59,14 @@ class ParseError(JMESPathError):
         head = "..." if start > 0 else ""
         tail = "..." if start + width < len(text) else ""
         return self.position - start + len(head), head + text[start : start + width] + tail
+
+
+def quoted(text: str, error: BaseException | None = None) -> str:
+    """`text` quoted for a one-line message: whole when short; for a long one (a hostile 100,000-term
+    expression) the part around the error's column when `error` is a ParseError, else its two ends."""
+    if isinstance(error, ParseError) and error.expression == text:
+        return repr(error.excerpt(80))
+    return shorten(repr(text), 160)
 
 
 class EvaluationError(JMESPathError):

@@ -151,7 +151,7 @@ class TestCommand:
             yield f"\nTest Summary: {self.passed} tests passed and {self.failed} tests failed\n\n"
 
     def _run(self, test: KyvernoTest) -> Iterator[str]:
-        from assertree.testing.check import check_test
+        from assertree.testing.check import check_test, nothing_compared
         from assertree.testing.execute import load_test, run_loaded
         from assertree.testing.patched import patched_lookup
 
@@ -173,8 +173,17 @@ class TestCommand:
             self.failed += 1
             yield f"  Error: {error}\n\n"
             return
+        except RecursionError:  # what the test names nests deeper than the process may recurse
+            from assertree.documents.nesting import TOO_DEEP
+
+            self.failed += 1
+            yield f"  Error: {test.file}: {TOO_DEEP}\n\n"
+            return
         yield "  Checking results ...\n"
         checked = check_test(test, responses, patched_lookup())
+        vacuous = nothing_compared(test, checked, responses)  # assertree test's rule: such a test fails
+        if vacuous is not None:
+            self.failed += 1
         rows = [Row(number, *_cells(row, self.options.color)[1:]) for number, row in enumerate(checked, start=1)]
         for row in rows:
             if row.failure:
@@ -184,6 +193,8 @@ class TestCommand:
                 self.passed += 1
         for warning in loaded.warnings:
             yield f"  warning: {warning}\n"
+        if vacuous is not None:
+            yield f"  Error: {vacuous}\n"
         if self.options.fail_only:
             return
         if self.options.output_format:

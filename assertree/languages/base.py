@@ -7,6 +7,13 @@ runner (once per scan) and calls it on each resource; a policy that mutates
 gives a mutator that runs before any rule of any policy validates the resource
 (Kyverno's order: mutate, then validate the mutated resource).
 
+A compiled rule may also give an explainer (``explainer(context)``, an
+`Explain`): asked about a result the rule gave, it evaluates the rule on the
+result's resource once more and records how the verdict was reached
+(`assertree.explanation`). The engine asks only for failing and erroring
+results, and only when the scan context says ``explain``; a rule without an
+explainer leaves its results unexplained.
+
 Reports read policies and rules only through `PolicyInfo` and `RuleInfo`, so a
 new language adds no code to the reporters.
 """
@@ -17,10 +24,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from assertree.explanation import Explanation
 from assertree.results import PolicyInfo, Resource, RuleInfo, RuleResult
 
-__all__ = ["CompiledPolicy", "CompiledRule", "Generator", "Mutator", "PolicyInfo", "RuleInfo", "RuleRunner",
-           "ScanContext", "generator_of", "locate_refusals", "recompile", "reduce_compiled"]
+__all__ = ["CompiledPolicy", "CompiledRule", "Explain", "Generator", "Mutator", "PolicyInfo", "RuleInfo",
+           "RuleRunner", "ScanContext", "generator_of", "locate_refusals", "recompile", "reduce_compiled"]
 
 
 @dataclass
@@ -39,10 +47,14 @@ class ScanContext:
     cluster_scoped: frozenset[tuple[str, str]] = frozenset()  # (group, kind) from CRD files: kept out of 'default'
     cluster: Any = None  # the existing objects rules may read or change (`languages.kubernetes.cluster.Cluster`)
     memo: dict = field(default_factory=dict, compare=False, repr=False)  # one scan's caches (a Scanner's own)
+    explain: bool = False  # explain each failing or erroring result (`assertree.engine.explain`)
 
 
 RuleRunner = Callable[[Resource], "RuleResult | None"]
 """One rule on one resource; None when the rule does not select the resource (no result at all)."""
+
+Explain = Callable[[RuleResult], "Explanation | None"]
+"""How a rule reached the verdict of one of its results (evaluated again, recorded); None when it cannot say."""
 
 Mutator = Callable[[Resource], tuple[Resource, list[RuleResult]]]
 """A policy's mutate rules on one resource: the mutated resource and one result per rule that applied."""

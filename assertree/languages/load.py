@@ -27,10 +27,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from assertree.documents.nesting import TOO_DEEP
 from assertree.documents.paths import NO_EXCLUDE, Exclude, walk
 from assertree.documents.reader import SUFFIXES, Document, load_documents
 from assertree.errors import AssertreeError, DocumentError, Location, PolicyError, Problem, Severity, Unsupported
 from assertree.languages.base import locate_refusals
+from assertree.languages.checked_files import CheckedFile, read_checked
 from assertree.results import refused_rules
 
 LANGUAGES = {
@@ -256,41 +258,70 @@ class _Skipped:
 def _read_file(file: Path, named: bool, skipped: _Skipped) -> Iterator[Any]:
     """The compiled policies of one file, or located problems in their place (see `_policy_documents`).
     In a file found in a directory, a policy that cannot be used is a WARNING, or a NOTE when it is one
-    assertree cannot run (`assertree.errors.Unsupported`)."""
-    for document in _policy_documents(file, named, skipped):
-        if isinstance(document, Problem):  # a file that is not YAML: lint's error, a warning for a repository
-            yield document if named else replace(document, severity=Severity.WARNING)
-            continue
-        try:
-            compiled = compile_read(document)
-        except PolicyError as error:
-            if named and not isinstance(error, Unsupported):
-                yield error.problem
-            elif not named and "templates" in file.parts[:-1] and _is_template(file):
-                skipped.add(HELM_TEMPLATES)  # a chart that templates policies: {{ }} where values go
-            else:
-                yield _refusal(error, document)
-            continue
-        yield compiled
+    assertree cannot run (`assertree.errors.Unsupported`).
+
+    The file's documents come from the cache of checked files when its bytes were read before
+    (`assertree.languages.checked_files`), and are stored there only when every one of them compiled: a
+    file with a problem, or with documents passed over, is read (and its problems found) every time."""
+    read = _open_policy_file(file, named, skipped)
+    if isinstance(read, Problem):  # a file that is not YAML: lint's error, a warning for a repository
+        yield read if named else replace(read, severity=Severity.WARNING)
+        return
+    if read is None:
+        return
+    compiled: list[Any] = []
+    with read.checked():
+        for document in _policy_documents_of(read.documents, file, named, skipped):
+            if isinstance(document, Problem):
+                compiled.append(document)
+                continue
+            try:
+                compiled.append(compile_read(document))  # refused rules' warnings located in the file
+            except PolicyError as error:  # located by compile_read
+                if named and not isinstance(error, Unsupported):
+                    compiled.append(error.problem)
+                elif not named and "templates" in file.parts[:-1] and _is_template(file):
+                    skipped.add(HELM_TEMPLATES)  # a chart that templates policies: {{ }} where values go
+                else:
+                    compiled.append(_refusal(error, document))
+            except RecursionError:  # a policy nested deeper than the process may recurse
+                compiled.append(locate(Problem(TOO_DEEP), document))
+    if len(compiled) == len(read.documents) and not any(isinstance(item, Problem) for item in compiled):
+        read.remember()
+    yield from compiled
 
 
 def _policy_documents(file: Path, named: bool, skipped: _Skipped) -> Iterator[Document | Problem]:
     """The policy documents of one file, and located problems. A file found in a directory that holds no
     policy is counted in `skipped` and gives nothing, and its documents that are not policies are passed
     over; every document of a file named explicitly must be a policy."""
+    read = _open_policy_file(file, named, skipped)
+    if isinstance(read, Problem):
+        yield read
+    elif read is not None:
+        yield from _policy_documents_of(read.documents, file, named, skipped)
+
+
+def _open_policy_file(file: Path, named: bool, skipped: _Skipped) -> CheckedFile | Problem | None:
+    """The documents of a policy file (`read_checked`), the problem of one that is not YAML or JSON, or None
+    for a file found in a directory that holds no policy (counted in `skipped`)."""
     if not named:
         what = _holds_no_policy(file)
         if what is not None:
             skipped.add(what)
-            return
+            return None
     try:
-        documents = load_documents(file)
+        return read_checked(file)
     except DocumentError as error:
         if not named and _is_template(file):
             skipped.add(HELM_TEMPLATES)
-            return
-        yield error.problem
-        return
+            return None
+        return error.problem
+
+
+def _policy_documents_of(documents: list[Document], file: Path, named: bool,
+                         skipped: _Skipped) -> Iterator[Document | Problem]:
+    """The policy documents among `documents` (see `_policy_documents`)."""
     policies = 0
     held: list[str] = []
     for document in documents:
@@ -439,9 +470,16 @@ def lint(paths: Iterable[str | Path], exclude: Iterable[str] = ()) -> list[Probl
     return lint_files(paths, exclude)[0]
 
 
-def lint_files(paths: Iterable[str | Path], exclude: Iterable[str] = ()) -> tuple[list[Problem], int]:
-    """`lint`'s problems, and how many files it checked (files named, and files that hold a policy)."""
+def lint_files(paths: Iterable[str | Path], exclude: Iterable[str] = (), *, exceptions: Iterable[str | Path] = (),
+               expiring_days: int = 30) -> tuple[list[Problem], int]:
+    """`lint`'s problems, and how many files it checked (files named, and files that hold a policy).
+
+    PolicyExceptions found beside the policies, and those of the `exceptions` files, are checked against the
+    policies found (`assertree.languages.kyverno.exceptions_lint`: the ones that exempt nothing, the expired,
+    and those expiring within `expiring_days`)."""
+    paths = list(paths)
     problems: list[Problem] = []
+    known: list[Any] = []
     seen_names: dict[tuple, str] = {}
     together: dict[ModuleType, list[Document]] = {}  # documents of languages that also check them together
     skipped = _Skipped()
@@ -459,6 +497,7 @@ def lint_files(paths: Iterable[str | Path], exclude: Iterable[str] = ()) -> tupl
                 problems.append(document)
                 continue
             problems.extend(_lint_document(document, seen_names))
+            known.append(document.value)
             language = language_of(document.value)
             if language is not None and hasattr(language, "lint_documents"):
                 together.setdefault(language, []).append(document)
@@ -466,21 +505,72 @@ def lint_files(paths: Iterable[str | Path], exclude: Iterable[str] = ()) -> tupl
     for language, documents in together.items():  # a binding naming a policy that is not there ...
         problems.extend(locate(problem, documents[position])
                         for position, problem in language.lint_documents([document.value for document in documents]))
+    problems.extend(_lint_exceptions(paths, Exclude.of(exclude), list(exceptions), known, expiring_days))
+    skipped.files.pop("PolicyExceptions", None)  # not skipped: checked just above
     note = skipped_note(skipped.files)
     if note:
         problems.append(Problem(note, severity=Severity.NOTE))
     return problems, checked
 
 
+def exception_documents(paths: Iterable[str | Path], exclude: Exclude = NO_EXCLUDE) -> list[Document]:
+    """The PolicyException documents (``kyverno.io`` and ``policies.kyverno.io``) in the policy files of
+    `paths`, hidden folders and what `exclude` names left out, as for the policies. Files that cannot be read
+    are reported where the policies are read."""
+    from assertree.languages.kyverno.language import is_policy_exception
+
+    found: list[Document] = []
+    for file in policy_files(paths, exclude):
+        try:
+            documents = load_documents(file)
+        except DocumentError:
+            continue
+        found.extend(document for document in documents if is_policy_exception(document.value))
+    return found
+
+
+def _lint_exceptions(paths: list[str | Path], exclude: Exclude, files: list[str | Path], policies: list[Any],
+                     expiring_days: int) -> list[Problem]:
+    """The problems of the PolicyExceptions beside the policies and in `files` (each named file must hold
+    exceptions only)."""
+    from assertree.languages.kyverno.exceptions_lint import known_policy, lint_exceptions
+    from assertree.languages.kyverno.language import is_policy_exception
+
+    problems: list[Problem] = []
+    documents = exception_documents(paths, exclude)
+    for file in policy_files(files):
+        try:
+            loaded = load_documents(file)
+        except DocumentError as error:
+            problems.append(error.problem)
+            continue
+        for document in loaded:
+            if is_policy_exception(document.value):
+                documents.append(document)
+            else:
+                problems.append(locate(Problem("not a PolicyException (kyverno.io or policies.kyverno.io)",
+                                               path=("kind",)), document))
+    if not documents:
+        return problems
+    known = [item for item in (known_policy(value) for value in policies if isinstance(value, dict)) if item]
+    found = lint_exceptions([document.value for document in documents], known, expiring_days=expiring_days)
+    problems.extend(locate(problem, documents[position]) for position, problem in found)
+    return problems
+
+
 def _lint_document(document: Document, seen_names: dict[tuple, str]) -> list[Problem]:
     """The problems of one policy document, and a warning when another policy has its kind and name."""
     language = language_of(document.value)
     assert language is not None  # `_policy_documents` gives policy documents only
-    found = list(language.lint_document(document.value))
+    try:
+        found = list(language.lint_document(document.value))
+    except RecursionError:
+        found = [Problem(TOO_DEEP)]
     if _has_no_rules(document.value) and not any(p.path[:2] == ("spec", "rules") for p in found):
         found.append(Problem(NO_RULES, path=("spec", "rules"), severity=Severity.WARNING))
     problems = [locate(_with_hint(problem, document.value), document) for problem in found]
-    name = (document.value.get("metadata") or {}).get("name") if isinstance(document.value, dict) else None
+    metadata = document.value.get("metadata") if isinstance(document.value, dict) else None
+    name = metadata.get("name") if isinstance(metadata, dict) else None  # `metadata: 1` is the schema's to report
     if isinstance(name, str) and name:
         key = (document.value.get("kind"), name)
         if key in seen_names:

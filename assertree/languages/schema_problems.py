@@ -23,7 +23,8 @@ from __future__ import annotations
 import json
 import math
 import pkgutil
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
@@ -72,12 +73,32 @@ def _fast_validator(file_name: str) -> Any:
     return jsonschema_rs.Draft202012Validator(packaged_schema(file_name))
 
 
+_CHECKED: dict[int, Any] = {}  # id -> document: documents read from the cache of checked files (`checked`)
+
+
+@contextmanager
+def checked(documents: Iterable[Any]) -> Iterator[None]:
+    """While open, `schema_problems` finds nothing in these very objects, without validating them: documents
+    the loader took from its cache (`assertree.documents.cache`), stored there only after every check passed
+    on the same bytes. By identity, and holding them, so no other object can share an id meanwhile."""
+    added = {id(document): document for document in documents if id(document) not in _CHECKED}
+    _CHECKED.update(added)
+    try:
+        yield
+    finally:
+        for identity in added:
+            _CHECKED.pop(identity, None)
+
+
 def schema_problems(file_name: str, document: Any, *, type_wording: TypeWording) -> list[Problem]:
     """Every problem the packaged schema `file_name` finds in `document`, once each, in document order.
 
     Must never change a result: jsonschema-rs answers only "valid", and only for plain JSON values, where it
-    agrees with python-jsonschema; anything else is decided (and explained) by python-jsonschema.
+    agrees with python-jsonschema; anything else is decided (and explained) by python-jsonschema. A document
+    marked `checked` was found valid before, from the same bytes.
     """
+    if id(document) in _CHECKED:
+        return []
     fast = _fast_validator(file_name)
     if fast is not None and _plain_json(document) and fast.is_valid(document):
         return []

@@ -14,6 +14,7 @@ implementing either are Kubernetes clients, far too heavy for this.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -24,11 +25,17 @@ __all__ = ["Selector", "SelectorError", "parse_selector", "selector_from", "sele
 
 _NAME = r"(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?/)?[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?"
 _VALUE = r"(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?"
-_REQUIREMENT = re.compile(
-    rf"\s*(?:(?P<not>!)\s*(?P<absent>{_NAME})"
-    rf"|(?P<key>{_NAME})\s*(?:(?P<op>==|=|!=)\s*(?P<value>{_VALUE})"
-    rf"|\s+(?P<set>in|notin)\s*\((?P<values>[^()]*)\))?)\s*(?:,|$)"
-)
+
+
+@functools.cache
+def _requirement_pattern() -> re.Pattern[str]:
+    """One requirement of a selector, compiled on first use (a few ms: most runs give no --labels)."""
+    return re.compile(
+        rf"\s*(?:(?P<not>!)\s*(?P<absent>{_NAME})"
+        rf"|(?P<key>{_NAME})\s*(?:(?P<op>==|=|!=)\s*(?P<value>{_VALUE})"
+        rf"|\s+(?P<set>in|notin)\s*\((?P<values>[^()]*)\))?)\s*(?:,|$)"
+    )
+
 
 Selector = Callable[[Mapping[str, str]], bool]
 
@@ -39,7 +46,7 @@ def parse_selector(text: str) -> Selector:
     position = 0
     text = text.strip()
     while position < len(text):
-        match = _REQUIREMENT.match(text, position)
+        match = _requirement_pattern().match(text, position)
         if match is None or match.end() == position:
             raise UsageError(f"invalid label selector {text!r} at {text[position:]!r}")
         requirements.append(_requirement(match, text))

@@ -18,6 +18,11 @@ rule that applied are listed. ``fileErrors`` lists the payload files that could 
 With ``ReportOptions(kyverno_json=True)`` (``--kyverno-json``), the report is
 what ``kyverno-json scan --output json`` prints, byte for byte: a top-level list
 of reports, whole resources and policies, and nothing else (`kyverno_json`).
+
+With ``--explain``, a failing or erroring rule also has ``explanation``:
+``{"steps": [{"what", "depth", "outcome", "value", "operator", "expected",
+"detail", "policyPath", "resourcePath"}, ...], "truncated": true}`` (absent parts
+left out; `assertree.explanation`).
 """
 
 from __future__ import annotations
@@ -155,6 +160,8 @@ def _rule(result: RuleResult) -> dict[str, Any]:
         ]
     if result.feedback:
         out["feedback"] = result.feedback_json()
+    if result.explanation is not None:
+        out["explanation"] = result.explanation.as_dict()
     return out
 
 

@@ -24,6 +24,10 @@ results; they are counted per rule in ``run.properties.skippedRules``
 (`assertree.report.totals`). Payload files that could not be read are
 ``toolExecutionNotifications`` of the run's invocation (level ``error``, with the
 file, line and column), and make ``executionSuccessful`` false.
+
+With ``--explain``, a result's ``properties.explanation`` holds the steps that
+explain it (as in the JSON report), and the steps that are fields of the
+resource are also ``relatedLocations``, each with its line and the step's text.
 """
 
 from __future__ import annotations
@@ -35,8 +39,10 @@ from typing import Any
 from urllib.parse import quote
 
 from assertree.errors import Location, Problem
+from assertree.explanation import Step
 from assertree.findings.fingerprint import SCHEME, fingerprint, rule_id
 from assertree.inputs.paths import relative_path
+from assertree.report.explain import step_text
 from assertree.report.locate import Locator
 from assertree.report.options import ReportOptions, sarif_level
 from assertree.report.spool import Spool, Writable
@@ -47,6 +53,7 @@ from assertree.results import PolicyInfo, Resource, RuleInfo, RuleResult, ScanRe
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"
+MAX_RELATED = 20  # related locations of one result (an explanation's steps that are fields of the resource)
 HELP_ANNOTATIONS = ("help.policy.kyverno.io", "policies.kyverno.io/help-url")
 
 def render(result: ScanResult, options: ReportOptions | None = None) -> str:
@@ -205,6 +212,10 @@ def _result(result: RuleResult, index: int, violation: Violation | None, locator
         where["logicalLocations"] = [{"fullyQualifiedName": name, "kind": "resource"}]
     if where:
         out["locations"] = [where]
+    steps = _explanation(result, violation)
+    related = _related(result, steps, locator)
+    if related:
+        out["relatedLocations"] = related
     out["partialFingerprints"] = {SCHEME: fingerprint(result, violation)}
     properties: dict[str, Any] = {"resource": result.resource.label}
     if result.identifier:
@@ -214,8 +225,34 @@ def _result(result: RuleResult, index: int, violation: Violation | None, locator
         properties["fields"] = [error.field for error in violation.errors]
     if result.feedback:
         properties["feedback"] = result.feedback_json()
+    if steps:
+        properties["explanation"] = [step.as_dict() for step in steps]
     out["properties"] = properties
     return out
+
+
+def _explanation(result: RuleResult, violation: Violation | None) -> list[Step]:
+    """The explanation's steps for this finding: those headed at the violation's check when the result has
+    several violations, else all of them (none without --explain)."""
+    if result.explanation is None:
+        return []
+    if violation is None or len(result.violations) <= 1:
+        return list(result.explanation.steps)
+    return result.explanation.for_check(violation.check)
+
+
+def _related(result: RuleResult, steps: list[Step], locator: Locator) -> list[dict[str, Any]]:
+    """The explanation's steps that are fields of the resource, where they are in the payload file."""
+    related: list[dict[str, Any]] = []
+    for step in steps:
+        if step.resource_path is None or len(related) == MAX_RELATED:
+            continue
+        location = locator.field(result.resource, steps=step.resource_path)
+        if location is None or location.line is None:
+            continue
+        related.append({"id": len(related), "physicalLocation": _physical(location),
+                        "message": {"text": step_text(step)}})
+    return related
 
 
 def _fixed(item: Any) -> dict[str, Any]:

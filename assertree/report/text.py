@@ -19,7 +19,9 @@ worded for people (`assertree.report.wording`), a field error inside a ``~``
 loop names its item, and the report ends with the totals line
 (`assertree.report.totals`) instead of ``Done``; with ``-q`` only the file
 errors, the failed and errored rules and the totals line are printed. With
-``ReportOptions(kyverno_json=True)`` the report is kyverno-json's, line for line.
+``ReportOptions(kyverno_json=True)`` the report is kyverno-json's, line for line. A result
+with an explanation (``--explain``) is followed by `` -> why:`` and its steps, one a line
+(`assertree.report.explain`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from collections.abc import Sequence
 
 from assertree.errors import Problem
 from assertree.jp.values import to_display
+from assertree.report.explain import explanation_lines
 from assertree.report.options import ReportOptions
 from assertree.report.spool import Spool, Writable
 from assertree.report.totals import Tally, plural
@@ -108,8 +111,9 @@ class Writer:
 
 
 def rule_lines(result: RuleResult, *, color: bool = False, with_source: bool = False,
-               kyverno_json: bool = False) -> list[str]:
-    """The status line of one rule result and its violation lines (`kyverno_json`: in its wording)."""
+               kyverno_json: bool = False, explained: bool = True) -> list[str]:
+    """The status line of one rule result, its violation lines (`kyverno_json`: in its wording) and, unless
+    not `explained`, its explanation."""
     names = f"POLICY={result.policy.name}, RULE={result.rule.name}"
     if result.identifier:
         names += f", ID={result.identifier}"
@@ -118,7 +122,8 @@ def rule_lines(result: RuleResult, *, color: bool = False, with_source: bool = F
     paint = _paint if color else _plain
     if result.status == ERROR:
         label = paint("BASELINED", _YELLOW) + " ERROR" if result.baselined else paint("ERROR", _RED)
-        return [f"- {label}: {rule_error(result.error, kyverno_json=kyverno_json)} ({names})"]
+        return [f"- {label}: {rule_error(result.error, kyverno_json=kyverno_json)} ({names})",
+                *(_explained(result) if explained else ())]
     if result.baselined:
         lines = [f"- {paint('BASELINED', _YELLOW)} (FAILED, {names})"]
     else:
@@ -134,7 +139,16 @@ def rule_lines(result: RuleResult, *, color: bool = False, with_source: bool = F
         for error in violation.errors:
             note = None if kyverno_json else item_note(result.resource, error)
             lines.append(f"  -> {paint(str(error), _YELLOW)}" + (f" ({note})" if note else ""))
+    if explained:
+        lines.extend(_explained(result))
     return lines
+
+
+def _explained(result: RuleResult) -> list[str]:
+    """How the result was reached (``--explain``), under `` -> why:``."""
+    if result.explanation is None:
+        return []
+    return [" -> why:", *explanation_lines(result.explanation, "    ")]
 
 
 _RED, _GREEN, _YELLOW = "31", "32", "33"

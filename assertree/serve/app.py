@@ -4,7 +4,8 @@
     POST /api/playground/scan   {"payload": "<text>", "policy": "<text>", "preprocessors": [...],
                                  "bindings"?: {...}, "terraform"?: bool}
          both: ?format=text|json|sarif|junit|github for an assertree report instead,
-               ?details=true for locations (the playground page asks for them)
+               ?details=true for locations (the playground page asks for them),
+               ?explain=true for how each failing or erroring result was reached
     GET  /api/health            {"status": "ok", "policies": {...} | null}
     GET  /api/languages         the policy languages this assertree reads
     GET  /                      the playground page; /static/... its scripts, styles and examples
@@ -12,9 +13,11 @@
 Starlette (the ASGI toolkit FastAPI is built on; one dependency, anyio) routes the
 requests; the scan runs in its worker threads so a long scan never stalls the
 event loop (health checks keep answering). Bodies are read in chunks and refused
-past `max_body_size` before they are parsed. Every error is JSON
-``{"error": "..."}``: 400 for a request that cannot be used, 404/405 for a wrong
-route or method, 413 for a body over the limit, 500 (logged) for a bug.
+past `max_body_size` before they are parsed. A request a web page elsewhere
+could send is refused before that (`origins`). Every error is JSON
+``{"error": "..."}``: 400 for a request that cannot be used, 403 for one from
+another origin, 404/405 for a wrong route or method, 413 for a body over the
+limit, 415 for a body not sent as JSON, 500 (logged) for a bug.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from assertree.serve.origins import SameOriginOnly
 from assertree.serve.policies import PolicyStore
 from assertree.serve.requests import RequestError, parse_playground_request, parse_scan_request
 
@@ -82,6 +86,9 @@ def create_app(policy_paths: Sequence[str | Path] = (), *, max_body_size: int = 
     headers accepted (loopback names by default: a page on another site cannot reach a local
     server through DNS rebinding); None accepts any. `cors_origins` may call the API from a browser.
     `context` is the `ScanContext` every scan runs with (parameter resources of admission policies ...)."""
+    from assertree.documents.nesting import make_room_for_nesting
+
+    make_room_for_nesting()  # the server's process: requests may nest as deep as files
     store = PolicyStore(policy_paths) if policy_paths else None
 
     async def scan_route(request: Request) -> Response:
@@ -96,7 +103,7 @@ def create_app(policy_paths: Sequence[str | Path] = (), *, max_body_size: int = 
 
         def work():
             resources = resources_of_value(scan_request.payload, scan_request.preprocessors)
-            return run_scan(resources, policies, scan_request.bindings, context)
+            return run_scan(resources, policies, scan_request.bindings, context, explain=_asked(request, "explain"))
 
         return await _answer(request, work)
 
@@ -108,7 +115,8 @@ def create_app(policy_paths: Sequence[str | Path] = (), *, max_body_size: int = 
 
         def work():
             resources = resources_of_text(play.payload, play.preprocessors, terraform=play.terraform)
-            return run_scan(resources, compile_policy_text(play.policy), play.bindings, context)
+            return run_scan(resources, compile_policy_text(play.policy), play.bindings, context,
+                            explain=_asked(request, "explain"))
 
         return await _answer(request, work)
 
@@ -138,6 +146,7 @@ def create_app(policy_paths: Sequence[str | Path] = (), *, max_body_size: int = 
     if cors_origins:
         middleware.append(Middleware(CORSMiddleware, allow_origins=list(cors_origins),
                                      allow_methods=["GET", "POST", "HEAD"], allow_headers=["Content-Type"]))
+    middleware.append(Middleware(SameOriginOnly, allowed_origins=list(cors_origins)))  # no cross-origin POST
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):
@@ -169,12 +178,17 @@ async def _answer(request: Request, work) -> Response:
     report_format = request.query_params.get("format")
     if report_format is not None and report_format not in FORMATS:
         raise RequestError(f"unknown format {report_format!r} (choose from: {', '.join(FORMATS)})")
-    details = request.query_params.get("details", "").lower() in ("1", "true", "yes")
+    details = _asked(request, "details")
     result = await run_in_threadpool(work)
     if report_format is None:
         return JSONResponse(await run_in_threadpool(results_of, result, details=details))
     text = await run_in_threadpool(render, report_format, result)
     return Response(text, media_type=_MEDIA_TYPES[report_format])
+
+
+def _asked(request: Request, name: str) -> bool:
+    """Whether a yes/no query parameter (``?details=true``) is set."""
+    return request.query_params.get(name, "").lower() in ("1", "true", "yes")
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

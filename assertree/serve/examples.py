@@ -77,7 +77,9 @@ def render_examples(examples: list[dict[str, Any]]) -> str:
 
 
 def main() -> int:
-    OUTPUT.write_text(render_examples(build_examples()))
+    from assertree.writes import write_file
+
+    write_file(OUTPUT, render_examples(build_examples()), "the examples")
     print(f"wrote {OUTPUT.relative_to(REPOSITORY)}", file=sys.stderr)
     return 0
 

@@ -17,7 +17,10 @@ once under ``notRun`` (``{"policy", "rule", "message"}``), a key left out when t
 
 With ``details`` each entry also says where things are, for the playground page:
 ``resource`` (index in the scan), ``violations`` with each field error's ``line`` and
-``column`` in the payload text (when the payload was text), and the resource's own.
+``column`` in the payload text (when the payload was text), and the resource's own;
+for a result explained (``?explain=true``), ``explanation``: its steps as in the
+JSON report, each also with its ``text`` (`assertree.report.explain`) and, for a
+field of the resource, its ``line`` and ``column``.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ def message_of(result: RuleResult) -> str:
     if result.status == ERROR:
         return rule_error(result.error, kyverno_json=True) if result.error is not None else (result.message or "")
     if result.status in (PASS, FAIL) and result.violations:
-        return "\n".join(line[1:] for line in rule_lines(result, kyverno_json=True)[1:])
+        return "\n".join(line[1:] for line in rule_lines(result, kyverno_json=True, explained=False)[1:])
     if result.status != PASS and result.message:
         return result.message
     return ""
@@ -85,6 +88,8 @@ def _where(location: Any) -> dict[str, int]:
 def _details(result: RuleResult, locator: Any, positions: dict[int, int]) -> dict[str, Any]:
     out: dict[str, Any] = {"resource": positions.get(id(result.resource)), "kind": result.policy.kind}
     out.update(_where(locator.field(result.resource)))
+    if result.explanation is not None:
+        out["explanation"] = _explanation(result, locator)
     if result.status == FAIL or result.violations:
         out["violations"] = [
             {
@@ -99,3 +104,17 @@ def _details(result: RuleResult, locator: Any, positions: dict[int, int]) -> dic
             for violation in result.violations
         ]
     return out
+
+
+def _explanation(result: RuleResult, locator: Any) -> dict[str, Any]:
+    from assertree.report.explain import step_text
+
+    explanation = result.explanation
+    assert explanation is not None
+    steps = []
+    for step in explanation.steps:
+        entry = {**step.as_dict(), "text": step_text(step)}
+        if step.resource_path is not None:
+            entry.update(_where(locator.field(result.resource, steps=step.resource_path)))
+        steps.append(entry)
+    return {"steps": steps, "truncated": explanation.truncated}

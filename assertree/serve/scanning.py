@@ -12,6 +12,7 @@ itself never raises for a failing or erroring rule (those are results).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from assertree.errors import AssertreeError, PolicyError
@@ -51,15 +52,18 @@ def compile_preprocessors(texts: Sequence[str]) -> list[Any]:
     """The request's pre-processors, compiled; a `RequestError` names the one that does not parse
     (worded for the API: the CLI's own check speaks of ``--pre-process``)."""
     from assertree import jp
+    from assertree.jp.errors import quoted
 
     compiled = []
     for text in texts:
         try:
             expression = jp.compile(text)
+        except jp.ParseError as error:
+            raise RequestError(f"invalid preprocessor {quoted(text, error)}: {error.located()}") from None
         except jp.JMESPathError as error:
-            raise RequestError(f"invalid preprocessor {text!r}: {error}") from None
+            raise RequestError(f"invalid preprocessor {quoted(text)}: {error}") from None
         if expression.problems:
-            raise RequestError(f"invalid preprocessor {text!r}: {'; '.join(expression.problems)}")
+            raise RequestError(f"invalid preprocessor {quoted(text)}: {'; '.join(expression.problems)}")
         compiled.append(expression)
     return compiled
 
@@ -106,11 +110,15 @@ def resources_of_text(text: str, preprocessors: Sequence[str] = (), *, terraform
 
 
 def run_scan(resources: Sequence[Any], policies: Sequence[Any], bindings: Mapping[str, Any] | None = None,
-             context: Any = None):
-    """The scan; a ScanResult. `context` is the server's `ScanContext` (admission policies' params ...)."""
+             context: Any = None, *, explain: bool = False):
+    """The scan; a ScanResult. `context` is the server's `ScanContext` (admission policies' params ...); with
+    `explain`, failing and erroring results are explained."""
     from assertree.engine.scan import scan
+    from assertree.languages.base import ScanContext
 
     try:
+        if explain:
+            context = replace(context, explain=True) if context is not None else ScanContext(explain=True)
         return scan(resources, policies, bindings, context=context)
     except RecursionError:
         raise RequestError("payload nested too deeply to check") from None

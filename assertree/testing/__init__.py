@@ -10,8 +10,9 @@ loads what a Test names and runs the policies (mutate, then validate) into
 `responses` (one per policy and phase, as the Kyverno engine gives them),
 `check` compares each expected row as ``kyverno test`` does, `patched`
 finds and compares mutated resources, `output` formats the outcome (table,
-JSON, JUnit). A Test that cannot be loaded is reported as an error of that test
-and the others still run.
+JSON, JUnit). A Test that cannot be loaded (a file it names is missing or
+unreadable) is reported as an error of that test and the others still run; a
+Test that compared nothing fails (`check.nothing_compared`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from assertree.errors import AssertreeError
-from assertree.testing.check import EXCLUDED, NOT_FOUND, RowCheck, check_test
+from assertree.testing.check import EXCLUDED, NOT_FOUND, RowCheck, check_test, nothing_compared
 from assertree.testing.testfile import (
     TEST_FILE_NAME,
     ExpectedResult,
@@ -60,6 +61,8 @@ class TestOutcome:
     rows: list[RowCheck] = field(default_factory=list)
     error: AssertreeError | None = None
     warnings: list[str] = field(default_factory=list)
+    vacuous: str | None = None  # why the test compared nothing (it fails), None when it compared something
+    policies: list[Any] = field(default_factory=list)  # the PolicyInfo of every policy the Test loaded
 
     @property
     def name(self) -> str:
@@ -71,7 +74,7 @@ class TestOutcome:
 
     @property
     def failed(self) -> int:
-        return sum(not row.ok for row in self.rows) + (self.error is not None)
+        return sum(not row.ok for row in self.rows) + (self.error is not None) + (self.vacuous is not None)
 
 
 @dataclass
@@ -103,25 +106,33 @@ class TestRun:
                 "errors": sum(outcome.error is not None for outcome in self.outcomes)}
 
 
-def run_test(test: KyvernoTest, *, strict: bool = False) -> TestOutcome:
-    """Load, run and check one Test; a loading problem becomes the outcome's error."""
+def run_test(test: KyvernoTest, *, strict: bool = False, explain: bool = False) -> TestOutcome:
+    """Load, run and check one Test; a loading problem becomes the outcome's error. With `explain`, each
+    failing or erroring rule result is explained (its rows carry the result: `RowCheck.result`)."""
     from assertree.testing.execute import load_test, run_loaded, with_operation
     from assertree.testing.patched import patched_lookup
 
     try:
         loaded = load_test(test)
-        responses = run_loaded(loaded)
+        responses = run_loaded(loaded, explain=explain)
         operations = sorted({result.operation for result in test.results if result.operation})
-        by_operation = {operation: run_loaded(with_operation(loaded, operation)) for operation in operations}
+        by_operation = {operation: run_loaded(with_operation(loaded, operation), explain=explain)
+                        for operation in operations}
     except AssertreeError as error:
         return TestOutcome(test, test.file, error=error)
+    except RecursionError:  # what the test names nests deeper than the process may recurse
+        from assertree.documents.nesting import TOO_DEEP
+
+        return TestOutcome(test, test.file, error=KyvernoTestError(TOO_DEEP, source=str(test.file)))
     rows = check_test(test, responses, patched_lookup(), strict=strict, by_operation=by_operation,
                       invalid=loaded.invalid)
-    return TestOutcome(test, test.file, rows, warnings=list(loaded.warnings))
+    return TestOutcome(test, test.file, rows, warnings=list(loaded.warnings),
+                       vacuous=nothing_compared(test, rows, responses),
+                       policies=[getattr(policy, "policy", policy) for policy in loaded.policies])
 
 
 def run_tests(paths: Iterable[str | Path], *, file_name: str = TEST_FILE_NAME, strict: bool = False,
-              exclude: Iterable[str] = ()) -> TestRun:
+              exclude: Iterable[str] = (), explain: bool = False) -> TestRun:
     """Every Test in the files and folders `paths` (folders searched for `file_name`, leaving out what the
     `exclude` patterns name)."""
     outcomes = []
@@ -131,5 +142,5 @@ def run_tests(paths: Iterable[str | Path], *, file_name: str = TEST_FILE_NAME, s
         except KyvernoTestError as error:
             outcomes.append(TestOutcome(None, file, error=error))
             continue
-        outcomes.extend(run_test(test, strict=strict) for test in tests)
+        outcomes.extend(run_test(test, strict=strict, explain=explain) for test in tests)
     return TestRun(outcomes)

@@ -3,15 +3,19 @@
 For each expected entry (policy, rule, result, resources):
 
 - resources: each ``name`` selects every loaded resource of that name (the
-  entry's ``kind`` is not used), ``namespace/name`` also the namespace; when
-  nothing is selected, every loaded resource is checked;
+  entry's ``kind`` is not used), ``namespace/name`` also the namespace; an
+  entry without resources checks every loaded resource; a name no loaded
+  resource has is a failed row, ``Resource not found`` (``kyverno test``
+  checks every resource instead);
 - for each selected resource, each response of the entry's policy: the rule
   results named ``rule``, ``autogen-<rule>`` or ``autogen-cronjob-<rule>`` (all
   of them without ``rule``) are compared: first the patched resource when the
   entry names ``patchedResources`` (the policy's resource after its mutate
   phase, tidied, against the same resource in that file; absent from the
   file, the row is dropped unless ``failOnMissingResources``), then the status;
-- a policy response with no such rule result is a pass, ``Excluded``;
+- a policy response with no such rule result is a pass, ``Excluded``, unless
+  the policy has no rule of that name at all: ``Rule not found``, a failure
+  (``kyverno test`` passes it, Excluded);
 - no response of the policy at all is a failure, ``Not found``;
 - a rule assertree does not run (`results.RefusedRule`) is a failure, ``Not run``,
   with the reason: a test never passes for checking less than it says;
@@ -27,6 +31,8 @@ dropped, ``app.kubernetes.io/managed-by: kyverno`` set); a rule that generated
 nothing is compared on its status alone. Target resources (``targetResources``)
 are compared through the result that patched them: its patched target against
 ``patchedResources``.
+
+A test none of whose rows compared a result fails as a whole (`nothing_compared`).
 
 The outcome is one `RowCheck` per compared (entry, resource, rule), with
 ``actual`` the status, ``excluded`` or ``not-found``.
@@ -66,6 +72,8 @@ class RowCheck:
     reason: str  # "Ok", "Want pass, got fail", "Excluded", "Not found", "Resource diff", ...
     message: str = ""
     selected: bool = True  # False when the rule selected nothing (Excluded): --strict fails such rows
+    result: Any = None  # the rule result compared (`RuleResult`; None for Excluded and Not found rows)
+    policy_info: Any = None  # the policy whose response was compared (`PolicyInfo`; None for Not found rows)
 
     @property
     def policy(self) -> str:
@@ -106,7 +114,7 @@ def check_test(test: KyvernoTest, responses: list[ResourceResponses], patched: P
         if invalid and expected.policy_name in invalid:
             checks.extend(RowCheck(expected, item.key, expected.rule, ERROR, False, "Invalid policy",
                                    invalid[expected.policy_name])
-                          for item in select_resources(expected, chosen))
+                          for item in select_resources(expected, chosen)[0])
             continue
         checks.extend(check_expected(test, expected, chosen, patched, strict=strict))
     return checks
@@ -115,8 +123,11 @@ def check_test(test: KyvernoTest, responses: list[ResourceResponses], patched: P
 def check_expected(test: KyvernoTest, expected: ExpectedResult, responses: list[ResourceResponses],
                    patched: PatchedLookup, *, strict: bool = False) -> list[RowCheck]:
     """The rows one expected entry gives."""
-    selected = select_resources(expected, responses)
-    out: list[RowCheck] = []
+    selected, unloaded = select_resources(expected, responses)
+    out: list[RowCheck] = [RowCheck(expected, ("", expected.kind or "", *_namespace_and_name(name)), expected.rule,
+                                    NOT_FOUND, False, "Resource not found",
+                                    f"no resource named {name!r} was loaded from {', '.join(test.resources)}")
+                           for name in unloaded]
     for item in selected:
         rows: list[RowCheck] = []
         dropped = False
@@ -127,11 +138,17 @@ def check_expected(test: KyvernoTest, expected: ExpectedResult, responses: list[
             if response.policy.name != expected.policy_name:
                 continue
             if item.target:
-                rows.extend(_compare_target(test, expected, item, response, patched))
+                rows.extend(_about(_compare_target(test, expected, item, response, patched), response.results[0],
+                                   response.policy))
+                continue
+            if _unknown_rule(expected, response.policy):
+                rows.append(RowCheck(expected, item.key, expected.rule, NOT_FOUND, False, "Rule not found",
+                                     f"policy {expected.policy!r} has no rule {expected.rule!r}"))
                 continue
             for result in _rule_results(expected, response):
                 if _generates(response.policy, result):
-                    rows.extend(_compare_generated(test, expected, item, response, result, patched))
+                    rows.extend(_about(_compare_generated(test, expected, item, response, result, patched), result,
+                                       response.policy))
                     continue
                 row = _compare(test, expected, item, response, result, patched)
                 if row is None:
@@ -140,7 +157,8 @@ def check_expected(test: KyvernoTest, expected: ExpectedResult, responses: list[
                 rows.append(row)
             if not rows and not dropped:
                 rows.append(RowCheck(expected, item.key, expected.rule, EXCLUDED, not strict, "Excluded",
-                                     "no rule response: the rule did not select the resource", selected=False))
+                                     "no rule response: the rule did not select the resource", selected=False,
+                                     policy_info=response.policy))
         if not rows and not dropped:
             rows.append(RowCheck(expected, item.key, expected.rule, NOT_FOUND, False, "Not found",
                                  f"policy {expected.policy!r} gave no response for this resource"))
@@ -152,12 +170,19 @@ def _not_run(expected: ExpectedResult, item: ResourceResponses, policy: Any) -> 
     """A failed row for each refused rule the entry names (all of the policy's when it names none)."""
     from assertree.results import refused_rules
 
-    ruleless = _ruleless(policy)
+    without_rules = ruleless(policy)
     names = {expected.rule, f"autogen-{expected.rule}", f"autogen-cronjob-{expected.rule}"} if expected.rule \
-        and not ruleless else None
-    return [RowCheck(expected, item.key, None if ruleless else refused.rule, NOT_RUN, False, "Not run",
+        and not without_rules else None
+    return [RowCheck(expected, item.key, None if without_rules else refused.rule, NOT_RUN, False, "Not run",
                      refused.problem.message)
             for refused in refused_rules(policy) if names is None or refused.rule in names]
+
+
+def _about(rows: list[RowCheck], result: Any, policy: Any) -> list[RowCheck]:
+    """`rows`, each knowing the result and policy it compared (what --coverage and --explain read)."""
+    for row in rows:
+        row.result, row.policy_info = result, policy
+    return rows
 
 
 def _generates(policy: Any, result: Any) -> bool:
@@ -168,7 +193,7 @@ def _generates(policy: Any, result: Any) -> bool:
 def _compare_generated(test: KyvernoTest, expected: ExpectedResult, item: ResourceResponses,
                        response: PolicyResponse, result: Any, patched: PatchedLookup) -> list[RowCheck]:
     """One row per generated resource, compared with the expected files; the status alone when none."""
-    rule_name = None if _ruleless(response.policy) else result.rule.name
+    rule_name = None if ruleless(response.policy) else result.rule.name
     files = expected.generated_resources
     if not result.generated or not files:
         return [_status_row(expected, item, rule_name, result)]
@@ -206,7 +231,7 @@ def _compare_target(test: KyvernoTest, expected: ExpectedResult, item: ResourceR
                     patched: PatchedLookup) -> list[RowCheck]:
     """A target resource's row: the target as the rule patched it, then the rule's status."""
     result = response.results[0]
-    rule_name = None if _ruleless(response.policy) else result.rule.name
+    rule_name = None if ruleless(response.policy) else result.rule.name
     if expected.patched_resources:
         try:
             equal, diff = patched(test.path(expected.patched_resources), result.target, False)
@@ -240,35 +265,86 @@ def _status_row(expected: ExpectedResult, item: ResourceResponses, rule_name: st
     return RowCheck(expected, item.key, rule_name, actual, True, "Ok", message)
 
 
-def select_resources(expected: ExpectedResult, responses: list[ResourceResponses]) -> list[ResourceResponses]:
-    """The loaded resources an entry names (all of them when it names none that was loaded).
+def _namespace_and_name(wanted: str) -> tuple[str, str]:
+    namespace, _, name = wanted.rpartition("/")
+    return namespace, name
+
+
+def nothing_compared(test: KyvernoTest, rows: list[RowCheck], responses: list[ResourceResponses]) -> str | None:
+    """Why `test` compared nothing (no row compared a rule's result with its expectation), or None when it
+    compared something. ``kyverno test`` passes such a test; assertree fails it: a test that checks nothing
+    must not look like one that checks and passes."""
+    if any(row.selected for row in rows):
+        return None
+    if not test.results:
+        return "nothing was compared: the test lists no expected results"
+    if not responses:
+        return "nothing was compared: no resource was loaded from " + (", ".join(test.resources) or "'resources'")
+    if not rows:
+        return ("nothing was compared: every expected result was left out (its patchedResources file does not "
+                "hold the resource; failOnMissingResources makes that a failure)")
+    return (f"nothing was compared: the rules of the {len(test.results)} expected "
+            f"result{'s' if len(test.results) != 1 else ''} selected none of the "
+            f"{len(responses)} resource{'s' if len(responses) != 1 else ''} (kyverno test counts such rows as "
+            "passed: Excluded)")
+
+
+def select_resources(expected: ExpectedResult, responses: list[ResourceResponses]
+                     ) -> tuple[list[ResourceResponses], list[str]]:
+    """(the loaded resources an entry names, or all of them when it names none; the names it gives that no
+    loaded resource has). ``kyverno test`` checks every resource when none of the names is found, so a
+    misspelt name passes on other resources; here it fails as ``Resource not found`` (its CI means
+    ``test/cli/test-fail/missing-resource`` to fail).
 
     ``resourceSpecs`` (group, version, namespace, name) select too, but only beside a ``resources`` list
     (even an empty one), as the CLI reads them (commands/test/output.go)."""
     chosen: list[ResourceResponses] = []
+    unloaded: list[str] = []
     for wanted in expected.resources:
-        namespace, _, name = wanted.rpartition("/")
-        for item in responses:
-            if item.name == name and (not wanted.count("/") or item.namespace == namespace):
-                chosen.append(item)
-    if "resources" in expected.document:
-        for spec in expected.resource_specs:
-            group, version = str(spec.get("group") or ""), str(spec.get("version") or "")
-            api_version = f"{group}/{version}" if group else version
-            chosen.extend(item for item in responses
-                          if item.key[0] == api_version and item.namespace == str(spec.get("namespace") or "")
-                          and item.name == str(spec.get("name") or ""))
-    return chosen or list(responses)
+        namespace, name = _namespace_and_name(wanted)
+        found = [item for item in responses
+                 if item.name == name and (not wanted.count("/") or item.namespace == namespace)]
+        chosen.extend(found)
+        if not found:
+            unloaded.append(wanted)
+    specs = expected.resource_specs if "resources" in expected.document else []
+    for spec in specs:
+        group, version = str(spec.get("group") or ""), str(spec.get("version") or "")
+        api_version = f"{group}/{version}" if group else version
+        namespace, name = str(spec.get("namespace") or ""), str(spec.get("name") or "")
+        found = [item for item in responses
+                 if item.key[0] == api_version and item.namespace == namespace and item.name == name]
+        chosen.extend(found)
+        if not found:
+            unloaded.append(f"{namespace}/{name}" if namespace else name)
+    if not expected.resources and not specs:
+        return list(responses), []
+    return chosen, unloaded
 
 
-def _ruleless(policy: Any) -> bool:
+def _unknown_rule(expected: ExpectedResult, policy: Any) -> bool:
+    """The entry names a rule the policy does not have (nor its ``autogen-`` copies): ``kyverno test`` calls
+    that a pass (Excluded); its CI means ``test/cli/test-fail/missing-rule`` to fail, and so it does here.
+    Only for policies that list named rules (``spec.rules``)."""
+    if not expected.rule or ruleless(policy):
+        return False
+    spec = (policy.document or {}).get("spec")
+    rules = spec.get("rules") if isinstance(spec, dict) else None
+    if not isinstance(rules, list) or not rules:
+        return False
+    names = {rule.get("name") for rule in rules if isinstance(rule, dict)}
+    bare = expected.rule.removeprefix("autogen-cronjob-").removeprefix("autogen-")
+    return not names & {expected.rule, bare}
+
+
+def ruleless(policy: Any) -> bool:
     """Kyverno's CEL kinds have no rule names; kyverno-json's ValidatingPolicy (same kind name) has."""
     api_version = str((policy.document or {}).get("apiVersion", ""))
     return policy.kind in RULELESS_KINDS and not api_version.startswith("json.kyverno.io/")
 
 
 def _rule_results(expected: ExpectedResult, response: PolicyResponse) -> list:
-    if not expected.rule or _ruleless(response.policy):
+    if not expected.rule or ruleless(response.policy):
         return list(response.results)
     names = {expected.rule, f"autogen-{expected.rule}", f"autogen-cronjob-{expected.rule}"}
     return [result for result in response.results if result.rule.name in names]
@@ -276,8 +352,15 @@ def _rule_results(expected: ExpectedResult, response: PolicyResponse) -> list:
 
 def _compare(test: KyvernoTest, expected: ExpectedResult, item: ResourceResponses, response: PolicyResponse,
              result: Any, patched: PatchedLookup) -> RowCheck | None:
-    ruleless = _ruleless(response.policy)
-    rule_name = None if ruleless else result.rule.name
+    row = _compared(test, expected, item, response, result, patched)
+    if row is not None:
+        row.result, row.policy_info = result, response.policy
+    return row
+
+
+def _compared(test: KyvernoTest, expected: ExpectedResult, item: ResourceResponses, response: PolicyResponse,
+              result: Any, patched: PatchedLookup) -> RowCheck | None:
+    rule_name = None if ruleless(response.policy) else result.rule.name
     actual = kyverno_status(response.policy, result)
     if expected.patched_resources:
         resource = response.patched if response.phase == MUTATE else response.resource

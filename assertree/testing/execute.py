@@ -75,15 +75,12 @@ def load_test(test: KyvernoTest) -> LoadedTest:
     policies, unlinked = link(policies)  # admission policies and their bindings; the CLI ignores a stray binding
     exceptions = []  # as in the CLI, only the files under `exceptions:` give PolicyExceptions
     for name in test.exceptions:
-        path = _existing(test, name, "exceptions")
+        path = test.existing(name, "exceptions")
         exceptions.extend(bridge.parse_exceptions(load_kyverno_documents([path]).exceptions, str(path)))
     manifests = []
     warnings = [f"binding ignored: {problem}" for problem in unlinked]
     warnings.extend(str(item) for policy in policies for item in refused_rules(policy))
-    for name in test.resources:
-        if not test.path(name).exists():  # the CLI reports a missing resource file and carries on
-            warnings.append(f"failed to load resources: {name}: file not found")
-            continue
+    for name in test.resources:  # a missing file fails the test (the CLI warns and carries on, see the docs)
         for file in _files(test, name, "resources"):
             manifests.extend(read_manifests(file))
     manifests = unique(manifests)
@@ -93,8 +90,8 @@ def load_test(test: KyvernoTest) -> LoadedTest:
     if test.param_resources:  # what admission policy bindings choose their params from, as written (a param
         from assertree.inputs.params import load_params  # without a namespace may be of a cluster-scoped kind)
 
-        params = load_params(_existing(test, name, "paramResources") for name in test.param_resources)
-    existing = [*(item.value for item in (*manifests, *targets, *_clone_sources(test, warnings))), *params]
+        params = load_params(test.existing(name, "paramResources") for name in test.param_resources)
+    existing = [*(item.value for item in (*manifests, *targets, *_clone_sources(test))), *params]
     context = _scan_context(test, exceptions, existing)
     context.params = tuple(params)
     context.run_unbound = True  # the Kyverno CLI runs a policy no binding names (only its matchConstraints decide)
@@ -103,44 +100,55 @@ def load_test(test: KyvernoTest) -> LoadedTest:
     return LoadedTest(test, policies, manifests, context, exceptions, warnings, invalid, load_payloads(test), targets)
 
 
-def _clone_sources(test: KyvernoTest, warnings: list[str]) -> list:
-    """The objects of every result's ``cloneSourceResource`` file (a missing one is reported, as by the CLI)."""
+def _clone_sources(test: KyvernoTest) -> list:
+    """The objects of every result's ``cloneSourceResource`` file (a missing one fails the test, as a missing
+    resource file does; the CLI warns and carries on)."""
     from assertree.languages.kyverno.manifests import read_manifests
 
-    found = []
-    for name in dict.fromkeys(expected.clone_source_resource for expected in test.results
-                              if expected.clone_source_resource):
-        path = test.path(name)
-        if not path.is_file():
-            warnings.append(f"failed to load cloneSourceResource: {name}: file not found")
-            continue
-        found.extend(read_manifests(path))
-    return found
+    return [manifest for name in dict.fromkeys(expected.clone_source_resource for expected in test.results
+                                               if expected.clone_source_resource)
+            for manifest in read_manifests(test.existing(name, "cloneSourceResource"))]
 
 
 def _load_policies(paths: list[Path]) -> tuple[list, dict[str, str]]:
     """The compiled policies of `paths`, document by document, and the ones that could not be (name -> error).
 
     A document whose name cannot be read fails the whole test (no row could name it)."""
-    from assertree.languages.kyverno.language import is_policy_exception, policy_documents
-    from assertree.languages.load import compile_read, locate
+    from assertree.languages.base import locate_refusals
+    from assertree.languages.kyverno.language import (
+        compile_document,
+        is_kyverno_policy,
+        is_policy_exception,
+        policy_file,
+    )
+    from assertree.languages.load import compile_document as compile_other
 
     policies: list[Any] = []
     invalid: dict[str, str] = {}
     for path in paths:
-        for document in policy_documents(path):
-            value = document.value
-            if is_policy_exception(value):
-                continue
-            try:
-                policies.append(compile_read(document))  # refused rules' warnings located in the file
-            except AssertreeError as error:
-                located = type(error).of(locate(error.problem, document))
-                metadata = value.get("metadata") if isinstance(value, dict) else None
-                name = metadata.get("name") if isinstance(metadata, dict) else None
-                if not isinstance(name, str) or not name:
-                    raise located from None
-                invalid[name] = str(located)
+        read = policy_file(path)
+        count = 0
+        with read.checked():  # documents from the cache of checked files: no schema validation again
+            for document in read.documents:
+                value = document.value
+                if is_policy_exception(value):
+                    continue
+                compile_one = compile_document if is_kyverno_policy(value) else compile_other
+                try:
+                    compiled_policy = compile_one(value, source=document.path, index=document.index,
+                                                  line=document.line)
+                    policies.append(locate_refusals(compiled_policy, document))  # refused rules' warnings located
+                    count += 1
+                except AssertreeError as error:
+                    line, column = document.locate(error.path) if error.path else (document.line, None)
+                    located = error.located(source=document.path, line=line, column=column)
+                    metadata = value.get("metadata") if isinstance(value, dict) else None
+                    name = metadata.get("name") if isinstance(metadata, dict) else None
+                    if not isinstance(name, str) or not name:
+                        raise located from None
+                    invalid[name] = str(located)
+        if count == len(read.documents):  # every document compiled: the next run takes them from the cache
+            read.remember()
     return policies, invalid
 
 
@@ -154,13 +162,20 @@ def with_operation(loaded: LoadedTest, operation: str) -> LoadedTest:
     return replace(loaded, context=context, payloads=[])
 
 
-def run_loaded(loaded: LoadedTest) -> list[ResourceResponses]:
+def run_loaded(loaded: LoadedTest, *, explain: bool = False) -> list[ResourceResponses]:
     """Every policy on every resource of `loaded`, in kyverno test's order (`process`), then on every payload;
-    then one entry per target resource (`target_responses`)."""
-    out = process(loaded.policies, loaded.resources, loaded.context)
+    then one entry per target resource (`target_responses`). With `explain`, each failing or erroring validate
+    result is explained (`assertree.engine.explain`)."""
+    explainer = None
+    if explain:
+        from assertree.engine.explain import Explainer
+
+        explainer = Explainer([rule for policy in loaded.policies for rule in getattr(policy, "rules", ())],
+                              loaded.context)
+    out = process(loaded.policies, loaded.resources, loaded.context, explainer=explainer)
     targets = target_responses(loaded.targets, out)
     if loaded.payloads:
-        out.extend(_payload_responses(loaded, _validators(loaded.policies, loaded.context)))
+        out.extend(_payload_responses(loaded, _validators(loaded.policies, loaded.context), explainer))
     return out + targets
 
 
@@ -190,12 +205,16 @@ def _same_object(found: tuple, wanted: tuple) -> bool:
 
 
 def process(policies: list, manifests: list, context: ScanContext,
-            on_response: Callable[[ResourceResponses, PolicyResponse], None] | None = None) -> list[ResourceResponses]:
+            on_response: Callable[[ResourceResponses, PolicyResponse], None] | None = None,
+            explainer: Any = None) -> list[ResourceResponses]:
     """Every policy on every resource (`languages.kyverno.manifests.Manifest`), in the Kyverno CLI's order (see
     the module docstring); resources are evaluated with float64 numbers, as the CLI converts them.
-    `on_response` is told each response as it is made (``kyverno apply`` prints mutated resources then)."""
+    `on_response` is told each response as it is made (``kyverno apply`` prints mutated resources then);
+    `explainer` (`assertree.engine.explain.Explainer`) explains each failing or erroring validate result."""
+    from assertree.findings.exceptions import Exempting
     from assertree.languages.kyverno.manifests import to_float64
 
+    exempting = Exempting.of(context.exceptions)
     phases: list[list] = [[], [], [], []]  # ClusterPolicy mutate, ClusterPolicy validate, other mutate, other validate
     for policy in policies:
         kyverno = str(getattr(_info(policy), "api_version", "")).split("/")[0] == "kyverno.io"
@@ -220,7 +239,12 @@ def process(policies: list, manifests: list, context: ScanContext,
                 response = PolicyResponse(_info(policy), MUTATE, value, after.value, list(results))
                 value = after.value
             else:
-                response = PolicyResponse(_info(policy), VALIDATE, value, value, run(resource))
+                results = run(resource)
+                if exempting:  # kyverno-json policies: the test's PolicyExceptions that name them
+                    exempting.apply(results)
+                if explainer is not None:
+                    explainer.apply(results)
+                response = PolicyResponse(_info(policy), VALIDATE, value, value, results)
             item.responses.append(response)
             if on_response is not None:
                 on_response(item, response)
@@ -239,7 +263,7 @@ def _validators(policies: list, context: ScanContext) -> list:
     return found
 
 
-def _payload_responses(loaded: LoadedTest, validators: list) -> list[ResourceResponses]:
+def _payload_responses(loaded: LoadedTest, validators: list, explainer: Any = None) -> list[ResourceResponses]:
     """JSON payloads through the JSON-mode ValidatingPolicies, check requests through the authorization ones."""
     from assertree.testing.payloads import JSON
 
@@ -256,6 +280,8 @@ def _payload_responses(loaded: LoadedTest, validators: list) -> list[ResourceRes
             else:
                 found = policy.check_request(payload.mode, resource, loaded.context)
                 results = [found] if found is not None else []
+            if explainer is not None:
+                explainer.apply(results)
             item.responses.append(PolicyResponse(_info(policy), VALIDATE, payload.value, payload.value, results))
         out.append(item)
     return out
@@ -272,17 +298,10 @@ def _info(policy: Any) -> Any:
     return getattr(policy, "policy", policy)
 
 
-def _existing(test: KyvernoTest, name: str, field_name: str) -> Path:
-    path = test.path(name)
-    if not path.exists():
-        raise KyvernoTestError(f"{field_name}: file not found: {name}", source=str(test.file))
-    return path
-
-
 def _files(test: KyvernoTest, name: str, field_name: str) -> list[Path]:
     """A file the test names, or the files of a folder it names, sorted, as the CLI reads them: policy
     folders recursively (YAML and JSON), resource folders one level deep (``.yaml``/``.yml`` only)."""
-    path = _existing(test, name, field_name)
+    path = test.existing(name, field_name)
     if not path.is_dir():
         return [path]
     if field_name in ("resources", "targetResources"):
@@ -308,13 +327,13 @@ def _scan_context(test: KyvernoTest, exceptions: list, existing: list[Any]) -> S
 
     values = None
     if test.variables:
-        values = bridge.read_values_file(_existing(test, test.variables, "variables"))
+        values = bridge.read_values_file(test.existing(test.variables, "variables"))
         if not getattr(values, "typed", True):  # the CLI of 2026 refuses the untyped form too
             raise KyvernoTestError(f"values file {test.variables} uses the deprecated untyped schema: add "
                                    "'apiVersion: cli.kyverno.io/v1alpha1' and 'kind: Values'", source=str(test.file))
     elif test.values:
         values = bridge.values_from_mapping(test.values)
-    user_info = bridge.read_user_info_file(_existing(test, test.userinfo, "userinfo")) if test.userinfo else None
+    user_info = bridge.read_user_info_file(test.existing(test.userinfo, "userinfo")) if test.userinfo else None
     if user_info is not None and not getattr(user_info, "typed", True):
         raise KyvernoTestError(f"userInfo file {test.userinfo} uses the deprecated untyped schema: add "
                                "'apiVersion: cli.kyverno.io/v1alpha1' and 'kind: UserInfo'", source=str(test.file))

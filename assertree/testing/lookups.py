@@ -49,19 +49,12 @@ def test_lookups(test: KyvernoTest, cluster: Any = None) -> Any:
 
     if not (test.context or test.cluster_resources or test.global_context_entries or test.api_call_responses):
         return None
-    lookups = read_context_file(_existing(test, test.context, "context")) if test.context else Lookups()
+    lookups = read_context_file(test.existing(test.context, "context")) if test.context else Lookups()
     if test.cluster_resources:
         lookups.cluster = cluster if cluster is not None else test_cluster(test)
     lookups.global_context = _global_context(test)
     lookups.http = _api_call_responses(test)
     return lookups
-
-
-def _existing(test: KyvernoTest, name: str, field_name: str) -> Path:
-    path = test.path(name)
-    if not path.exists():
-        raise KyvernoTestError(f"{field_name}: file not found: {name}", source=str(test.file))
-    return path
 
 
 def _documents(path: Path, what: str) -> list[Any]:
@@ -88,13 +81,13 @@ def test_cluster(test: KyvernoTest, objects: Iterable[Mapping[str, Any]] = ()) -
     cluster = Cluster()
     resources: list[dict] = []
     for name in test.cluster_resources:
-        path = _existing(test, name, "clusterResources")
+        path = test.existing(name, "clusterResources")
         for document in _documents(path, "clusterResources"):
             spec = document.get("spec") if isinstance(document, dict) else None
             if not isinstance(spec, dict):
                 raise KyvernoTestError("a ClusterResource needs a spec (crds, resources)", source=str(path))
             for crd in spec.get("crds") or []:
-                crd_path = _existing(test, str(crd), "clusterResources crds")
+                crd_path = test.existing(str(crd), "clusterResources crds")
                 for definition in _documents(crd_path, "CRD"):
                     try:
                         cluster.add_crd(definition)
@@ -165,7 +158,7 @@ def _resource_files(test: KyvernoTest, name: str, files: Any, at: tuple) -> list
         if not text or text.startswith("/") or Path(text).is_absolute() or clean == ".." or clean.startswith("../"):
             raise _fail(f"globalContextEntries entry {name!r} resourceFiles[{position}]: file path must be relative "
                         "and stay inside the test directory", test, *at, "resourceFiles", position)
-        path = _existing(test, text, "globalContextEntries resourceFiles")
+        path = test.existing(text, "globalContextEntries resourceFiles")
         out.extend(document for document in _documents(path, "global context") if isinstance(document, dict)
                    and document)
     return out

@@ -35,9 +35,9 @@ def _read(test: KyvernoTest, name: str, field_name: str) -> Any:
     from assertree.documents.reader import load_documents
     from assertree.languages.kyverno.manifests import to_float64
 
-    path = test.path(name)
+    path = test.existing(name, field_name)
     if not path.is_file():
-        raise KyvernoTestError(f"{field_name}: file not found: {name}", source=str(test.file))
+        raise KyvernoTestError(f"{field_name}: not a file: {name!r} ({path})", source=str(test.file))
     suffix = path.suffix.lower()
     if suffix not in (".json", ".yaml", ".yml"):
         raise KyvernoTestError(f"{field_name}: unrecognized payload format, must be yaml or json ({name})",

@@ -104,6 +104,13 @@ class KyvernoTest:
         """A file the test names, resolved against the test's folder."""
         return (self.folder / relative) if not Path(relative).is_absolute() else Path(relative)
 
+    def existing(self, name: str, field_name: str) -> Path:
+        """The file the test names in `field_name`; one that is not there fails the test, naming it."""
+        path = self.path(name)
+        if not name.strip() or not path.exists():
+            raise KyvernoTestError(f"{field_name}: file not found: {name!r} ({path})", source=str(self.file))
+        return path
+
 
 def find_test_files(paths: Iterable[str | Path], file_name: str = TEST_FILE_NAME,
                     exclude: Iterable[str] = ()) -> list[Path]:

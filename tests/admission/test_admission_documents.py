@@ -67,6 +67,15 @@ def test_lint_reports_every_problem(tmp_path: Path) -> None:
             "'elsewhere', which is not among the policies given (Kubernetes ignores such a binding)")) in found
 
 
+@pytest.mark.parametrize("field", ["metadata", "spec"])
+def test_lint_reports_metadata_or_spec_that_is_not_a_map(tmp_path: Path, field: str) -> None:
+    """The schema's error, located, not a crash in the checks across documents (found by
+    tests/test_cache_properties.py's generated files)."""
+    found = problems_of(tmp_path, {**vap(validations=[{"expression": "true"}]), field: 1},
+                        {**binding(), field: 1})
+    assert ("error", field, "must be an object, not a number") in found
+
+
 def test_lint_warns_where_the_kyverno_cli_runs_what_kubernetes_refuses(tmp_path: Path) -> None:
     rule = {key: value for key, value in POD_RULES[0].items() if key != "operations"}
     policy = vap(validations=[{"expression": "true"}], paramKind={"apiVersion": "v1", "kind": "ConfigMap"},

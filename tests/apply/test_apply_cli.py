@@ -144,7 +144,8 @@ def test_a_rule_that_cannot_patch_is_reported_and_exits_1(run, tmp_path: Path) -
     (["--policy", CHECKS, BAD], "no policy with mutate or generate rules in"),
     (["--diff", "--in-place", "--policy", MUTATE, BAD], "choose one of -o/--output, --diff and --in-place"),
     ([BAD], "give at least one --policy"),
-    (["--in-place", "--policy", MUTATE, "-"], "standard input ('-') can only be written to stdout or diffed"),
+    (["--in-place", "--policy", MUTATE, "-"],
+     "standard input ('-') can only be written to stdout, to one -o FILE or diffed"),
 ])
 def test_bad_input_exits_2_with_one_line(run, args: list, message: str) -> None:
     code, out, err = run(*args)

@@ -18,6 +18,7 @@ PACKAGE = Path(assertree.__file__).parent
 STAGES = [
     ("assertree.errors",),
     ("assertree.writes",),  # how every file assertree writes is written (reports, fixes, baselines)
+    ("assertree.explanation",),  # how a verdict was reached, as data (--explain): every language records into it
     ("assertree.documents",),
     ("assertree.jp",),
     ("assertree.pss",),  # the Pod Security Standards checks: Kubernetes' own, used by languages
@@ -41,7 +42,7 @@ STAGES = [
 # rules, JSON patch), then the languages, which never import each other, then the loader that routes
 # documents to them.
 SHARED_LANGUAGE_MODULES = ("assertree.languages.base", "assertree.languages.selectors",
-                           "assertree.languages.schema_problems")
+                           "assertree.languages.schema_problems", "assertree.languages.checked_files")
 SHARED_LANGUAGE_PACKAGES = ("cel", "kubernetes")
 
 

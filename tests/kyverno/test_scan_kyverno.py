@@ -4,11 +4,12 @@ the failing line; --exceptions exempts, --values feeds variables."""
 from __future__ import annotations
 
 import json
-import shutil
 import xml.etree.ElementTree as ET
 
 import pytest
 from conftest import CONFORMANCE
+from support import kyverno_case_workdir
+from support import scan_case as scan
 
 from assertree.cli import main
 
@@ -34,15 +35,7 @@ spec:
 
 @pytest.fixture
 def workdir(tmp_path, monkeypatch):
-    shutil.copy(CASE / "disallow-latest-tag.yaml", tmp_path / "policy.yaml")
-    shutil.copy(CASE / ".kyverno-test" / "resource.yaml", tmp_path / "pods.yaml")
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
-def scan(capsys, *args):
-    code = main(["scan", "--policy", "policy.yaml", "pods.yaml", *args])
-    return code, capsys.readouterr().out
+    return kyverno_case_workdir(CASE, tmp_path, monkeypatch)
 
 
 def test_text_report_gives_kyvernos_message_and_the_resource(workdir, capsys):

@@ -64,7 +64,7 @@ def test_a_test_that_cannot_load_is_a_failed_test_and_the_others_run(capsys, mon
     code, out, _ = run([str(tmp_path), str(DATA / "labels")], capsys, monkeypatch)
     assert code == 1
     assert "\nTest errors:\n  Path: " in out and "uses the old un-typed kyverno-test.yaml schema" in out
-    assert "  Error: " in out and "policies: file not found: missing.yaml" in out
+    assert "  Error: " in out and "policies: file not found: 'missing.yaml'" in out
     assert "Test Summary: 12 tests passed and 2 tests failed" in out
 
 
@@ -116,3 +116,24 @@ def test_table_layout():
     assert len(lines) == 2 and all(len(line) <= 300 for line in lines)
     coloured = render(["id"], [["1"]], color=True)
     assert "\033[40;32mID\033[0m" in coloured
+
+
+def test_a_test_that_checks_nothing_fails_in_the_drop_in_too(capsys, monkeypatch, tmp_path):
+    """Where the CLI warns and passes (a missing resource file after the first, a result naming a resource
+    that was not loaded), the drop-in fails as `assertree test` does."""
+    import shutil
+
+    for name, extra in (("missing", "resources: [resources.yaml, absent.yaml]\n"),
+                        ("typo", "resources: [resources.yaml]\n")):
+        folder = tmp_path / name
+        folder.mkdir()
+        shutil.copy(DATA / "labels" / "policy.yaml", folder / "policy.yaml")
+        shutil.copy(DATA / "labels" / "resources.yaml", folder / "resources.yaml")
+        (folder / "kyverno-test.yaml").write_text(
+            "apiVersion: cli.kyverno.io/v1alpha1\nkind: Test\nmetadata:\n  name: t\npolicies: [policy.yaml]\n"
+            + extra + "results:\n- policy: require-labels\n  rule: check-team\n  resources: [cm-typo]\n"
+            "  result: pass\n")
+    code, out, _ = run([str(tmp_path / "missing")], capsys, monkeypatch)
+    assert code == 1 and "resources: file not found: 'absent.yaml'" in out
+    code, out, _ = run([str(tmp_path / "typo")], capsys, monkeypatch)
+    assert code == 1 and "Resource not found" in out

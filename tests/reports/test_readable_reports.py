@@ -242,13 +242,14 @@ def test_totals_of_an_empty_scan():
         "Checked 0 resources against 0 policies (0 rules): 0 passed, 0 failed, 0 errored, 0 skipped")
 
 
-@pytest.mark.parametrize("spelling", ["compact", "indented", "go-escaped"])
+@pytest.mark.parametrize("spelling", ["compact", "indented", "go-escaped", "spaced"])
 def test_the_fast_json_position_path_never_changes_a_position(spelling):
     plan = json.loads((REPO / "samples/terraform-aws/plan-bad.json").read_text())
     plan["planned_values"]["root_module"]["resources"][0]["values"]["note"] = "<b> & ü"
     text = {"compact": json.dumps(plan, separators=(",", ":"), ensure_ascii=False),
             "indented": json.dumps(plan, indent=2),
-            "go-escaped": json.dumps(plan, separators=(",", ":")).replace("<", "\\u003c")}[spelling]
+            "go-escaped": json.dumps(plan, separators=(",", ":")).replace("<", "\\u003c"),
+            "spaced": json.dumps(plan, separators=(", ", ":"))}[spelling]
     fast = load_documents("plan.json", text, positions_only=True, value=json.loads(text))[0]
     walked = load_documents("plan.json", text, positions_only=True)[0]
     resources = plan["planned_values"]["root_module"]["resources"]

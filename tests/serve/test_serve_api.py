@@ -170,7 +170,8 @@ def test_wrong_routes_methods_and_formats_answer_json(server):
 def test_body_over_the_limit_is_refused_and_the_server_keeps_serving(server):
     client = server.client()
     big = b'{"payload": "' + b"x" * (2 * 1024 * 1024) + b'"}'
-    response = client.post("/api/scan", content=big)
+    json_type = {"Content-Type": "application/json"}
+    response = client.post("/api/scan", content=big, headers=json_type)
     assert response.status_code == 413
     assert "larger than 2097152 bytes" in response.json()["error"]
 
@@ -178,7 +179,7 @@ def test_body_over_the_limit_is_refused_and_the_server_keeps_serving(server):
         for _ in range(300):
             yield b"x" * 10_000
 
-    response = client.post("/api/scan", content=chunks())
+    response = client.post("/api/scan", content=chunks(), headers=json_type)
     assert response.status_code == 413
     assert client.get("/api/health").status_code == 200
 
@@ -186,6 +187,60 @@ def test_body_over_the_limit_is_refused_and_the_server_keeps_serving(server):
 def test_a_foreign_host_header_is_refused(server):
     response = server.client().get("/api/health", headers={"Host": "attacker.example"})
     assert response.status_code == 400
+
+
+# What a page on another site can make a browser send without asking first (a "simple" request: no CORS
+# preflight), and what a browser says about where a request comes from: the server does none of that work.
+SIMPLE_TYPES = ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", None]
+
+
+@pytest.mark.parametrize("content_type", SIMPLE_TYPES)
+@pytest.mark.parametrize("route", ["/api/scan", "/api/playground/scan"])
+def test_a_body_not_declared_json_is_refused(server, route, content_type):
+    headers = {"Content-Type": content_type} if content_type else {}
+    body = json.dumps({"payload": bad_payload(), "policy": "x"}).encode()
+    response = server.client().post(route, content=body, headers=headers)
+    assert response.status_code == 415
+    assert response.json()["error"].startswith("send the request body as JSON with 'Content-Type: application/json'")
+
+
+@pytest.mark.parametrize(("headers", "status"), [
+    ({"Origin": "https://attacker.example"}, 403),
+    ({"Origin": "null"}, 403),  # a sandboxed frame, a file:// page
+    ({"Origin": "http://127.0.0.1:1"}, 403),  # another port of this machine: another origin
+    ({"Sec-Fetch-Site": "cross-site"}, 403),
+    ({"Sec-Fetch-Site": "same-site"}, 403),
+    ({"Sec-Fetch-Site": "same-origin"}, 200),
+    ({"Sec-Fetch-Site": "none"}, 200),  # typed into the address bar
+    ({}, 200),  # curl, scripts, CI: no browser headers at all
+], ids=lambda value: "-".join(f"{k}={v}" for k, v in value.items()) or "none" if isinstance(value, dict) else None)
+def test_requests_from_other_origins_are_refused(server, headers, status):
+    response = server.client().post("/api/scan", json={"payload": bad_payload()}, headers=headers)
+    assert response.status_code == status, response.text
+    if status == 403:
+        assert "refused" in response.json()["error"]
+
+
+def test_the_server_s_own_page_may_call_it(server):
+    own = server.url.rstrip("/")
+    response = server.client().post("/api/scan", json={"payload": bad_payload()},
+                                    headers={"Origin": own, "Sec-Fetch-Site": "same-origin"})
+    assert response.status_code == 200
+    localhost = own.replace("127.0.0.1", "localhost")  # reached by another loopback name: that name's origin
+    response = server.client().post(localhost.replace(own, "") + "/api/scan", json={"payload": bad_payload()},
+                                    headers={"Origin": localhost, "Host": localhost.split("//", 1)[1]})
+    assert response.status_code == 200
+
+
+def test_a_cors_origin_may_call_it():
+    app = create_app([SAMPLES / "policies"], cors_origins=["https://dashboard.example"])
+    allowed = call_app(app, "POST", "/api/scan", json={"payload": bad_payload()},
+                       headers={"Origin": "https://dashboard.example", "Sec-Fetch-Site": "cross-site"})
+    assert allowed.status_code == 200
+    assert allowed.headers["access-control-allow-origin"] == "https://dashboard.example"
+    other = call_app(app, "POST", "/api/scan", json={"payload": bad_payload()},
+                     headers={"Origin": "https://attacker.example"})
+    assert other.status_code == 403
 
 
 def test_100_concurrent_requests_with_malformed_ones_among_them(server, policy_dir):
@@ -198,7 +253,8 @@ def test_100_concurrent_requests_with_malformed_ones_among_them(server, policy_d
             requests = []
             for index in range(100):
                 if index % 10 == 9:
-                    requests.append(client.post("/api/scan", content=b"{broken"))
+                    requests.append(client.post("/api/scan", content=b"{broken",
+                                                headers={"Content-Type": "application/json"}))
                 elif index % 10 == 8:
                     requests.append(client.post("/api/playground/scan", json={
                         "payload": (SAMPLES / "deployment-bad.yaml").read_text(),

@@ -181,3 +181,24 @@ def test_a_cel_policy_from_the_examples_runs(page, server, shots):
     assert [c["result"] for c in shown] == ["fail"]
     assert "Pods must not use the host network." in page.text_content(".result")
     page.screenshot(path=str(shots / "playground-cel.png"))
+
+
+def test_a_failing_result_shows_how_it_was_reached(page, server, shots):
+    examples = REPO / "assertree" / "serve" / "examples" / "kyverno-clusterpolicy"
+    open_page(page, server.url)
+    payload = (examples / "payload-bad.yaml").read_text()
+    paste(page, "policy", (examples / "policy.yaml").read_text())
+    paste(page, "payload", payload)
+    run(page)
+    steps = page.eval_on_selector_all(".result.fail .explanation .step", """rows => rows.map(r => ({
+        text: r.querySelector('.text').textContent, line: (r.querySelector('.goto') || {}).textContent}))""")
+    assert steps == [
+        {"text": "pattern -> fail (resource value 'false' does not match 'true' at path "
+                 "/spec/securityContext/runAsNonRoot/)", "line": None},
+        {"text": "spec.securityContext.runAsNonRoot = false, expected true -> fail (at "
+                 "/spec/securityContext/runAsNonRoot/)", "line": "line 9"},
+    ]
+    assert payload.splitlines()[8].strip() == "runAsNonRoot: false"
+    page.click(".explanation .goto")
+    assert page.evaluate("window.playground.payload.getCursor().line") == 8
+    page.screenshot(path=str(shots / "playground-explain.png"))

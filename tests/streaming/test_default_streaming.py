@@ -8,6 +8,7 @@ whole with the fast reader (in worker processes with ``-j2``); a YAML file above
 
 from __future__ import annotations
 
+import gc
 import json
 import tracemalloc
 from pathlib import Path
@@ -117,12 +118,19 @@ def peak_of_scanning(folder: Path, count: int) -> int:
         files.append(str(path))
     outputs = parse_outputs([f"{name}={folder / f'out{count}.{name}'}" for name in FORMATS])
     policies = policies_in(folder)
-    tracemalloc.start()
+    names = [Path(file).parts for file in files]  # noqa: F841  (held: see below)
+    # The file names are interned (pathlib does) and held while the scan runs: interning a thousand new
+    # names can resize the interpreter's table of interned strings, an allocation as large as everything the
+    # process interned before (megabytes in a long test run), which is not the scan's.
+    gc.collect()
+    gc.disable()  # what a file leaves in a reference cycle counts too: how often the collector runs depends
+    tracemalloc.start()  # on everything else the process holds (a long test run holds much)
     try:
         tally, read = scan_streamed(files, policies, None, outputs, ReportOptions(multiple_sources=True))
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
+        gc.enable()
     assert tally.resources == count and tally.failed and not read.problems
     return peak
 

@@ -164,17 +164,81 @@ def test_rows_compare_as_kyverno_test_does(folder):
 
 
 def test_strict_fails_rows_whose_rule_selected_nothing(folder):
-    write(folder, {"kyverno-test.yaml": kyverno_test([row("only-in-prod", ["good"], "pass")])})
+    write(folder, {"kyverno-test.yaml": kyverno_test([row("no-latest", ["good"], "pass"),
+                                                      row("only-in-prod", ["good"], "pass")])})
     assert run_tests([folder]).ok
     strict = run_tests([folder], strict=True)
     assert not strict.ok
-    assert rows_of(strict) == [("only-in-prod", "good", EXCLUDED, False, "Excluded")]
+    assert rows_of(strict) == [("no-latest", "good", "pass", True, "Ok"),
+                               ("only-in-prod", "good", EXCLUDED, False, "Excluded")]
 
 
-def test_a_name_that_matches_no_resource_checks_every_resource(folder):
-    write(folder, {"kyverno-test.yaml": kyverno_test([row("no-latest", ["nothing"], "pass")])})
+def test_a_test_that_compared_nothing_fails(folder):
+    """Every row Excluded: kyverno test says "1 tests passed"; nothing was checked, so the test fails."""
+    write(folder, {"kyverno-test.yaml": kyverno_test([row("only-in-prod", ["good"], "pass")])})
+    run = run_tests([folder])
+    [outcome] = run.outcomes
+    assert rows_of(run) == [("only-in-prod", "good", EXCLUDED, True, "Excluded")]
+    assert outcome.vacuous == ("nothing was compared: the rules of the 1 expected result selected none of the 2 "
+                               "resources (kyverno test counts such rows as passed: Excluded)")
+    assert not run.ok and run.summary_line() == "Test Summary: 1 tests passed and 1 tests failed"
+    assert f"  Error: {outcome.vacuous}" in render_text(run)
+    assert json.loads(render_json(run))["tests"][0]["error"] == outcome.vacuous
+    suite = ElementTree.fromstring(render_junit(run)).find("testsuite")
+    assert suite is not None and suite.get("failures") == "1"
+
+
+@pytest.mark.parametrize(("results", "resources", "why"), [
+    ([], RESOURCES, "the test lists no expected results"),
+    ([row("no-latest", [], "pass")], "# no resource here\n", "no resource was loaded from resources.yaml"),
+])
+def test_a_test_with_nothing_to_compare_fails(folder, results, resources, why):
+    write(folder, {"resources.yaml": resources, "kyverno-test.yaml": kyverno_test(results)})
+    run = run_tests([folder])
+    assert run.outcomes[0].vacuous == f"nothing was compared: {why}" and not run.ok
+
+
+def test_a_name_no_loaded_resource_has_fails_its_row(folder):
+    write(folder, {"kyverno-test.yaml": kyverno_test([row("no-latest", ["nothing", "good"], "pass")])})
+    run = run_tests([folder])
+    assert rows_of(run) == [("no-latest", "nothing", NOT_FOUND, False, "Resource not found"),
+                            ("no-latest", "good", "pass", True, "Ok")]
+    assert run.outcomes[0].rows[0].message == "no resource named 'nothing' was loaded from resources.yaml"
+
+
+def test_an_entry_without_resources_checks_every_resource(folder):
+    write(folder, {"kyverno-test.yaml": kyverno_test([row("no-latest", [], "pass")])})
     assert [(name, actual) for _, name, actual, _, _ in rows_of(run_tests([folder]))] == [
         ("good", "pass"), ("bad", "fail")]
+
+
+def test_a_rule_the_policy_does_not_have_fails_its_row(folder):
+    write(folder, {"kyverno-test.yaml": kyverno_test([row("no-such-rule", ["good"], "pass"),
+                                                      row("no-latest", ["good"], "pass")])})
+    run = run_tests([folder])
+    assert rows_of(run)[0] == ("no-such-rule", "good", NOT_FOUND, False, "Rule not found")
+    assert run.outcomes[0].rows[0].message == "policy 'disallow-latest' has no rule 'no-such-rule'"
+
+
+@pytest.mark.parametrize("field", ["policies", "resources", "exceptions", "variables", "userinfo", "context"])
+def test_a_missing_file_fails_the_test_naming_it(folder, field):
+    value = ["absent.yaml"] if field in ("policies", "resources", "exceptions") else "absent.yaml"
+    if field == "resources":
+        value = ["resources.yaml", "absent.yaml"]  # not only the first: any missing resource file
+    write(folder, {"kyverno-test.yaml": kyverno_test([row("no-latest", ["good"], "pass")], **{field: value})})
+    run = run_tests([folder])
+    [outcome] = run.outcomes
+    assert outcome.error is not None and not run.ok
+    assert str(outcome.error) == (f"{folder / 'kyverno-test.yaml'}: {field}: file not found: 'absent.yaml' "
+                                  f"({folder / 'absent.yaml'})")
+
+
+def test_a_missing_patched_resources_file_fails_its_row(folder):
+    write(folder, {"kyverno-test.yaml": kyverno_test([row("no-latest", ["good"], "pass",
+                                                          patchedResources="absent.yaml")])})
+    run = run_tests([folder])
+    assert [(r.ok, r.reason) for r in run.outcomes[0].rows] == [(False, "Resource error")]
+    assert "absent.yaml" in run.outcomes[0].rows[0].message
 
 
 def test_autogen_rule_names_are_found_from_the_pod_rule(tmp_path):

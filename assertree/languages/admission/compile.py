@@ -19,7 +19,7 @@ from assertree.languages.admission.model import AdmissionPolicy, AdmissionRule
 from assertree.languages.admission.mutating import mutating_mutator
 from assertree.languages.admission.reading import read_binding, read_policy
 from assertree.languages.admission.validating import validating_runner
-from assertree.languages.base import Mutator, RuleRunner, ScanContext, recompile
+from assertree.languages.base import Explain, Mutator, RuleRunner, ScanContext, recompile
 from assertree.languages.cel.engine import Program
 
 __all__ = ["CompiledAdmissionPolicy", "bundle", "compile_bundle", "compile_policy", "compile_spec"]
@@ -79,6 +79,12 @@ class CompiledAdmissionPolicy:
 
     def runner(self, context: ScanContext) -> RuleRunner:
         return validating_runner(self.policy, self.rule, self.spec, context)
+
+    def explainer(self, context: ScanContext) -> Explain:
+        """How a result of this policy was reached (``--explain``; `admission.explain`)."""
+        from assertree.languages.admission.explain import admission_explainer
+
+        return admission_explainer(self.policy, self.spec, context)
 
     def mutator(self, context: ScanContext) -> Mutator | None:
         return mutating_mutator(self, self.policy, self.rule, self.spec, context) if self.policy.mutating else None

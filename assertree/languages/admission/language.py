@@ -58,6 +58,17 @@ def lint_document(document: Any) -> Iterator[Problem]:
     yield from compiled
 
 
+def _name(document: dict) -> Any:
+    """``metadata.name``, or None (also where ``metadata`` is not a map: the schema's problem to report)."""
+    metadata = document.get("metadata")
+    return metadata.get("name") if isinstance(metadata, dict) else None
+
+
+def _spec(document: Any) -> dict:
+    spec = document.get("spec") if isinstance(document, dict) else None
+    return spec if isinstance(spec, dict) else {}
+
+
 def lint_documents(documents: Iterable[Any]) -> Iterator[tuple[int, Problem]]:
     """What only the documents together tell, as (position of the document in `documents`, problem)."""
     documents = list(documents)
@@ -66,27 +77,24 @@ def lint_documents(documents: Iterable[Any]) -> Iterator[tuple[int, Problem]]:
     for position, document in enumerate(documents):
         if not isinstance(document, dict) or document.get("kind") not in KINDS:
             continue
-        name = (document.get("metadata") or {}).get("name")
+        name = _name(document)
         if document["kind"] in (VALIDATING, MUTATING):
             policies[(document["kind"], str(name))] = position
     for position, document in enumerate(documents):
         if not isinstance(document, dict) or str(document.get("kind")) not in (f"{VALIDATING}Binding",
                                                                                f"{MUTATING}Binding"):
             continue
-        spec = document.get("spec")
-        spec = spec if isinstance(spec, dict) else {}
+        spec = _spec(document)
         key = (str(document["kind"]).removesuffix("Binding"), str(spec.get("policyName")))
         if key not in policies:
-            binding = Binding(str((document.get("metadata") or {}).get("name")), str(document["kind"]), key[1],
-                              document)
+            binding = Binding(str(_name(document)), str(document["kind"]), key[1], document)
             yield position, Problem(orphan_message(binding), path=("spec", "policyName"))
-        elif spec.get("paramRef") and not (documents[policies[key]].get("spec") or {}).get("paramKind"):
+        elif spec.get("paramRef") and not _spec(documents[policies[key]]).get("paramKind"):
             yield position, Problem("the policy has no paramKind: Kubernetes ignores this paramRef",
                                     path=("spec", "paramRef"), severity=Severity.WARNING)
         bound.setdefault(key, []).append(spec)
     for key, position in policies.items():
-        spec = (documents[position].get("spec") or {}) if isinstance(documents[position], dict) else {}
-        if not isinstance(spec, dict) or not spec.get("paramKind"):
+        if not _spec(documents[position]).get("paramKind"):
             continue
         given = [binding for binding in bound.get(key, []) if binding.get("paramRef")]
         if not given:

@@ -66,6 +66,12 @@ class CompiledCel:
         """
         return self._program.evaluate({"object": value}, bindings)
 
+    def explain(self, value: Any, bindings: Mapping[str, Any], trace: Any) -> None:
+        """Record the statement's top-level clauses with their values (`clauses.trace_clauses`; --explain)."""
+        from assertree.languages.cel.clauses import trace_clauses
+
+        trace_clauses(self._program, {"object": value}, trace, bindings)
+
     def __repr__(self) -> str:
         return f"CompiledCel({self.text!r})"
 

@@ -18,10 +18,28 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
-__all__ = ["CLOSING", "OPENING", "Piece", "Splice", "Token", "arguments", "ends_operand", "join", "matching", "pieces",
-           "receiver_start", "rename_calls", "rewrite_each", "string_end", "synthetic", "tokens"]
+__all__ = [
+    "CLOSING",
+    "OPENING",
+    "Piece",
+    "Splice",
+    "Token",
+    "arguments",
+    "closing_quote",
+    "ends_operand",
+    "join",
+    "matching",
+    "pieces",
+    "receiver_start",
+    "rename_calls",
+    "rewrite_each",
+    "string_end",
+    "synthetic",
+    "tokens",
+]
 
 IDENT, NUMBER, STRING, PUNCT = "ident", "number", "string", "punct"
 OPENING = {"(": ")", "[": "]", "{": "}"}
@@ -47,9 +65,16 @@ class Token:
 def string_end(text: str, start: int) -> int | None:
     """The index after the string or bytes literal starting at `start` (prefix included), or None when none
     starts there. An unterminated literal runs to the end (the parser reports it)."""
-    found = _STRING_START.match(text, start)
-    if found is None:
+    if _STRING_START.match(text, start) is None:
         return None
+    end = closing_quote(text, start)
+    return len(text) if end is None else end
+
+
+def closing_quote(text: str, start: int) -> int | None:
+    """The index after the closing quote of the literal that starts at `start`, None when it never closes."""
+    found = _STRING_START.match(text, start)
+    assert found is not None
     quote = found.group(1)
     raw = "r" in found.group(0)[: found.start(1) - start].lower()
     position = found.end()
@@ -60,7 +85,7 @@ def string_end(text: str, start: int) -> int | None:
         if text.startswith(quote, position):
             return position + len(quote)
         position += 1
-    return len(text)
+    return None
 
 
 def tokens(text: str) -> list[Token]:
@@ -127,7 +152,14 @@ def pieces(text: str) -> tuple[str, list[Piece]]:
 
 def synthetic(text: str) -> list[Piece]:
     """The pieces of text a rewrite inserts; their tokens have no place in the source (start -1)."""
-    return [(Token(token.kind, token.text, -1, -1), "") for token in tokens(text)]
+    return list(_synthetic(text))
+
+
+@lru_cache(maxsize=512)
+def _synthetic(text: str) -> tuple[Piece, ...]:
+    # The rewrites insert a few fragments over and over (their names numbered per expression): lexed once
+    # each. The same pieces as lexing anew, since tokens are frozen and the result is a fresh list each time.
+    return tuple((Token(token.kind, token.text, -1, -1), "") for token in tokens(text))
 
 
 def join(head: str, items: list[Piece]) -> str:

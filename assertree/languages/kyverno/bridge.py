@@ -10,12 +10,18 @@ for that policy and resource, and the rule's values.
 Every evaluation failure is raised as `EvaluationProblem` (a variable that
 cannot be resolved, a context entry that fails, a bad condition), which the
 runner turns into an ERROR result.
+
+While a rule is evaluated again to explain a result (``--explain``), an
+`assertree.explanation.Trace` is active and the conditions, patterns and
+``foreach`` loops below tell `tracing` what they saw; during a scan none is.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from assertree.explanation import active
 
 if TYPE_CHECKING:
     from assertree.languages.base import ScanContext
@@ -134,11 +140,19 @@ def is_delete(current: Session) -> bool:
 def begin_elements(current: Session) -> None:
     """Before a foreach's elements: remember the context (Kyverno's ``Checkpoint``)."""
     current.context.checkpoint()
+    if (trace := active()) is not None:
+        from assertree.languages.kyverno.tracing import begin_elements as traced
+
+        traced(trace)
 
 
 def end_elements(current: Session) -> None:
     """After a foreach's elements: drop what they added (``Restore``)."""
     current.context.restore()
+    if (trace := active()) is not None:
+        from assertree.languages.kyverno.tracing import end_elements as traced
+
+        traced(trace)
 
 
 def enter_element(current: Session, element: Any, index: int, nesting: int, element_scope: bool | None) -> bool:
@@ -152,6 +166,10 @@ def enter_element(current: Session, element: Any, index: int, nesting: int, elem
         scoped = element_scope
     current.context.reset()
     current.context.add_element(element, index, nesting)  # add_element binds a copy
+    if (trace := active()) is not None:
+        from assertree.languages.kyverno.tracing import enter_element as traced
+
+        traced(trace, element, index)
     return scoped
 
 
@@ -189,10 +207,17 @@ def evaluate_list(expression: str, current: Session) -> list:
     try:
         value = current.context.query(expression)
     except VariableError as error:
+        if (trace := active()) is not None:
+            from assertree.languages.kyverno.tracing import trace_list
+
+            trace_list(trace, expression, None, str(error))
         raise _problem(error) from None
-    if isinstance(value, list):
-        return value
-    return [value]
+    elements = value if isinstance(value, list) else [value]
+    if (trace := active()) is not None:
+        from assertree.languages.kyverno.tracing import trace_list
+
+        trace_list(trace, expression, elements)
+    return elements
 
 
 def conditions_met(conditions: Any, current: Session) -> tuple[bool, str]:
@@ -205,7 +230,12 @@ def conditions_met(conditions: Any, current: Session) -> tuple[bool, str]:
         return True, ""
     from assertree.languages.kyverno.conditions import evaluate_conditions
 
-    result = evaluate_conditions(conditions, lambda value: substitute(value, current))
+    if (trace := active()) is None:
+        result = evaluate_conditions(conditions, lambda value: substitute(value, current))
+    else:
+        from assertree.languages.kyverno.tracing import traced_conditions
+
+        result = traced_conditions(conditions, lambda value: substitute(value, current), trace)
     if result.error is not None:
         cause = result.error.cause
         if isinstance(cause, EvaluationProblem):
@@ -219,7 +249,12 @@ def validate_patterns(target: Any, rule_name: str, pattern: Any, any_pattern: An
     """Kyverno's pattern/anyPattern verdict with its message (`pattern.validate_rule`)."""
     from assertree.languages.kyverno.pattern import validate_rule
 
-    return validate_rule(target, rule_name, pattern=pattern, any_pattern=any_pattern, message=message or "")
+    outcome = validate_rule(target, rule_name, pattern=pattern, any_pattern=any_pattern, message=message or "")
+    if (trace := active()) is not None:
+        from assertree.languages.kyverno.tracing import trace_patterns
+
+        trace_patterns(trace, target, pattern, any_pattern)
+    return outcome
 
 
 # -- mutation -------------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from assertree.languages.base import reduce_compiled
 from assertree.languages.kyverno.model import KyvernoPolicy, KyvernoRule, policy_from_document
 
 if TYPE_CHECKING:
-    from assertree.languages.base import Generator, Mutator, RuleRunner, ScanContext
+    from assertree.languages.base import Explain, Generator, Mutator, RuleRunner, ScanContext
 
 _OFFLINE_CONTEXT = ("configMap", "apiCall", "imageRegistry", "globalReference")
 
@@ -57,6 +57,17 @@ class CompiledKyvernoRule:
         from assertree.languages.kyverno.evaluate import rule_runner
 
         return rule_runner(self, context)
+
+    def explainer(self, context: ScanContext) -> Explain:
+        """How this rule failed or errored on a resource (`explain`; a ``verifyImages`` rule's check phase:
+        `verify_images.image_check_explainer`)."""
+        if self.rule.verifies_images:
+            from assertree.languages.kyverno.verify_images import image_check_explainer
+
+            return image_check_explainer(self, context)
+        from assertree.languages.kyverno.explain import explainer
+
+        return explainer(self, context)
 
 
 @dataclass(eq=False)

@@ -73,6 +73,9 @@ __all__ = [
 Resolver = Callable[[Any], Any]
 """Substitutes variables in a raw condition key or value; raises to report an unresolvable variable."""
 
+Observer = Callable[["Condition", bool, "ConditionError | None"], None]
+"""Told of each condition evaluated, in order, with its outcome (--explain records them)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Condition:
@@ -619,32 +622,36 @@ def _parse_list(raw: Any) -> list[Condition]:
     return [Condition.from_raw(item) for item in raw]
 
 
-def evaluate_conditions(conditions: Any, resolve: Resolver = _identity) -> ConditionsResult:
+def evaluate_conditions(conditions: Any, resolve: Resolver = _identity,
+                        observe: Observer | None = None) -> ConditionsResult:
     """Evaluate a precondition or deny block as written in the policy, substituting lazily through `resolve`.
 
     `conditions` is the decoded ``preconditions`` / ``deny.conditions`` value:
     ``None`` (true), a map with ``any`` and/or ``all`` lists, or the legacy
-    list of conditions. A malformed block gives an error result.
+    list of conditions. A malformed block gives an error result. `observe`, when
+    given, is told of each condition evaluated (an explanation's hook; it changes nothing).
     """
     try:
         if conditions is None:
             return ConditionsResult(True)
         if isinstance(conditions, list):
-            return _evaluate_legacy(_parse_list(conditions), resolve)
+            return _evaluate_legacy(_parse_list(conditions), resolve, observe)
         if isinstance(conditions, dict):
             any_raw, all_raw = conditions.get("any"), conditions.get("all")
             any_block = None if any_raw is None else _parse_list(any_raw)
             all_block = [] if all_raw is None else _parse_list(all_raw)
-            return _evaluate_any_all(any_block, all_block, resolve)
+            return _evaluate_any_all(any_block, all_block, resolve, observe)
     except TypeError as problem:
         return ConditionsResult(False, error=ConditionError(f"failed to parse conditions: {problem}"))
     return ConditionsResult(False, error=ConditionError("failed to parse conditions: invalid condition"))
 
 
-def _evaluate_legacy(block: list[Condition], resolve: Resolver) -> ConditionsResult:
+def _evaluate_legacy(block: list[Condition], resolve: Resolver, observe: Observer | None) -> ConditionsResult:
     held: list[Condition] = []
     for condition in block:
         holds, error = evaluate_condition(condition, resolve)
+        if observe is not None:
+            observe(condition, holds, error)
         if error is not None:
             return ConditionsResult(False, error=error)
         if not holds:
@@ -654,7 +661,7 @@ def _evaluate_legacy(block: list[Condition], resolve: Resolver) -> ConditionsRes
 
 
 def _evaluate_any_all(
-    any_block: list[Condition] | None, all_block: list[Condition], resolve: Resolver
+    any_block: list[Condition] | None, all_block: list[Condition], resolve: Resolver, observe: Observer | None
 ) -> ConditionsResult:
     held: list[Condition] = []
     missed: list[Condition] = []
@@ -663,6 +670,8 @@ def _evaluate_any_all(
         any_holds = False
         for condition in any_block:
             holds, error = evaluate_condition(condition, resolve)
+            if observe is not None:
+                observe(condition, holds, error)
             if error is not None:
                 return ConditionsResult(False, error=error)
             if holds:
@@ -673,6 +682,8 @@ def _evaluate_any_all(
     all_holds = True
     for condition in all_block:
         holds, error = evaluate_condition(condition, resolve)
+        if observe is not None:
+            observe(condition, holds, error)
         if error is not None:
             return ConditionsResult(False, error=error)
         if not holds:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from assertree.errors import PolicyError, Problem
 
 if TYPE_CHECKING:
+    from assertree.languages.checked_files import CheckedFile
     from assertree.languages.kyverno.cleanup import CompiledCleanupPolicy
     from assertree.languages.kyverno.compile import CompiledKyvernoPolicy
 
@@ -116,14 +117,16 @@ class KyvernoDocuments:
     others: list = field(default_factory=list)  # assertree.documents.reader.Document of any other kind
 
 
-def policy_documents(path: str | Path) -> list:
-    """The documents (`assertree.documents.reader.Document`) of a policy file; PolicyError (located) when
-    the file is not YAML or JSON."""
-    from assertree.documents.reader import load_documents
+def policy_file(path: str | Path) -> CheckedFile:
+    """The documents (`assertree.documents.reader.Document`) of a policy file, from the cache of checked
+    files when its bytes were read before (`assertree.languages.checked_files`: then no YAML parse, and
+    no schema validation inside `CheckedFile.checked`); PolicyError (located) when the file is not YAML or
+    JSON. The caller calls `CheckedFile.remember` once every document compiled."""
     from assertree.errors import AssertreeError
+    from assertree.languages.checked_files import read_checked
 
     try:
-        return load_documents(path)
+        return read_checked(path)
     except AssertreeError as error:
         raise PolicyError(error.message, source=error.source or str(path), line=error.line,
                           column=error.column) from None
@@ -136,19 +139,25 @@ def load_kyverno_documents(paths: Iterable[str | Path]) -> KyvernoDocuments:
     """
     found = KyvernoDocuments()
     for path in paths:
-        for document in policy_documents(path):
-            value = document.value
-            if is_kyverno_policy(value):
-                from assertree.languages.base import locate_refusals
+        read = policy_file(path)
+        compiled = 0
+        with read.checked():
+            for document in read.documents:
+                value = document.value
+                if is_kyverno_policy(value):
+                    from assertree.languages.base import locate_refusals
 
-                try:
-                    compiled = _compile(value, document.path, document.index, document.line)
-                except PolicyError as error:
-                    line, column = document.locate(error.path) if error.path else (document.line, None)
-                    raise error.located(source=document.path, line=line, column=column) from None
-                found.policies.append(locate_refusals(compiled, document))
-            elif is_policy_exception(value):
-                found.exceptions.append(value)
-            else:
-                found.others.append(document)
+                    try:
+                        compiled_policy = _compile(value, document.path, document.index, document.line)
+                    except PolicyError as error:
+                        line, column = document.locate(error.path) if error.path else (document.line, None)
+                        raise error.located(source=document.path, line=line, column=column) from None
+                    found.policies.append(locate_refusals(compiled_policy, document))
+                    compiled += 1
+                elif is_policy_exception(value):
+                    found.exceptions.append(value)
+                else:
+                    found.others.append(document)
+        if compiled == len(read.documents):  # every document compiled here (others are checked elsewhere)
+            read.remember()
     return found

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from assertree.languages.kyverno import bridge
-from assertree.languages.kyverno.manifests import to_float64, with_default_namespace
+from assertree.languages.kyverno.manifests import is_kubernetes_object, to_float64, with_default_namespace
 from assertree.languages.kyverno.prelude import enter_rule
 from assertree.results import ERROR, PASS, Resource, RuleError, RuleResult
 
@@ -36,8 +36,8 @@ def policy_mutator(compiled: CompiledKyvernoPolicy, context: ScanContext) -> Mut
     rules = list(compiled.mutate_rules)
 
     def mutate(resource: Resource) -> tuple[Resource, list[RuleResult]]:
-        if not isinstance(resource.value, dict):
-            return resource, []  # not a Kubernetes object: no kind, so no rule selects it
+        if not is_kubernetes_object(resource.value):
+            return resource, []  # not a Kubernetes object: no kind or no usable metadata, so no rule selects it
         # as Kyverno reads resources: in 'default' when namespaced and without a namespace, float64 numbers
         current = to_float64(with_default_namespace(resource.value, context.cluster_scoped))
         results: list[RuleResult] = []
@@ -92,4 +92,13 @@ def _mutate_rule(compiled: CompiledKyvernoRule, resource: Resource, current: Any
     status = str(outcome.status)
     if status == ERROR:
         return result(ERROR, outcome.message, current, RuleError(outcome.message, ("mutate",)))
+    if not is_kubernetes_object(outcome.resource):  # a JSON patch replaced the resource, or its metadata
+        from assertree.jp.values import type_name
+
+        patched = outcome.resource
+        what = ("the patched resource", patched) if not isinstance(patched, dict) else (
+            "the patched resource's metadata", patched["metadata"])
+        message = (f"failed to apply patches: {what[0]} is a JSON {type_name(what[1])}, not an object (Kubernetes "
+                   "cannot decode it)")
+        return result(ERROR, message, current, RuleError(message, ("mutate",)))
     return result(status, outcome.message, outcome.resource)

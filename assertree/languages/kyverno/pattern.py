@@ -138,6 +138,9 @@ class _Walk:
     def __init__(self) -> None:
         # Kyverno's AnchorMap: for each conditional/existence/negation key seen, whether any map had it.
         self.anchor_seen: dict[str, bool] = {}
+        # `_has_nested_anchors` of each pattern map and list met, so that each level does not walk its subtree
+        # again: by id, with the object kept (its id cannot be reused by a map made later in the walk)
+        self.nested_anchors: dict[int, tuple[Any, bool]] = {}
 
     def keys_are_missing(self) -> bool:
         return any(not seen and _kind_of(key) is not AnchorKind.NEGATION for key, seen in self.anchor_seen.items())
@@ -195,7 +198,8 @@ class _Walk:
             applied += 1
         if skips and (applied == 0 or any(not skip.pattern for skip in skips)):
             return path, _combined_skip(skips)
-        for key in _plain_key_order([key for key in pattern if _kind_of(key) not in _MAP_ANCHORS], pattern):
+        for key in _plain_key_order([key for key in pattern if _kind_of(key) not in _MAP_ANCHORS], pattern,
+                                    self.nested_anchors):
             failed_path, error = self.handle(key, pattern[key], resource, path)
             if error is not None:
                 return failed_path, error
@@ -323,21 +327,30 @@ def _mismatch(resource: Any, pattern: Any, path: str) -> _Error:
     return _Error(f"resource value '{sprint(resource)}' does not match '{sprint(pattern)}' at path {path}")
 
 
-def _has_nested_anchors(pattern: Any) -> bool:
+def _has_nested_anchors(pattern: Any, memo: dict[int, tuple[Any, bool]]) -> bool:
+    """Kyverno's ``hasNestedAnchors``, remembered per map and list in `memo` (Kyverno asks it again at every
+    level of the walk: a pattern 1,000 levels deep took seconds, a wide one under it far longer). Wildcard
+    expansion (`_expand_metadata_wildcards`) keeps every key anchored or not, so an answer stays true."""
+    if not isinstance(pattern, dict | list):
+        return False
+    known = memo.get(id(pattern))
+    if known is not None:
+        return known[1]
     if isinstance(pattern, dict):
-        return any(_anchor_of(key) is not None and _kind_of(key) is not AnchorKind.ADD_IF_NOT_PRESENT
-                   for key in pattern) or any(_has_nested_anchors(value) for value in pattern.values())
-    if isinstance(pattern, list):
-        return any(_has_nested_anchors(value) for value in pattern)
-    return False
+        found = any(_anchor_of(key) is not None and _kind_of(key) is not AnchorKind.ADD_IF_NOT_PRESENT
+                    for key in pattern) or any(_has_nested_anchors(value, memo) for value in pattern.values())
+    else:
+        found = any(_has_nested_anchors(value, memo) for value in pattern)
+    memo[id(pattern)] = (pattern, found)
+    return found
 
 
-def _plain_key_order(keys: list[str], pattern: dict) -> list[str]:
+def _plain_key_order(keys: list[str], pattern: dict, memo: dict[int, tuple[Any, bool]]) -> list[str]:
     """Kyverno's ``getSortedNestedAnchorResource``: keys with anchors below them first (pushed to the front)."""
     front: list[str] = []
     back: list[str] = []
     for key in sorted(keys):
-        if _kind_of(key) is AnchorKind.GLOBAL or _has_nested_anchors(pattern[key]):
+        if _kind_of(key) is AnchorKind.GLOBAL or _has_nested_anchors(pattern[key], memo):
             front.insert(0, key)
         else:
             back.append(key)

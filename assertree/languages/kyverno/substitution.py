@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from assertree.errors import shorten
+
 __all__ = ["Path", "VariableError", "has_markers", "traverse"]
 
 Path = tuple[str | int, ...]
@@ -45,7 +47,7 @@ class VariableError(Exception):
     def __str__(self) -> str:
         if self.not_found or self.variable is None:
             return self.reason
-        return f"failed to resolve {self.variable} at path {self.field}: {self.reason}"
+        return f"failed to resolve {shorten(self.variable, 160)} at path {self.field}: {self.reason}"
 
 
 def traverse(value: Any, where: Path, action: Callable[[str, Path], Any]) -> Any:

@@ -48,6 +48,7 @@ from functools import lru_cache
 from typing import Any
 
 from assertree import jp
+from assertree.errors import shorten
 from assertree.jp.compiler import Compiler
 from assertree.jp.values import is_false, json_excerpt, to_json
 from assertree.languages.kyverno.images import images
@@ -337,7 +338,9 @@ def evaluate(expression: str, data: Any) -> Any:
     try:
         query = _compiled(text)
     except jp.JMESPathError as error:
-        raise VariableError(f"incorrect query {text}: {error}", variable=text) from None
+        if isinstance(error, jp.ParseError) and error.expression == text:  # the part around the column
+            raise VariableError(f"incorrect query {error.excerpt(80)}: {error.located()}", variable=text) from None
+        raise VariableError(f"incorrect query {shorten(text, 160)}: {error}", variable=text) from None
     try:
         result = query.expression.search(data)
         missing = query.missing_key(data)

@@ -42,10 +42,11 @@ from assertree.languages.kyverno.wildcard import match as wildcard_match
 from assertree.results import ERROR, FAIL, PASS, SKIP, Resource, RuleError, RuleResult, Violation
 
 if TYPE_CHECKING:
-    from assertree.languages.base import RuleRunner, ScanContext
+    from assertree.explanation import Explanation
+    from assertree.languages.base import Explain, RuleRunner, ScanContext
     from assertree.languages.kyverno.compile import CompiledKyvernoRule
 
-__all__ = ["image_check_runner", "patch_images", "rule_images"]
+__all__ = ["image_check_explainer", "image_check_runner", "patch_images", "rule_images"]
 
 SCOPED_ANNOTATION = "kyverno.io/verify-images-scoped"
 
@@ -215,8 +216,35 @@ def image_check_runner(compiled: CompiledKyvernoRule, context: ScanContext) -> R
     return run
 
 
+def image_check_explainer(compiled: CompiledKyvernoRule, context: ScanContext) -> Explain:
+    """How the check phase failed or errored on a resource (``--explain``): the rule run again while a trace
+    records its preconditions (through `bridge`) and each image it checked (`_check`)."""
+    from assertree.explanation import Trace, recording
+    from assertree.languages.kyverno.tracing import BLOCKS
+
+    run = image_check_runner(compiled, context)
+
+    def explain(result: RuleResult) -> Explanation | None:
+        trace = Trace()
+        trace.notes[BLOCKS] = {}
+        with recording(trace):
+            again = run(result.resource)
+        if again is None or again.status != result.status:
+            trace = Trace()  # the image phase's result (a tag that needs the registry): its message says why
+        if not any(step.outcome == result.status for step in trace.explanation.steps):
+            trace.add("verifyImages", str(result.status), depth=0, detail=result.message or "",
+                      policy_path=f"spec.rules[{compiled.rule.index}].verifyImages")
+        return trace.explanation
+
+    return explain
+
+
 def _check(compiled: CompiledKyvernoRule, entries: list[dict], resource: dict) -> tuple[str, str]:
-    """Kyverno's ``validateImage`` over the images its ``images`` context holds (the standard containers)."""
+    """Kyverno's ``validateImage`` over the images its ``images`` context holds (the standard containers);
+    each image checked is a step of an active trace (``--explain``)."""
+    from assertree.explanation import active
+
+    trace = active()
     passed: list[str] = []
     skipped: list[str] = []
     try:
@@ -224,13 +252,24 @@ def _check(compiled: CompiledKyvernoRule, entries: list[dict], resource: dict) -
     except ImageError:
         standard = []
     for entry in entries:
+        where = f"spec.rules[{compiled.rule.index}].verifyImages"  # (the entry: the image's references match)
         for reference, info in standard:
             if not _matches(reference, entry["imageReferences"]):
                 continue
-            if entry.get("verifyDigest") and not info.digest:
-                return FAIL, f"missing digest for {reference}"
+            if entry.get("verifyDigest"):
+                if trace is not None:
+                    trace.add("verifyDigest", PASS if info.digest else FAIL, value=reference,
+                              detail="the image has a digest" if info.digest else "the image has no digest",
+                              policy_path=f"{where}.verifyDigest")
+                if not info.digest:
+                    return FAIL, f"missing digest for {reference}"
             if entry.get("required"):
                 verified = _scoped_status(resource, compiled, reference)
+                if trace is not None:
+                    trace.add("required", FAIL if verified == "fail" else PASS if verified == "pass" else SKIP,
+                              value=reference, detail=f"{SCOPED_ANNOTATION} records {verified!r} for this policy's "
+                              "rule" if verified != "fail" else f"no {SCOPED_ANNOTATION} record that this policy's "
+                              "rule verified the image", policy_path=f"{where}.required")
                 if verified == "fail":
                     return FAIL, f"unverified image {reference}"
                 (passed if verified == "pass" else skipped).append(reference)

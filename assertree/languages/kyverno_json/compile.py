@@ -15,23 +15,29 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assertree.errors import PolicyError, Problem
-from assertree.languages.base import Mutator, RuleRunner, ScanContext, reduce_compiled
+from assertree.languages.base import Explain, Mutator, RuleRunner, ScanContext, reduce_compiled
 from assertree.languages.kyverno_json.evaluate import evaluate_rule
 from assertree.languages.kyverno_json.expressions import Compilers
 from assertree.languages.kyverno_json.messages import Message
 from assertree.languages.kyverno_json.model import Match, Policy, Rule, policy_from_document
 from assertree.results import Resource
+from assertree.tree.fast import Check, fast_check
 from assertree.tree.nodes import Evaluate, Expression, Node, StaticMapNode, compile_scalar, compile_tree
 
 
 @dataclass(eq=False)
 class CompiledAssertion:
-    """One assertion of a rule: its tree, message and place in the policy."""
+    """One assertion of a rule: its tree, message and place in the policy; `run` checks the tree."""
 
     check_path: str  # "spec.rules[0].assert.all[1]"
     tree: Node
     message: Message | None
     at: tuple = ()  # where the assertion is in the policy document
+
+    def __post_init__(self) -> None:
+        # compiled to closures (`assertree.tree.fast`: the same results); an explanation walks `tree` itself
+        # (`assertree.tree.trace`), the interpreter being the reference
+        self.run: Check = fast_check(self.tree)
 
 
 @dataclass(eq=False)
@@ -109,6 +115,12 @@ class CompiledRule:
             return evaluate_rule(self, resource, scope, entries)
 
         return run
+
+    def explainer(self, context: ScanContext) -> Explain:
+        """How this rule failed or errored on a resource (`explain`)."""
+        from assertree.languages.kyverno_json.explain import explainer
+
+        return explainer(self, context)
 
 
 @dataclass(eq=False)

@@ -36,7 +36,7 @@ def evaluate_rule(rule: CompiledRule, resource: Resource, scope: dict,
     value = resource.value
     entries = rule.context if context is None else context
     if entries:
-        scope = _with_context(entries, value, scope)
+        scope = with_context(entries, value, scope)
     try:
         if rule.match is not None and not _matches(rule.match, value, scope):
             return None
@@ -52,7 +52,7 @@ def evaluate_rule(rule: CompiledRule, resource: Resource, scope: dict,
     return _result(rule, resource, scope, PASS)
 
 
-def _with_context(entries: list[CompiledContextEntry], value: Any, scope: dict) -> dict:
+def with_context(entries: list[CompiledContextEntry], value: Any, scope: dict) -> dict:
     """Register the context entries; each is computed on first use and sees the earlier ones."""
     for entry in entries:
         if entry.evaluate is None:
@@ -65,7 +65,7 @@ def _with_context(entries: list[CompiledContextEntry], value: Any, scope: dict) 
 def _context_value(entry: CompiledContextEntry, value: Any, scope: dict) -> Callable[[], Any]:
     """The computation of a context entry, run where the entry is first used."""
     evaluate = entry.evaluate
-    assert evaluate is not None  # a constant entry is bound as it is (_with_context)
+    assert evaluate is not None  # a constant entry is bound as it is (with_context)
 
     def compute() -> Any:
         try:
@@ -112,7 +112,7 @@ def _assert(rule: CompiledRule, value: Any, scope: dict) -> list[Violation]:
 
 def _check(assertion, value: Any, scope: dict) -> Violation | None:
     errors: list = []
-    assertion.tree.check(value, scope, None, errors)
+    assertion.run(value, scope, None, errors)
     if not errors:
         return None
     message = assertion.message.render(value, scope) if assertion.message is not None else None

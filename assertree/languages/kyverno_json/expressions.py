@@ -18,6 +18,7 @@ from typing import Any
 
 from assertree import jp
 from assertree.errors import PolicyError, Problem, shorten
+from assertree.jp.errors import quoted
 from assertree.tree.keys import DEFAULT_COMPILER
 
 JP = "jp"
@@ -30,9 +31,9 @@ def compile_jp_expression(statement: str, at: tuple = ()) -> jp.Expression:
     try:
         expression = jp.compile(statement)
     except jp.ParseError as error:
-        raise PolicyError(f"invalid expression {shorten(repr(statement))}: {error.located()}", path=at) from None
+        raise PolicyError(f"invalid expression {quoted(statement, error)}: {error.located()}", path=at) from None
     if expression.problems:
-        raise PolicyError(f"invalid expression {shorten(repr(statement))}: {'; '.join(expression.problems)}", path=at)
+        raise PolicyError(f"invalid expression {quoted(statement)}: {'; '.join(expression.problems)}", path=at)
     return expression
 
 
@@ -50,6 +51,10 @@ class CelExpression:
 
     def search(self, value: Any, scope: Any = None) -> Any:
         return self.compiled.evaluate(value, scope or {})
+
+    def explain(self, value: Any, scope: Any, trace: Any) -> None:
+        """Its top-level ``&&``/``||`` clauses and their values, into an explanation's trace (--explain)."""
+        self.compiled.explain(value, scope or {}, trace)
 
 
 def compile_cel_expression(statement: str, at: tuple = ()) -> CelExpression:

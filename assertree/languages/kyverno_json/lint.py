@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from assertree.errors import Problem, Severity
+from assertree.errors import Problem, Severity, shorten
 from assertree.languages.kyverno_json.compile import CompiledPolicy, CompiledRule, compile_policy
 from assertree.languages.kyverno_json.messages import Message
 from assertree.languages.kyverno_json.model import document_kind_problem, policy_from_document
@@ -153,8 +153,8 @@ class _PolicyLinter:
             self.expression(entry.expression, at, scope)
             kinds = _result_types(entry.expression.tree) if entry.foreach and entry.expression.tree else None
             if kinds is not None and kinds <= _SCALAR_TYPES:
-                statement = getattr(entry.expression, "text", entry.text)
-                self.error(at, f"~ over {statement!r}, which is always a {' or '.join(sorted(kinds))}: "
+                statement = shorten(repr(getattr(entry.expression, "text", entry.text)), 160)
+                self.error(at, f"~ over {statement}, which is always a {' or '.join(sorted(kinds))}: "
                            "foreach needs a list or a map")
         own = [_Binding(entry.binding, at, "binding")] if entry.binding else []
         if entry.foreach_name:

@@ -146,6 +146,7 @@
       if (!(result.violations || []).length && result.message) {
         card.append(element("div", "message", result.message));
       }
+      if (result.explanation && result.explanation.steps.length) card.append(explanationOf(result.explanation));
       if (result.result !== "pass" && !lines && result.line) {
         const row = element("div", "field-error");
         row.append(lineButton(result.line), element("span", "path", "the resource"));
@@ -154,6 +155,22 @@
       }
       verdict.append(card);
     }
+  }
+
+  // How a failing or erroring result was reached (?explain=true): one line per step, nested by depth;
+  // a step that is a field of the payload has a button to its line.
+  function explanationOf(explanation) {
+    const how = element("details", "explanation");
+    how.open = true;
+    how.append(element("summary", "", "How it was reached"));
+    for (const step of explanation.steps) {
+      const row = element("div", `step ${step.outcome || ""}`);
+      row.style.paddingLeft = `${step.depth * 14}px`;
+      row.append(step.line ? lineButton(step.line) : element("span"), element("span", "text", step.text));
+      how.append(row);
+    }
+    if (explanation.truncated) how.append(element("div", "muted", "... (more steps left out)"));
+    return how;
   }
 
   let policyMark = null;
@@ -174,7 +191,7 @@
     button.disabled = true;
     $("verdict").classList.add("running");
     try {
-      const response = await fetch("api/playground/scan?details=true", {
+      const response = await fetch("api/playground/scan?details=true&explain=true", {
         method: "POST",
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ policy: policy.getValue(), payload: payload.getValue(),

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from assertree.errors import PolicyError, Problem, Severity
-from assertree.languages.base import Generator, Mutator, RuleRunner, ScanContext, reduce_compiled
+from assertree.languages.base import Explain, Generator, Mutator, RuleRunner, ScanContext, reduce_compiled
 from assertree.languages.cel.conversions import opaque_string_conversions
 from assertree.languages.cel.engine import CelCompileError, CelUnavailableError, Program
 from assertree.languages.cel.fallback import Fallback, Runnable
@@ -281,6 +281,29 @@ class CompiledCelRule:
             result.message = ("would generate " + ", ".join(describe(item) for item in outcome.generated)
                               if outcome.generated else "would generate nothing")
         return result
+
+    def explainer(self, context: ScanContext) -> Explain:
+        """How this rule failed or errored on a resource: its variables, conditions and validations
+        (`explain.explain_validations`)."""
+        from assertree.languages.kyverno.cel_policies.explain import explain_validations
+
+        lookups = _lookups(self.policy, context)
+
+        def explain(result: RuleResult):
+            mode = self.policy.spec.mode
+            if mode in AUTHZ_MODES:  # an authorization policy: the check request's variables
+                try:
+                    return explain_validations(self.compiled, check_request(mode, result.resource.value), lookups)
+                except ValueError:
+                    return None  # an unusable request: the result's error says why
+            try:
+                data = selected_data(self.policy, self.rule, result.resource.value, context,
+                                     any_operation=self.policy.deleting)
+            except ValueError:
+                return None  # the match itself failed: the result's error says why
+            return explain_validations(self.compiled, data, lookups) if data is not None else None
+
+        return explain
 
 
 @dataclass(eq=False)

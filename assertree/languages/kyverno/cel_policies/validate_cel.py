@@ -56,14 +56,7 @@ class CompiledValidateCel:
     def evaluate(self, resource: Any, context: Any = None) -> tuple[Status, str]:
         """(status, message) of the rule on `resource` under `context` (a ScanContext: operation, user info,
         parameter resources)."""
-        operation = getattr(context, "operation", "CREATE") or "CREATE"
-        request = admission_request(resource, operation=operation, user_info=getattr(context, "user_info", None))
-        data = request.variables()
-        namespace = request.attributes.namespace
-        kind = str((resource or {}).get("kind") or "") if isinstance(resource, dict) else ""
-        if kind == "Namespace":
-            namespace = ""
-        data["namespaceObject"] = {"metadata": {"name": namespace}, "spec": {}, "status": {}} if namespace else None
+        data, namespace = self._request(resource, context)
         if self.params is None:
             return self._validate(data, context)
         try:
@@ -76,10 +69,39 @@ class CompiledValidateCel:
                 return status, message
         return PASS, f"Validation rule '{self.name}' passed."
 
+    def _request(self, resource: Any, context: Any) -> tuple[dict[str, Any], str]:
+        """The request's variables (``params`` aside) and the namespace params are chosen in."""
+        operation = getattr(context, "operation", "CREATE") or "CREATE"
+        request = admission_request(resource, operation=operation, user_info=getattr(context, "user_info", None))
+        data = request.variables()
+        namespace = request.attributes.namespace
+        kind = str((resource or {}).get("kind") or "") if isinstance(resource, dict) else ""
+        if kind == "Namespace":
+            namespace = ""
+        data["namespaceObject"] = {"metadata": {"name": namespace}, "spec": {}, "status": {}} if namespace else None
+        return data, namespace
+
+    def _scope(self, data: dict[str, Any], lookups: Any) -> dict[str, Any]:
+        return (prepare_variables(self.spec, data, lookups) if self.spec.needs_values
+                else {**data, "exceptions": NO_EXCEPTIONS})
+
+    def scope(self, resource: Any, context: Any = None) -> tuple[dict[str, Any], Any]:
+        """The variables the expressions see on `resource` (``variables`` computed), and the lookups (what
+        --explain shows; with params, those of the first param, where a failure is reported first)."""
+        data, namespace = self._request(resource, context)
+        if self.params is not None:
+            try:
+                params = collect_params(*self.params, namespace, param_cluster(context))
+            except ParamsError:
+                params = []
+            if params:
+                data = {**data, "params": params[0]}
+        lookups = getattr(context, "lookups", None)
+        return prepare_variables(self.spec, data, lookups), lookups  # every variable's value, to be shown
+
     def _validate(self, data: dict[str, Any], context: Any) -> tuple[Status, str]:
         lookups = getattr(context, "lookups", None)
-        scope = (prepare_variables(self.spec, data, lookups) if self.spec.needs_values
-                 else {**data, "exceptions": NO_EXCEPTIONS})
+        scope = self._scope(data, lookups)
         for name, program, _path in self.preconditions:
             try:
                 result = program.evaluate(scope, lookups)

@@ -1,0 +1,81 @@
+"""Where the library-scale case's time goes: its scan, in this process, under cProfile.
+
+    python bench/profile_library.py [--top 15]
+
+Runs `scan CLUSTER --policy POLICIES -q --jobs 1` on the inputs `run.py --cases library-5000` makes
+(bench-data/library-5000-*/, made here too when missing) through `assertree.cli.main` (in process: the
+command line ends with os._exit, which would lose the profile), then prints markdown: self time by stage
+(the package of the function: reading YAML, the Kyverno engine, CEL, JMESPath, reports, ...) and the
+functions with the most self time. cProfile slows Python code by about 1.5-2x, C code less: the shares,
+not the seconds, are the figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import pstats
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from run import library  # bench/ is not a package: run.py is imported from this folder
+
+STAGES = [  # (what, path fragment of the function's file): the first that matches
+    ("reading YAML (PyYAML, libyaml, assertree.documents)", ("/yaml/", "assertree/documents/", "_yaml")),
+    ("Kyverno patterns, conditions, variables", ("assertree/languages/kyverno/",)),
+    ("CEL", ("assertree/languages/cel", "/cel_expr", "celpy", "/cel/")),
+    ("JMESPath and its functions", ("assertree/jp/",)),
+    ("reports and totals", ("assertree/report/", "assertree/findings/")),
+    ("the scan loop and matching", ("assertree/engine/", "assertree/cli/", "assertree/inputs/")),
+    ("other assertree", ("assertree/",)),
+]
+
+
+def stage_of(file: str) -> str:
+    for what, fragments in STAGES:
+        if any(fragment in file for fragment in fragments):
+            return what
+    return "Python and other libraries" if file != "~" else "built-ins (C)"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--top", type=int, default=15)
+    args = parser.parse_args()
+    root, summary = library()
+    argv = ["scan", str(root / "cluster"), "--policy", str(root / "policies"), "-q", "--jobs", "1"]
+    from assertree.cli import main as assertree_main
+
+    profile = cProfile.Profile()
+    out = io.StringIO()
+    stdout, sys.stdout = sys.stdout, out
+    try:
+        profile.runcall(assertree_main, argv)
+    finally:
+        sys.stdout = stdout
+    stats = pstats.Stats(profile)
+    total = sum(row[2] for row in stats.stats.values())  # type: ignore[attr-defined]
+    by_stage: dict[str, float] = defaultdict(float)
+    for (file, _line, _name), row in stats.stats.items():  # type: ignore[attr-defined]
+        by_stage[stage_of(file)] += row[2]
+    print(f"`scan -q --jobs 1`, {summary['resources']} resources, {summary['policy_files']} policy files, "
+          f"under cProfile: {total:.1f} s of self time\n")
+    print("| stage | self s | share |\n|---|---|---|")
+    for what, seconds in sorted(by_stage.items(), key=lambda item: -item[1]):
+        print(f"| {what} | {seconds:.1f} | {seconds / total:.0%} |")
+    print("\n| function | calls | self s | share |\n|---|---|---|---|")
+    rows = sorted(stats.stats.items(), key=lambda item: -item[1][2])[:args.top]  # type: ignore[attr-defined]
+    for (file, line, name), (_primitive, calls, self_time, _cumulative, _callers) in rows:
+        where = file.split("site-packages/")[-1].split("/assertree/", 1)[-1] if file != "~" else ""
+        print(f"| `{name}` {where}:{line} | {calls:,} | {self_time:.2f} | {self_time / total:.0%} |")
+    tail = out.getvalue().strip().splitlines()
+    print(f"\nThe scan printed: {tail[-1] if tail else '(nothing)'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
