@@ -4,8 +4,9 @@ existing resources (``--target``) mutate-existing rules change; write, show or d
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -90,7 +91,9 @@ def apply(
     if both:
         raise UsageError(f"{sorted(both)[0]} is both a resource file and a --target file")
     if output is not None and one_file:
-        _check_output_file(output, files, target_files)
+        _check_output_file(output, files)
+        if output.resolve() in {Path(file).resolve() for file in target_files}:
+            raise UsageError(f"-o {output} would overwrite a --target file (use --in-place to rewrite them)")
     loaded = load_mutate_policies(paths_from(policy, "--policy"), values=values, user_info=user_info,
                                   exclude=excluded, params=params or (), run_unbound=unbound)
     if loaded.found is not None:
@@ -125,9 +128,9 @@ def apply(
     elif in_place:  # every changed file is made ready before the first replaces its original
         write_files(((change.path, change.new_text) for change in [*changes, *target_changes] if change.changed),
                     "the fixed file")
-    elif output is not None and one_file:  # what stdout would get
+    elif output is not None and one_file:
         write_file(output, _joined(changes, target_changes, generated), "the fixed resources")
-    elif output is not None:
+    elif output is not None:  # folders are made as the files are written
         write_files([*((destinations[change.path], change.new_text) for change in [*changes, *target_changes]),
                      *((output / file.name, file.text) for file in generated)], "the fixed file")
     else:
@@ -156,15 +159,15 @@ def names_a_file(output: Path) -> bool:
     return output.suffix.lower() in FILE_SUFFIXES
 
 
-def _joined(changes: list[FileChange], target_changes: list[FileChange], generated: list) -> str:
-    """Every file's result, whole, then the changed --target files and the generated resources, separated by
-    ``---`` lines (what stdout gets; ``-o FILE`` gets one)."""
-    texts = [change.new_text for change in changes] + [change.new_text for change in target_changes
-                                                       if change.changed] + [file.text for file in generated]
-    return "---\n".join(text if text.endswith("\n") or not text else text + "\n" for text in texts)
+def _joined(changes: list[FileChange], target_changes: Sequence[FileChange] = (), generated: Sequence[Any] = ()) -> str:
+    """Every file's result, whole, separated by ``---`` lines (what stdout gets; ``-o FILE`` gets one): the
+    resource files, then the --target files that changed, then the generated resources."""
+    outputs = [change.new_text for change in changes] + [change.new_text for change in target_changes
+                                                         if change.changed] + [file.text for file in generated]
+    return "---\n".join(text if text.endswith("\n") or not text else text + "\n" for text in outputs)
 
 
-def _check_output_file(output: Path, files: list[str], target_files: list[str]) -> None:
+def _check_output_file(output: Path, files: list[str]) -> None:
     """``-o FILE`` takes one resource file (or standard input), never an input itself (that is --in-place)."""
     from assertree.errors import UsageError
     from assertree.inputs.payload import STDIN
@@ -172,7 +175,7 @@ def _check_output_file(output: Path, files: list[str], target_files: list[str]) 
     if len(files) > 1:
         raise UsageError(f"-o {output} names a file, and {len(files)} resource files were given: -o takes a "
                          "folder for several files")
-    if output.resolve() in {Path(file).resolve() for file in [*files, *target_files] if file != STDIN}:
+    if output.resolve() in {Path(file).resolve() for file in files if file != STDIN}:
         raise UsageError(f"-o {output} would overwrite an input file (use --in-place to rewrite inputs)")
 
 

@@ -27,7 +27,7 @@ class ParseError(JMESPathError):
     kind = "syntax"
 
     def __init__(self, message: str, expression: str = "", position: int = 0) -> None:
-        self.message = message
+        self.message = shorten(message, 200)  # it may quote a token of the text, which may be as long as the text
         self.expression = expression
         self.position = position
         super().__init__(message)

@@ -276,7 +276,7 @@ def _read_file(file: Path, named: bool, skipped: _Skipped) -> Iterator[Any]:
                 compiled.append(document)
                 continue
             try:
-                compiled.append(compile_read(document))  # refused rules' warnings located in the file
+                compiled.append(compile_read(document))
             except PolicyError as error:  # located by compile_read
                 if named and not isinstance(error, Unsupported):
                     compiled.append(error.problem)

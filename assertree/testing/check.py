@@ -137,18 +137,16 @@ def check_expected(test: KyvernoTest, expected: ExpectedResult, responses: list[
         for response in item.responses:
             if response.policy.name != expected.policy_name:
                 continue
-            if item.target:
-                rows.extend(_about(_compare_target(test, expected, item, response, patched), response.results[0],
-                                   response.policy))
-                continue
             if _unknown_rule(expected, response.policy):
                 rows.append(RowCheck(expected, item.key, expected.rule, NOT_FOUND, False, "Rule not found",
                                      f"policy {expected.policy!r} has no rule {expected.rule!r}"))
                 continue
+            if item.target:
+                rows.extend(_compare_target(test, expected, item, response, patched))
+                continue
             for result in _rule_results(expected, response):
                 if _generates(response.policy, result):
-                    rows.extend(_about(_compare_generated(test, expected, item, response, result, patched), result,
-                                       response.policy))
+                    rows.extend(_compare_generated(test, expected, item, response, result, patched))
                     continue
                 row = _compare(test, expected, item, response, result, patched)
                 if row is None:
@@ -170,19 +168,12 @@ def _not_run(expected: ExpectedResult, item: ResourceResponses, policy: Any) -> 
     """A failed row for each refused rule the entry names (all of the policy's when it names none)."""
     from assertree.results import refused_rules
 
-    without_rules = ruleless(policy)
+    rule_free = ruleless(policy)
     names = {expected.rule, f"autogen-{expected.rule}", f"autogen-cronjob-{expected.rule}"} if expected.rule \
-        and not without_rules else None
-    return [RowCheck(expected, item.key, None if without_rules else refused.rule, NOT_RUN, False, "Not run",
+        and not rule_free else None
+    return [RowCheck(expected, item.key, None if rule_free else refused.rule, NOT_RUN, False, "Not run",
                      refused.problem.message)
             for refused in refused_rules(policy) if names is None or refused.rule in names]
-
-
-def _about(rows: list[RowCheck], result: Any, policy: Any) -> list[RowCheck]:
-    """`rows`, each knowing the result and policy it compared (what --coverage and --explain read)."""
-    for row in rows:
-        row.result, row.policy_info = result, policy
-    return rows
 
 
 def _generates(policy: Any, result: Any) -> bool:

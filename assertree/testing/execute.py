@@ -101,53 +101,45 @@ def load_test(test: KyvernoTest) -> LoadedTest:
 
 
 def _clone_sources(test: KyvernoTest) -> list:
-    """The objects of every result's ``cloneSourceResource`` file (a missing one fails the test, as a missing
-    resource file does; the CLI warns and carries on)."""
+    """The objects of every result's ``cloneSourceResource`` file (a missing one fails the test, naming it, as a
+    missing resource file does)."""
     from assertree.languages.kyverno.manifests import read_manifests
 
-    return [manifest for name in dict.fromkeys(expected.clone_source_resource for expected in test.results
-                                               if expected.clone_source_resource)
-            for manifest in read_manifests(test.existing(name, "cloneSourceResource"))]
+    found = []
+    for name in dict.fromkeys(expected.clone_source_resource for expected in test.results
+                              if expected.clone_source_resource):
+        found.extend(read_manifests(test.existing(name, "cloneSourceResource")))
+    return found
 
 
 def _load_policies(paths: list[Path]) -> tuple[list, dict[str, str]]:
     """The compiled policies of `paths`, document by document, and the ones that could not be (name -> error).
 
     A document whose name cannot be read fails the whole test (no row could name it)."""
-    from assertree.languages.base import locate_refusals
-    from assertree.languages.kyverno.language import (
-        compile_document,
-        is_kyverno_policy,
-        is_policy_exception,
-        policy_file,
-    )
-    from assertree.languages.load import compile_document as compile_other
+    from assertree.languages.kyverno.language import is_policy_exception, policy_file
+    from assertree.languages.load import compile_read, locate
 
     policies: list[Any] = []
     invalid: dict[str, str] = {}
     for path in paths:
         read = policy_file(path)
-        count = 0
+        compiled = 0
         with read.checked():  # documents from the cache of checked files: no schema validation again
             for document in read.documents:
                 value = document.value
                 if is_policy_exception(value):
                     continue
-                compile_one = compile_document if is_kyverno_policy(value) else compile_other
                 try:
-                    compiled_policy = compile_one(value, source=document.path, index=document.index,
-                                                  line=document.line)
-                    policies.append(locate_refusals(compiled_policy, document))  # refused rules' warnings located
-                    count += 1
+                    policies.append(compile_read(document))  # refused rules' warnings located in the file
+                    compiled += 1
                 except AssertreeError as error:
-                    line, column = document.locate(error.path) if error.path else (document.line, None)
-                    located = error.located(source=document.path, line=line, column=column)
+                    located = type(error).of(locate(error.problem, document))
                     metadata = value.get("metadata") if isinstance(value, dict) else None
                     name = metadata.get("name") if isinstance(metadata, dict) else None
                     if not isinstance(name, str) or not name:
                         raise located from None
                     invalid[name] = str(located)
-        if count == len(read.documents):  # every document compiled: the next run takes them from the cache
+        if compiled == len(read.documents):  # every document compiled: the next run takes them from the cache
             read.remember()
     return policies, invalid
 
@@ -164,8 +156,8 @@ def with_operation(loaded: LoadedTest, operation: str) -> LoadedTest:
 
 def run_loaded(loaded: LoadedTest, *, explain: bool = False) -> list[ResourceResponses]:
     """Every policy on every resource of `loaded`, in kyverno test's order (`process`), then on every payload;
-    then one entry per target resource (`target_responses`). With `explain`, each failing or erroring validate
-    result is explained (`assertree.engine.explain`)."""
+    then one entry per target resource (`target_responses`). With `explain`, each failing or erroring
+    validate result is explained (`assertree.engine.explain`)."""
     explainer = None
     if explain:
         from assertree.engine.explain import Explainer

@@ -86,6 +86,19 @@ def test_a_long_invalid_jp_expression_shows_a_window_and_a_caret(tmp_path, capsy
     assert lines[-1].strip() == "^"
 
 
+@pytest.mark.parametrize("expression", ["a.b[" + "x" * 100_000, "a.b + '" + "y" * 100_000, "x" * 100_000 + " ="])
+def test_a_long_invalid_token_is_not_echoed_whole(tmp_path, capsys, expression):
+    """The parser's reason quotes the offending token, which may be the whole 100,000-character text."""
+    (tmp_path / "query").write_text(expression)
+    assert main(["jp", "query", "-q", str(tmp_path / "query"), "-i", str(POD)]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "assertree: error: invalid expression:" and all(len(line) < 300 for line in lines), \
+        [len(line) for line in lines]
+    assert main(["scan", "--policy", str(POLICY), "-p", str(POD), "--pre-process", expression]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith("assertree: error: invalid --pre-process expression") and len(line) < 600, len(line)
+
+
 @pytest.mark.parametrize(("name", "data", "where"), [
     ("bad.json", b'{"a": "caf\xe9"}', "bad.json:1:11: payload is not UTF-8 text (byte 10)"),
     ("bad.yaml", b"a: caf\xe9\n", "bad.yaml:1:7: payload is not UTF-8 text (byte 6)"),

@@ -59,8 +59,7 @@ class CompiledKyvernoRule:
         return rule_runner(self, context)
 
     def explainer(self, context: ScanContext) -> Explain:
-        """How this rule failed or errored on a resource (`explain`; a ``verifyImages`` rule's check phase:
-        `verify_images.image_check_explainer`)."""
+        """How this rule failed or errored on a resource (`explain`; `verify_images` for an image check)."""
         if self.rule.verifies_images:
             from assertree.languages.kyverno.verify_images import image_check_explainer
 

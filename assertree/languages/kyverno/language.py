@@ -148,11 +148,11 @@ def load_kyverno_documents(paths: Iterable[str | Path]) -> KyvernoDocuments:
                     from assertree.languages.base import locate_refusals
 
                     try:
-                        compiled_policy = _compile(value, document.path, document.index, document.line)
+                        policy = _compile(value, document.path, document.index, document.line)
                     except PolicyError as error:
                         line, column = document.locate(error.path) if error.path else (document.line, None)
                         raise error.located(source=document.path, line=line, column=column) from None
-                    found.policies.append(locate_refusals(compiled_policy, document))
+                    found.policies.append(locate_refusals(policy, document))
                     compiled += 1
                 elif is_policy_exception(value):
                     found.exceptions.append(value)

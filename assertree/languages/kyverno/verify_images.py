@@ -34,6 +34,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from assertree.explanation import Trace, active, recording
 from assertree.languages.kubernetes.resources import resource_key
 from assertree.languages.kyverno import bridge
 from assertree.languages.kyverno.images import POD_CONTAINERS, POD_SPEC
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
     from assertree.languages.base import Explain, RuleRunner, ScanContext
     from assertree.languages.kyverno.compile import CompiledKyvernoRule
 
-__all__ = ["image_check_explainer", "image_check_runner", "patch_images", "rule_images"]
+__all__ = ["image_check_runner", "patch_images", "rule_images"]
 
 SCOPED_ANNOTATION = "kyverno.io/verify-images-scoped"
 
@@ -217,62 +218,49 @@ def image_check_runner(compiled: CompiledKyvernoRule, context: ScanContext) -> R
 
 
 def image_check_explainer(compiled: CompiledKyvernoRule, context: ScanContext) -> Explain:
-    """How the check phase failed or errored on a resource (``--explain``): the rule run again while a trace
-    records its preconditions (through `bridge`) and each image it checked (`_check`)."""
-    from assertree.explanation import Trace, recording
-    from assertree.languages.kyverno.tracing import BLOCKS
-
+    """How an image check failed or errored (``--explain``): the rule runs once more with a trace, each image
+    it checked a step; a result decided before any image (an error, a precondition) is one step saying so."""
     run = image_check_runner(compiled, context)
+    where = f"spec.rules[{compiled.rule.index}].verifyImages"
 
     def explain(result: RuleResult) -> Explanation | None:
         trace = Trace()
-        trace.notes[BLOCKS] = {}
         with recording(trace):
-            again = run(result.resource)
-        if again is None or again.status != result.status:
-            trace = Trace()  # the image phase's result (a tag that needs the registry): its message says why
-        if not any(step.outcome == result.status for step in trace.explanation.steps):
-            trace.add("verifyImages", str(result.status), depth=0, detail=result.message or "",
-                      policy_path=f"spec.rules[{compiled.rule.index}].verifyImages")
+            run(result.resource)
+        if not trace.explanation.steps:
+            trace.add("verifyImages", str(result.status), depth=0, policy_path=where, detail=result.message or "")
         return trace.explanation
 
     return explain
 
 
 def _check(compiled: CompiledKyvernoRule, entries: list[dict], resource: dict) -> tuple[str, str]:
-    """Kyverno's ``validateImage`` over the images its ``images`` context holds (the standard containers);
-    each image checked is a step of an active trace (``--explain``)."""
-    from assertree.explanation import active
-
-    trace = active()
+    """Kyverno's ``validateImage`` over the images its ``images`` context holds (the standard containers)."""
     passed: list[str] = []
     skipped: list[str] = []
+    trace = active()  # an explanation is being made (--explain): each image checked is a step
     try:
         standard = rule_images({}, resource)
     except ImageError:
         standard = []
     for entry in entries:
-        where = f"spec.rules[{compiled.rule.index}].verifyImages"  # (the entry: the image's references match)
         for reference, info in standard:
             if not _matches(reference, entry["imageReferences"]):
                 continue
-            if entry.get("verifyDigest"):
+            if entry.get("verifyDigest") and not info.digest:
                 if trace is not None:
-                    trace.add("verifyDigest", PASS if info.digest else FAIL, value=reference,
-                              detail="the image has a digest" if info.digest else "the image has no digest",
-                              policy_path=f"{where}.verifyDigest")
-                if not info.digest:
-                    return FAIL, f"missing digest for {reference}"
+                    trace.add(reference, FAIL, depth=0, detail="verifyDigest: the image has no digest")
+                return FAIL, f"missing digest for {reference}"
             if entry.get("required"):
                 verified = _scoped_status(resource, compiled, reference)
                 if trace is not None:
-                    trace.add("required", FAIL if verified == "fail" else PASS if verified == "pass" else SKIP,
-                              value=reference, detail=f"{SCOPED_ANNOTATION} records {verified!r} for this policy's "
-                              "rule" if verified != "fail" else f"no {SCOPED_ANNOTATION} record that this policy's "
-                              "rule verified the image", policy_path=f"{where}.required")
+                    trace.add(reference, verified, depth=0,
+                              detail=f"required: the {SCOPED_ANNOTATION} annotation records {verified!r}")
                 if verified == "fail":
                     return FAIL, f"unverified image {reference}"
                 (passed if verified == "pass" else skipped).append(reference)
+            elif trace is not None:
+                trace.add(reference, PASS, depth=0, detail="verifyDigest: the image has a digest")
     if passed or not skipped:
         return PASS, "image verified" if not skipped else " ".join(["image verified, skipped images:", *skipped])
     return SKIP, " ".join(["image skipped, skipped images:", *skipped])
