@@ -24,7 +24,7 @@ def test_get_by_resource_name_and_kubernetes_not_found():
     cluster = Cluster.of([CONFIG, DEPLOYMENT])
     assert cluster.get("v1", "configmaps", "apps", "settings") == CONFIG
     assert cluster.get("apps/v1", "deployments", "apps", "web") == DEPLOYMENT
-    with pytest.raises(NotFound, match='^configmaps "nope" not found$'):
+    with pytest.raises(NotFound, match=r'^configmaps "nope" not found$'):
         cluster.get("v1", "configmaps", "apps", "nope")
     with pytest.raises(NotFound, match=r'^deployments\.apps "web" not found$'):
         cluster.get("apps/v1", "deployments", "other", "web")
@@ -44,7 +44,7 @@ def test_context_file_resources_know_no_types():
     provider.extend([CONFIG, OTHER])
     assert provider.list("v1", "configmaps", "apps") == [CONFIG]
     assert provider.list("v1", "configmaps", "") == []
-    with pytest.raises(NotFound, match="^secrets resource not found$"):
+    with pytest.raises(NotFound, match=r"^secrets resource not found$"):
         provider.list("v1", "secrets", "apps")
 
 
