@@ -4,7 +4,7 @@ apart, and the converted policy giving those verdicts when assertree runs it."""
 from __future__ import annotations
 
 import pytest
-from conftest import pod
+from migrating import migrated_fixture, pod  # noqa: F401  (the migrated fixture)
 
 NGINX = {"name": "app", "image": "nginx:1.25"}
 LATEST = {"name": "app", "image": "nginx:latest"}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import pod
+from migrating import migrated_fixture, pod  # noqa: F401  (the migrated fixture)
 
 import assertree
 from assertree.languages.kyverno.language import compile_document

@@ -45,8 +45,8 @@ class Migrated:
         return {str(item.status) for item in result.results}, result.resources[0].value
 
 
-@pytest.fixture
-def migrated(tmp_path: Path):
+@pytest.fixture(name="migrated")
+def migrated_fixture(tmp_path: Path):
     """``migrated(rules_yaml, resources, kind="ClusterPolicy", spec_extra="")``: the policy with those rules
     migrated from tmp_path/src to tmp_path/out, proven on `resources` (given with --resources)."""
 
