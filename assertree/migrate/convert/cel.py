@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from assertree.migrate.convert.refusal import NotConvertible
@@ -203,32 +203,11 @@ def split_top_level(text: str, operator: str) -> list[str]:
     if _top_level(text, ("?",)) or (operator == " && " and _top_level(text, (" || ",))):
         return [text]
     pieces: list[str] = []
-    depth = 0
-    quote = ""
-    escaped = False
     start = 0
-    position = 0
-    while position < len(text):
-        char = text[position]
-        if quote:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == quote:
-                quote = ""
-        elif char in "'\"":
-            quote = char
-        elif char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif depth == 0 and text.startswith(operator, position):
+    for position in _top_level_positions(text):
+        if position >= start and text.startswith(operator, position):
             pieces.append(text[start:position].strip())
-            position += len(operator)
-            start = position
-            continue
-        position += 1
+            start = position + len(operator)
     pieces.append(text[start:].strip())
     return [piece for piece in pieces if piece]
 
@@ -305,12 +284,16 @@ def not_(expression: str) -> str:
 
 def _top_level(text: str, tokens: tuple[str, ...]) -> bool:
     """Whether one of `tokens` occurs in `text` outside strings and brackets (``.?`` selections excepted)."""
+    return any(text.startswith(token, position) and not (token == "?" and position and text[position - 1] in ".[")
+               for position in _top_level_positions(text) for token in tokens)
+
+
+def _top_level_positions(text: str) -> Iterator[int]:
+    """The positions in `text` outside string literals and brackets, except those of the quotes and brackets."""
     depth = 0
     quote = ""
     escaped = False
-    position = 0
-    while position < len(text):
-        char = text[position]
+    for position, char in enumerate(text):
         if quote:
             if escaped:
                 escaped = False
@@ -325,11 +308,7 @@ def _top_level(text: str, tokens: tuple[str, ...]) -> bool:
         elif char in ")]}":
             depth -= 1
         elif depth == 0:
-            for token in tokens:
-                if text.startswith(token, position) and not (token == "?" and position and text[position - 1] in ".["):
-                    return True
-        position += 1
-    return False
+            yield position
 
 
 def ternary(condition: str, then: str, otherwise: str) -> str:
