@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -136,8 +137,11 @@ def _driver(descriptors: list[dict[str, Any]]) -> dict[str, Any]:
     return driver
 
 
+@cache
 def _home_page() -> str | None:
-    """The installed package's home page (Home-page or its first Project-URL), if the metadata has one."""
+    """The installed package's home page (Home-page or its first Project-URL), if the metadata has one.
+
+    Read once per process: the metadata holds the whole README (the long description)."""
     from importlib import metadata
 
     try:
