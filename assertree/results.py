@@ -18,12 +18,13 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
+from assertree.errors import Problem
 from assertree.explanation import Explanation
 from assertree.tree.errors import INTERNAL, INVALID, REQUIRED, TYPE_INVALID, FieldError
 
 __all__ = ["ERROR", "FAIL", "INTERNAL", "INVALID", "PASS", "REQUIRED", "SKIP", "TYPE_INVALID", "WARN", "FieldError",
-           "PolicyInfo", "Resource", "RuleError", "RuleInfo", "RuleResult", "ScanResult", "Status", "Summary",
-           "Violation", "written_rule", "written_rules"]
+           "PolicyInfo", "RefusedRule", "Resource", "RuleError", "RuleInfo", "RuleResult", "ScanResult", "Status",
+           "Summary", "Violation", "refused_rules", "written_rule", "written_rules"]
 
 
 @runtime_checkable
@@ -76,6 +77,26 @@ class PolicyInfo(Protocol):
 
     @property
     def description(self) -> str | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RefusedRule:
+    """A rule assertree does not run (it needs a registry, a cluster, or is not implemented): reported once,
+    when its policy is loaded, while the policy's other rules run. `problem` is a located warning whose field
+    path names the part at fault."""
+
+    rule: str
+    problem: Problem
+
+    def __str__(self) -> str:
+        return str(self.problem)
+
+
+def refused_rules(policy: Any) -> tuple[RefusedRule, ...]:
+    """The rules of a compiled policy, or of its `PolicyInfo`, that are not run (an optional member of both:
+    a language whose rules all run has none)."""
+    info = getattr(policy, "policy", policy)
+    return tuple(getattr(info, "refused", None) or ())
 
 
 def written_rule(rule: Any) -> str:
@@ -175,6 +196,10 @@ class RuleResult:
     message: str | None = None  # Kyverno: the rule's message, variables substituted
     exception: str | None = None  # the PolicyException that made this result a skip
     patched: Any = None  # Kyverno mutate: the resource after this rule's patches
+    generated: list[Any] = field(default_factory=list)  # Kyverno generate: the resources the rule would create
+    target: Any = None  # Kyverno mutate existing: the existing resource this result patched, after the patch
+    action: str | None = None  # what the rule would do in a cluster ("generate", "mutate existing", "delete"):
+    # `message` says it ("would generate NetworkPolicy/ns/name"), and reports show it for a pass too
     identifier_error: RuleError | None = None  # the identifier expression failed (`identifier` says so too)
     baselined: bool = False  # a failure or error whose every finding is in the --baseline file: it does not fail
     gate: str | None = None  # why a failure is only a warning (--fail-on: the policy's severity is below it)

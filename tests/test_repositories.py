@@ -1,6 +1,6 @@
 """Real policy repositories just work: what is not a policy is passed over with one note, a policy that
-cannot run is one line and the rest run, --exclude leaves paths out in every command, and a scan puts a
-namespace-less namespaced resource in ``default`` as ``kyverno apply`` does."""
+cannot be used, or a rule that cannot run, is one line and the rest run, --exclude leaves paths out in every
+command, and a scan puts a namespace-less namespaced resource in ``default`` as ``kyverno apply`` does."""
 
 from __future__ import annotations
 
@@ -53,6 +53,25 @@ spec:
       namespace: "{{request.object.metadata.name}}"
       data: {}
 """
+SIGNATURES = """\
+apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: check-signatures
+spec:
+  rules:
+  - name: signed
+    match:
+      any:
+      - resources:
+          kinds: [Pod]
+    verifyImages:
+    - imageReferences: ["ghcr.io/example/*"]
+      attestors:
+      - entries:
+        - keys:
+            publicKeys: "-----BEGIN PUBLIC KEY-----..."
+"""
 INVALID = """\
 apiVersion: kyverno.io/v1
 kind: ClusterPolicy
@@ -86,7 +105,8 @@ def repository(tmp_path: Path) -> Path:
         "best-practices/require-team/.kyverno-test/resource.yaml": POD.format(name="p", labels=""),
         "best-practices/require-team/.chainsaw-test/chainsaw-test.yaml":
             "apiVersion: chainsaw.kyverno.io/v1alpha1\nkind: Test\nmetadata:\n  name: t\n",
-        "best-practices/add-quota/add-quota.yaml": GENERATE,
+        "multi-tenancy/add-quota/add-quota.yaml": GENERATE,
+        "supply-chain/check-signatures/check-signatures.yaml": SIGNATURES,
         "broken/broken.yaml": INVALID,
         "kustomization.yaml": "resources:\n- best-practices/require-team/require-team.yaml\n",
         "crds/crd.yaml": "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
@@ -148,11 +168,11 @@ def test_scan_excludes_payloads_and_policies(repository, tmp_path, capsys):
     assert "Checked 1 resource against 1 policy" in capsys.readouterr().out
     assert main(["scan", "--policy", str(repository / "best-practices"), str(pods), "--exclude", "templates",
                  "--exclude", "best-practices/require-team"]) == 2  # no policy left
-    assert "can be run (--policy): nothing would be checked" in capsys.readouterr().err
+    assert "no policies were found in" in capsys.readouterr().err
 
 
 def test_lint_test_and_compare_take_exclude(repository, tmp_path, capsys):
-    assert main(["lint", str(repository), "--exclude", "broken", "--exclude", "add-quota"]) == 0
+    assert main(["lint", str(repository), "--exclude", "broken", "--exclude", "supply-chain"]) == 0
     assert main(["lint", str(repository)]) == 1  # broken.yaml
     capsys.readouterr()
     tests = write(tmp_path / "t", {"a/kyverno-test.yaml": "apiVersion: cli.kyverno.io/v1alpha1\nkind: Test\n"
@@ -166,14 +186,15 @@ def test_lint_test_and_compare_take_exclude(repository, tmp_path, capsys):
 
 def test_a_repository_loads_its_policies_and_counts_the_rest(repository):
     found = load_policy_set([repository])
-    assert [item.policy.name for item in found.policies] == ["require-team"]
+    assert [item.policy.name for item in found.policies] == ["require-team", "add-quota", "check-signatures"]
     assert found.errors == []
-    refused = {problem.location.source: problem for problem in found.refused}
-    generate = refused[str(repository / "best-practices/add-quota/add-quota.yaml")]
-    assert generate.severity == Severity.NOTE and generate.path == ("spec", "rules", 0, "generate")
-    assert generate.message.endswith("ClusterPolicy 'add-quota' is not checked")
-    broken = refused[str(repository / "broken/broken.yaml")]
+    [broken] = found.refused
+    assert broken.location.source == str(repository / "broken/broken.yaml")
     assert broken.severity == Severity.WARNING and "ClusterPolicy 'broken' is skipped" in broken.message
+    [signed] = found.not_run  # a rule that needs the registry: said once, with its field; the policy loads
+    assert signed.location.source == str(repository / "supply-chain/check-signatures/check-signatures.yaml")
+    assert signed.severity == Severity.WARNING and signed.path == ("spec", "rules", 0, "verifyImages", 0, "attestors")
+    assert signed.message.startswith("rule 'signed' is not run: verifying image signatures needs the image registry")
     assert dict(found.skipped) == {"in hidden folders": 3, "Artifact Hub metadata": 1, "kustomizations": 1,
                                    "CRDs": 1, "Helm templates": 1, "PolicyExceptions": 1, "Kyverno tests": 1}
     assert found.skipped_note() == ("skipped 9 files that hold no policy (3 in hidden folders, 1 Artifact Hub "
@@ -194,9 +215,12 @@ def test_scanning_a_repository_exits_on_the_results_with_one_note(repository, tm
     pods = write(tmp_path / "k8s", {"pods.yaml": POD.format(name="bad", labels="")})
     assert main(["scan", "--policy", str(repository), str(pods)]) == 1
     err = capsys.readouterr().err.splitlines()
-    assert [line.split(": ")[1] for line in err if line.startswith("assertree: ")] == ["note", "warning", "note"]
-    assert err[-1].startswith("assertree: note: skipped 9 files that hold no policy")
-    assert main(["scan", "-q", "--policy", str(repository), str(pods)]) == 1  # -q: the warning only
+    told = [line for line in err if line.startswith("assertree: ")]
+    assert [line.split(": ")[1] for line in told] == ["warning", "warning", "note", "note"]
+    assert "'broken' is skipped" in told[0] and "rule 'signed' is not run" in told[1]
+    assert told[2].startswith("assertree: note: skipped 9 files that hold no policy")
+    assert told[3] == "assertree: note: 1 rule applied to no resource: add-quota/quota"
+    assert main(["scan", "-q", "--policy", str(repository), str(pods)]) == 1  # -q: the warnings only
     assert [line for line in capsys.readouterr().err.splitlines() if "note:" in line] == []
 
 
@@ -262,3 +286,11 @@ def test_cluster_scoped_kinds_keep_no_namespace_and_crd_files_name_more(tmp_path
     assert main(["scan", "-q", "--policy", policy, resources]) == 1  # the Tenant is taken as namespaced
     assert "ID=Tenant/default/t" in capsys.readouterr().out
     assert main(["scan", "-q", "--policy", policy, resources, "--crd", str(tmp_path / "crds")]) == 0
+
+
+def test_a_scan_where_no_rule_can_run_checks_nothing_and_says_so(repository, tmp_path, capsys):
+    pods = write(tmp_path / "k8s", {"pods.yaml": POD.format(name="bad", labels="")})
+    assert main(["scan", "--policy", str(repository / "supply-chain"), str(pods)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert "rule 'signed' is not run" in err[0]
+    assert err[1].endswith("can be run (--policy): nothing would be checked")

@@ -23,7 +23,7 @@ from assertree.errors import DocumentError, PayloadError
 from assertree.languages.base import ScanContext
 from assertree.results import Resource
 
-__all__ = ["FileChange", "apply_to_files", "apply_to_text", "unified_diff"]
+__all__ = ["FileChange", "apply_to_files", "apply_to_text", "read_text_file", "unified_diff"]
 
 _BOM = "\ufeff"
 
@@ -49,20 +49,21 @@ class FileChange:
 def apply_to_files(paths: Iterable[str | Path], policies: Sequence[Any], *,
                    context: ScanContext | None = None) -> list[FileChange]:
     """Every policy's mutate rules on every document of the files at `paths` (YAML or JSON)."""
-    changes = []
-    for path in paths:
-        try:
-            data = read_bytes(path)  # a FIFO, the size limit: as every input is read
-        except DocumentError as error:
-            from assertree.languages.kyverno.manifests import input_file_error
+    return [apply_to_text(read_text_file(path), str(path), policies, context=context) for path in paths]
 
-            raise input_file_error(error, "resource") from None
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise PayloadError(f"not UTF-8 text (byte {error.start})", source=str(path)) from None
-        changes.append(apply_to_text(text, str(path), policies, context=context))
-    return changes
+
+def read_text_file(path: str | Path, what: str = "resource") -> str:
+    """A resource file's text (a FIFO, the size limit: as every input is read); PayloadError naming it."""
+    try:
+        data = read_bytes(path)
+    except DocumentError as error:
+        from assertree.languages.kyverno.manifests import input_file_error
+
+        raise input_file_error(error, what) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise PayloadError(f"not UTF-8 text (byte {error.start})", source=str(path)) from None
 
 
 def apply_to_text(text: str, source: str, policies: Sequence[Any], *,
@@ -96,11 +97,11 @@ def _apply_to_text(text: str, source: str, policies: Sequence[Any], *, context: 
     return FileChange(source, text, new_text, applied)
 
 
-def unified_diff(old: str, new: str, path: str) -> str:
+def unified_diff(old: str, new: str, path: str, *, new_file: bool = False) -> str:
     """The unified diff of two texts of the file `path` (empty when they are equal); a last line without
-    a newline is marked as git and diff mark it."""
+    a newline is marked as git and diff mark it. A `new_file` comes from ``/dev/null``."""
     lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                 fromfile=f"a/{path}", tofile=f"b/{path}")
+                                 fromfile="/dev/null" if new_file else f"a/{path}", tofile=f"b/{path}")
     out = []
     for line in lines:
         if not line.endswith("\n"):

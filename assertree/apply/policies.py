@@ -1,4 +1,4 @@
-"""What ``assertree apply`` applies: the mutating policies in some files, and what they run with.
+"""What ``assertree apply`` applies: the policies in some files that mutate or generate, and what they run with.
 
 Mutate rules are Kyverno's (``kyverno.io`` ClusterPolicy and Policy), so the
 files are read by the Kyverno language (`load_kyverno_documents`), which also
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from assertree.errors import PolicyError
-from assertree.languages.base import ScanContext
+from assertree.languages.base import ScanContext, generator_of
 from assertree.languages.load import PolicySet
 
 __all__ = ["MutatePolicies", "load_mutate_policies"]
@@ -36,10 +36,11 @@ class MutatePolicies:
 def load_mutate_policies(paths: Iterable[str | Path], *, values: str | Path | None = None,
                          user_info: str | Path | None = None, exclude: Iterable[str] = (),
                          params: Iterable[str | Path] = (), run_unbound: bool = False) -> MutatePolicies:
-    """The policies with mutate rules in the files and directories at `paths`, read as a repository is
-    (`assertree.languages.load.load_policy_set`: files that hold no policy are passed over, a policy found
-    in a directory that cannot be used is in `MutatePolicies.found`); PolicyError (located) at the first
-    problem of a file named explicitly, and when none of them mutates anything.
+    """The policies with mutate or generate rules in the files and directories at `paths`, read as a repository
+    is (`assertree.languages.load.load_policy_set`: files that hold no policy are passed over, a policy found
+    in a directory that cannot be used, and a rule that will not run, are in `MutatePolicies.found`);
+    PolicyError (located) at the first problem of a file named explicitly, and when none of them mutates or
+    generates anything.
 
     `params`: files and directories of parameter resources for admission policies; `run_unbound`: run a
     MutatingAdmissionPolicy that no binding names as if bound.
@@ -66,10 +67,11 @@ def load_mutate_policies(paths: Iterable[str | Path], *, values: str | Path | No
         from assertree.inputs.params import load_params
 
         context.params = tuple(load_params(params))
-    mutating = [policy for policy in policies if policy.mutator(context) is not None]
+    mutating = [policy for policy in policies
+                if policy.mutator(context) is not None or generator_of(policy, context) is not None]
     if not mutating:
         where = ", ".join(str(path) for path in paths)
-        raise PolicyError(f"no policy with mutate rules in {where}: nothing would be applied")
+        raise PolicyError(f"no policy with mutate or generate rules in {where}: nothing would be applied")
     return MutatePolicies(mutating, context, found)
 
 

@@ -49,7 +49,7 @@ from assertree.errors import AssertreeError
 from assertree.languages.kyverno.manifests import GoYAMLLoader, go_yaml_documents, normalise, to_float64
 from assertree.languages.kyverno.mutate.compare import json_equal
 
-__all__ = ["document_spans", "rewrite_json", "rewrite_stream"]
+__all__ = ["document_spans", "new_document", "rewrite_json", "rewrite_stream"]
 
 Change = tuple[Any, Any]  # (value the document was read as, value to write)
 
@@ -103,6 +103,15 @@ def rewrite_stream(text: str, changes: Mapping[int, Change], *, source: str | No
         position = span.body_end
     pieces.append(text[position:])
     return "".join(pieces)
+
+
+def new_document(value: Any) -> str:
+    """`value` written as a new YAML document (a generated resource): block style, two-space indents, strings
+    YAML 1.1 would misread quoted, whole floats as integers; it reads back, as Kubernetes reads it, as `value`."""
+    written = _dump(_fresh(value), 2, 2, 0)
+    if not _reads_as(written, value):
+        raise RewriteError("a generated resource cannot be written as YAML that reads back as itself")
+    return written
 
 
 def rewrite_json(text: str, old: Any, new: Any) -> str:

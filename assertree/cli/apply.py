@@ -1,10 +1,12 @@
-"""``assertree apply``: fix resource files with mutate rules, and write, show or diff the result."""
+"""``assertree apply``: fix resource files with mutate rules, write what generate rules create, and patch the
+existing resources (``--target``) mutate-existing rules change; write, show or diff the result."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -23,6 +25,10 @@ EXAMPLES = """Examples:
   assertree apply --policy mutate/ -o fixed.yaml deploy.yaml
 
   assertree apply --in-place --policy mutate/ --values values.yaml deploy.yaml
+
+  assertree apply --policy generate/ -o out/ namespaces.yaml     (out/<policy>-generated.yaml)
+
+  assertree apply --policy sync/ --target secrets.yaml --diff trigger.yaml
 """
 
 
@@ -36,6 +42,10 @@ def apply(
         help="Policy file or directory with mutate rules (searched recursively). Repeatable.")] = None,
     values: ValuesOption = None,
     user_info: UserInfoOption = None,
+    target: Annotated[list[str] | None, typer.Option(
+        "--target", show_default=False,
+        help="Existing resources (files or directories) that mutate-existing rules (mutate.targets) patch and "
+        "generate rules clone from; patched ones are written like the resource files. Repeatable.")] = None,
     params: ParamsOption = None,
     unbound: UnboundOption = False,
     output: Annotated[Path | None, typer.Option(
@@ -50,58 +60,92 @@ def apply(
 ) -> None:
     """Apply the mutate rules of Kyverno policies, Kyverno MutatingPolicies and Kubernetes
     MutatingAdmissionPolicies to resource files: the fixed YAML on stdout, under -o DIR, in place, or as a
-    diff. Unchanged parts of a file keep their text."""
-    from assertree.apply import apply_to_files, apply_to_text, load_mutate_policies
+    diff. Unchanged parts of a file keep their text. What generate rules create follows on stdout, goes to
+    DIR/<policy>-generated.yaml, or shows as new files in the diff."""
+    from assertree.apply import apply_to_text, load_mutate_policies
+    from assertree.apply.files import read_text_file
+    from assertree.apply.generated import generated_files
+    from assertree.apply.targets import patched_target_files, read_target_files
     from assertree.cli.arguments import paths_from
     from assertree.cli.outputs import write_stdout
+    from assertree.documents.paths import Exclude
     from assertree.errors import UsageError
     from assertree.inputs.payload import STDIN, STDIN_SOURCE, payload_files
+    from assertree.languages.kubernetes.cluster import Cluster
+    from assertree.languages.kyverno.manifests import parse_manifests, to_float64
     from assertree.writes import write_file, write_files
 
     if not policy:
         raise UsageError("give at least one --policy file or directory")
     if sum((output is not None, diff, in_place)) > 1:
         raise UsageError("choose one of -o/--output, --diff and --in-place")
-    from assertree.documents.paths import Exclude
-
     excluded = Exclude.of(exclude)
     files = payload_files(resources, excluded)
+    target_files = payload_files(target, excluded) if target else []
     one_file = output is not None and names_a_file(output)
     if STDIN in files and (in_place or (output is not None and not one_file)):
         raise UsageError("standard input ('-') can only be written to stdout, to one -o FILE or diffed")
-    targets = _targets(resources, files, output) if output is not None and not one_file else {}
+    if STDIN in target_files:
+        raise UsageError("--target files must be files or directories, not standard input ('-')")
+    both = {str(Path(file).resolve()) for file in files} & {str(Path(file).resolve()) for file in target_files}
+    if both:
+        raise UsageError(f"{sorted(both)[0]} is both a resource file and a --target file")
     if output is not None and one_file:
         _check_output_file(output, files)
+        if output.resolve() in {Path(file).resolve() for file in target_files}:
+            raise UsageError(f"-o {output} would overwrite a --target file (use --in-place to rewrite them)")
     loaded = load_mutate_policies(paths_from(policy, "--policy"), values=values, user_info=user_info,
                                   exclude=excluded, params=params or (), run_unbound=unbound)
     if loaded.found is not None:
         from assertree.cli.policies import tell_refused
 
         tell_refused(loaded.found, quiet=quiet)
-    changes = []
-    for file in files:
-        if file == STDIN:
-            from assertree.documents.reader import read_stdin_text
+    texts = {file: read_text_file(file) if file != STDIN else _stdin() for file in files}
+    existing = read_target_files(target_files)
+    # what exists: the resources and the --target files (CEL lookups read them too)
+    cluster = Cluster.of([to_float64(item.value) for file, text in texts.items()
+                          for item in parse_manifests(text, file if file != STDIN else STDIN_SOURCE)]
+                         + [value for item in existing for value in item.values])
+    loaded.context.cluster = cluster
+    if loaded.context.lookups is None:
+        from assertree.languages.kyverno.cel_policies.environment import Lookups
 
-            text = read_stdin_text(STDIN_SOURCE)  # capped, as payloads are
-            changes.append(apply_to_text(text, STDIN_SOURCE, loaded.policies, context=loaded.context))
-        else:
-            changes.extend(apply_to_files([file], loaded.policies, context=loaded.context))
+        loaded.context.lookups = Lookups(cluster=cluster, source="--target")
+    changes = [apply_to_text(text, file if file != STDIN else STDIN_SOURCE, loaded.policies, context=loaded.context)
+               for file, text in texts.items()]
+    target_changes = patched_target_files(existing, cluster)
+    generated = generated_files(item for change in changes for item in change.applied)
+    destinations = _targets(resources + (target or []), files + target_files, output,
+                            [file.name for file in generated]) if output is not None and not one_file else {}
     _tell(changes, quiet)
+    _tell_targets(target_changes, quiet)
+    _tell_generated(generated, quiet, written=not in_place and not diff)
     if diff:
-        write_stdout("".join(change.diff() for change in changes))
+        from assertree.apply.files import unified_diff
+
+        write_stdout("".join(change.diff() for change in [*changes, *target_changes])
+                     + "".join(unified_diff("", file.text, file.name, new_file=True) for file in generated))
     elif in_place:  # every changed file is made ready before the first replaces its original
-        write_files(((change.path, change.new_text) for change in changes if change.changed), "the fixed file")
+        write_files(((change.path, change.new_text) for change in [*changes, *target_changes] if change.changed),
+                    "the fixed file")
     elif output is not None and one_file:
-        write_file(output, _joined(changes), "the fixed resources")
-    elif output is not None:
-        write_files(((targets[change.path], change.new_text) for change in changes), "the fixed file")
+        write_file(output, _joined(changes, target_changes, generated), "the fixed resources")
+    elif output is not None:  # folders are made as the files are written
+        write_files([*((destinations[change.path], change.new_text) for change in [*changes, *target_changes]),
+                     *((output / file.name, file.text) for file in generated)], "the fixed file")
     else:
-        write_stdout(_joined(changes))
+        write_stdout(_joined(changes, target_changes, generated))
     failed = any(item.errors for change in changes for item in change.applied)
-    if failed or (diff and any(change.changed for change in changes)):
+    if failed or (diff and (any(change.changed for change in [*changes, *target_changes]) or generated)):
         raise typer.Exit(EXIT_FAILED)
     raise typer.Exit(EXIT_OK)
+
+
+def _stdin() -> str:
+    from assertree.documents.reader import read_stdin_text
+    from assertree.inputs.payload import STDIN_SOURCE
+
+    return read_stdin_text(STDIN_SOURCE)  # capped, as payloads are
 
 
 FILE_SUFFIXES = (".yaml", ".yml", ".json")
@@ -115,11 +159,12 @@ def names_a_file(output: Path) -> bool:
     return output.suffix.lower() in FILE_SUFFIXES
 
 
-def _joined(changes: list[FileChange]) -> str:
-    """Every file's result, whole, separated by ``---`` lines (what stdout gets; ``-o FILE`` gets one)."""
-    texts = [change.new_text if change.new_text.endswith("\n") or not change.new_text
-             else change.new_text + "\n" for change in changes]
-    return "---\n".join(texts)
+def _joined(changes: list[FileChange], target_changes: Sequence[FileChange] = (), generated: Sequence[Any] = ()) -> str:
+    """Every file's result, whole, separated by ``---`` lines (what stdout gets; ``-o FILE`` gets one): the
+    resource files, then the --target files that changed, then the generated resources."""
+    outputs = [change.new_text for change in changes] + [change.new_text for change in target_changes
+                                                         if change.changed] + [file.text for file in generated]
+    return "---\n".join(text if text.endswith("\n") or not text else text + "\n" for text in outputs)
 
 
 def _check_output_file(output: Path, files: list[str]) -> None:
@@ -134,15 +179,19 @@ def _check_output_file(output: Path, files: list[str]) -> None:
         raise UsageError(f"-o {output} would overwrite an input file (use --in-place to rewrite inputs)")
 
 
-def _targets(arguments: list[str], files: list[str], output: Path) -> dict[str, Path]:
+def _targets(arguments: list[str], files: list[str], output: Path, generated: list[str]) -> dict[str, Path]:
     """Where each file goes under `output`: its path below the directory argument that found it, or its
-    name; two files with one target, or a target that is an input file, is a usage error."""
+    name; two files with one target, or a target that is an input file, is a usage error (the generated
+    files, ``<policy>-generated.yaml``, take their names first)."""
     from assertree.errors import UsageError
 
     directories = [Path(argument).resolve() for argument in arguments if Path(argument).is_dir()]
     inputs = {Path(file).resolve() for file in files}
     targets: dict[str, Path] = {}
-    taken: dict[Path, str] = {}
+    taken: dict[Path, str] = {output / name: f"the resources generated ({name})" for name in generated}
+    for name in generated:
+        if (output / name).resolve() in inputs:
+            raise UsageError(f"-o {output} would overwrite the input {output / name} with generated resources")
     for file in files:
         resolved = Path(file).resolve()
         below = next((directory for directory in directories if resolved.is_relative_to(directory)), None)
@@ -172,3 +221,22 @@ def _tell(changes: list[FileChange], quiet: bool) -> None:
                 print(f"assertree: {where}: {name}: mutated by {rules}", file=sys.stderr)
     if not quiet and not any(change.changed for change in changes):
         print("assertree: no resource changed", file=sys.stderr)
+
+
+def _tell_targets(changes: list[FileChange], quiet: bool) -> None:
+    """One line on stderr per target file that existing-resource rules patched."""
+    if quiet:
+        return
+    for change in changes:
+        if change.changed:
+            print(f"assertree: {change.path}: existing resources patched (mutate.targets)", file=sys.stderr)
+
+
+def _tell_generated(generated: list, quiet: bool, *, written: bool) -> None:
+    """One line on stderr per policy that generated resources (and, with --in-place, that they are not written)."""
+    for file in generated:
+        if not quiet:
+            print(f"assertree: {file.name}: {file.count} generated resource{'s' if file.count != 1 else ''}",
+                  file=sys.stderr)
+    if generated and not written:
+        print("assertree: note: generated resources are written with -o DIR (or shown on stdout)", file=sys.stderr)

@@ -50,7 +50,6 @@ REFUSED = {
     "--git-branch": "clones a git repository; assertree works offline: clone it, then name the local folder",
     "--username": "authenticates to a git repository; assertree works offline: clone it, then name the local folder",
     "--password": "authenticates to a git repository; assertree works offline: clone it, then name the local folder",
-    "--target-resource": "feeds mutate-existing rules (mutate.targets), which assertree does not run",
     "--parameter-resource": "feeds ValidatingAdmissionPolicy/MutatingAdmissionPolicy parameters, which "
                             "assertree does not read yet",
     "--http-payload": "feeds HTTP authorization ValidatingPolicies, which assertree does not run",
@@ -129,7 +128,8 @@ def apply(
     ] = None,
     target_resource: Annotated[list[str] | None, typer.Option(
         "--target-resource", "--target-resources", metavar="PATH", show_default=False,
-        help="Refused: " + REFUSED["--target-resource"])] = None,
+        help="Existing resources (files, or folders: their .yaml/.yml files) that mutate-existing rules "
+        "(mutate.targets) patch; generate rules may clone from them. Repeatable, comma-separated.")] = None,
     cluster: Annotated[bool, typer.Option("--cluster", "-c", help="Refused: " + REFUSED["--cluster"])] = False,
     output: Annotated[str | None, typer.Option(
         "--output", "-o", metavar="PATH", show_default=False,
@@ -228,7 +228,7 @@ def apply(
 
     _refuse({"--cluster": cluster, "--kubeconfig": kubeconfig, "--context": kube_context, "--registry": registry,
              "--git-branch": git_branch, "--username": username, "--password": password,
-             "--target-resource": target_resource, "--parameter-resource": parameter_resource,
+             "--parameter-resource": parameter_resource,
              "--http-payload": http_payload, "--envoy-payload": envoy_payload})
     resource_paths, json_paths = _list(resource) + _list(resources), _list(json_payload)
     if values_file and set_:
@@ -247,7 +247,8 @@ def apply(
         ttl = format_duration(parse_duration(generated_exception_ttl))
     except Exception as error:  # noqa: BLE001  (Go's wording of a bad duration, as one line)
         raise UsageError(f"--generated-exception-ttl {generated_exception_ttl!r}: {error}") from None
-    sources = Sources(policies=policies, resources=resource_paths, json_payloads=json_paths, values_file=values_file,
+    sources = Sources(policies=policies, resources=resource_paths, targets=_list(target_resource),
+                      json_payloads=json_paths, values_file=values_file,
                       variables=_list(set_), user_info=userinfo, exceptions=_list(exception),
                       exceptions_with_resources=exceptions_with_resources,
                       exceptions_within_policies=exceptions_within_policies, context_file=context_file,
@@ -262,11 +263,14 @@ def apply(
         text.append(apply_output.header(inputs))
 
     def on_response(item, response) -> None:
-        if not apply_output.prints_mutation(response):
-            return
-        if mutate_log is not None:
-            mutate_log.add(item, response)
-        text.append(apply_output.mutated(response, stdin=stdin, to_file=mutate_log is not None))
+        if apply_output.prints_mutation(response):
+            if mutate_log is not None:
+                mutate_log.add(item, response)
+            text.append(apply_output.mutated(response, stdin=stdin, to_file=mutate_log is not None))
+        for resource in apply_output.generated_resources(response):
+            if mutate_log is not None:
+                mutate_log.add_generated(response, resource)
+            text.append(apply_output.generated(response, resource, stdin=stdin, to_file=mutate_log is not None))
 
     result = run(inputs, on_response)
     counts = count((response for _, response in result.responses()), audit_warn=audit_warn)

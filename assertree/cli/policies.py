@@ -3,9 +3,11 @@
 What cannot be used is said on standard error and the rest still run
 (`assertree.languages.load.load_policy_set`): each policy of a folder that
 assertree cannot run is one ``note:`` line, each invalid one a ``warning:``,
-the files that hold no policy one summarised ``note:``; a document of a file
-named explicitly that cannot be used is an ``error:``, and the command exits 2
-once it has run the others.
+each rule that is not run (it needs a registry or a cluster, ...) a
+``warning:`` naming its policy, rule and field while the policy's other rules
+run, the files that hold no policy one summarised ``note:``; a document of a
+file named explicitly that cannot be used is an ``error:``, and the command
+exits 2 once it has run the others.
 """
 
 from __future__ import annotations
@@ -37,13 +39,16 @@ def load_policy_arguments(paths: Sequence[Path], *, selector: Callable[[Mapping[
             raise PolicyError(f"no policy in {where} can be run ({option}): nothing would be checked")
         detail = " match the --labels selector" if selector else " were found"
         raise PolicyError(f"no policies{detail} in {where}: nothing would be checked")
+    if found.not_run and not allow_empty and all(not item.policy.rules for item in found.policies):
+        where = ", ".join(str(path) for path in paths)  # every rule was refused (said above, one line each)
+        raise PolicyError(f"no rule in {where} can be run ({option}): nothing would be checked")
     return found
 
 
 def tell_refused(found: PolicySet, *, quiet: bool = False) -> None:
-    """One line on standard error per policy of a folder that will not run (notes unless `quiet`), and the
-    note on the files that hold no policy."""
-    for problem in found.refused:
+    """One line on standard error per policy of a folder that will not run (notes unless `quiet`), per rule
+    that will not run, and the note on the files that hold no policy."""
+    for problem in [*found.refused, *found.not_run]:
         if problem.severity == Severity.WARNING or not quiet:
             print(f"assertree: {problem.severity}: {problem}", file=sys.stderr)
     note = found.skipped_note()

@@ -279,8 +279,9 @@ def _warn_empty(policies) -> int:
     """Warn, one line per policy, about each policy without rules (``rules: []``: it loads, as in
     kyverno-json, but checks nothing); returns how many there were."""
     from assertree.languages.load import NO_RULES
+    from assertree.results import refused_rules
 
-    empty = [item.policy for item in policies if not item.policy.rules]
+    empty = [item.policy for item in policies if not item.policy.rules and not refused_rules(item)]
     for policy in empty:
         line = getattr(policy, "line", None)
         where = f"{policy.source}:{line}" if policy.source and line else policy.source or "<policy>"

@@ -13,10 +13,17 @@ What `load` reads (``commands/apply/command.go`` at kyverno/kyverno 111e07bb):
   CLI's ``failed to load resources`` block and the others are read; a document
   without a kind is not a resource (the CLI stops there; the drop-in reports
   the file and reads the others);
+- ``--target-resource`` files and folders, read as resources are: the
+  existing objects ``mutate.targets`` rules patch;
 - ``--json`` payloads as they are; exceptions from ``--exception`` files, from
   the resources (``--exceptions-with-resources``) or beside the policies
   (``--exceptions-within-policies``); a values file or ``--set`` variables, a
   user-info file, a CEL context file; CRD files for cluster-scoped kinds.
+
+The resources and the targets make the fake cluster the CLI builds its client
+from (``createFakeClientFromResources``, `ScanContext.cluster`): generate rules
+clone from it, mutate-existing rules patch its objects. CEL lookups read the
+context file only, as the CLI's fake context provider does offline.
 
 `run` applies every policy to every resource in the CLI's order
 (`assertree.testing.execute.process`) and keeps each response.
@@ -33,6 +40,7 @@ from typing import Any
 from assertree.documents.paths import NO_EXCLUDE, Exclude
 from assertree.errors import AssertreeError, PolicyError, Problem, Severity, UsageError
 from assertree.languages.base import ScanContext
+from assertree.languages.kubernetes.cluster import Cluster
 from assertree.testing.responses import PolicyResponse, ResourceResponses
 
 __all__ = ["ApplyInputs", "ApplyRun", "load", "run"]
@@ -49,6 +57,7 @@ class ApplyInputs:
     resources: list[Any]  # languages.kyverno.manifests.Manifest, in the order read (not deduplicated: the CLI's)
     payloads: list[Any]  # --json payloads, as Manifests
     context: ScanContext
+    targets: list[Any] = field(default_factory=list)  # --target-resource objects, as Manifests
     exceptions: int = 0  # how many PolicyExceptions (the "with N exception(s)" of the header)
     missing: list[str] = field(default_factory=list)  # resource paths that do not exist (the CLI's block)
     problems: list[Problem] = field(default_factory=list)  # files that could not be used (exit 2)
@@ -79,6 +88,7 @@ class Sources:
 
     policies: Sequence[str]
     resources: Sequence[str] = ()
+    targets: Sequence[str] = ()  # --target-resource
     json_payloads: Sequence[str] = ()
     values_file: str | None = None
     variables: Sequence[str] = ()  # --set key=value
@@ -102,11 +112,13 @@ def load(sources: Sources, stdin: Any = None) -> ApplyInputs:
     policies = _policies(sources, read_stdin, notes)
     inputs = ApplyInputs(policies, [], [], ScanContext(), notes=notes)
     _resources(sources, inputs, read_stdin)
+    inputs.targets = _targets(sources, inputs)
     for path in sources.json_payloads:
         inputs.payloads.extend(_payload(path, inputs.problems))
     exceptions = _exceptions(sources, inputs)
     inputs.exceptions = len(exceptions)
     inputs.context = _context(sources, exceptions)
+    inputs.context.cluster = Cluster.of(manifest.value for manifest in (*inputs.resources, *inputs.targets))
     return inputs
 
 
@@ -138,7 +150,7 @@ def _policies(sources: Sources, read_stdin: Callable[[], str], notes: list[Probl
         policy_set = load_policy_set(paths, exclude=sources.exclude)
         if policy_set.errors:
             raise PolicyError.of(policy_set.errors[0])
-        notes.extend(policy_set.refused)
+        notes.extend([*policy_set.refused, *policy_set.not_run])
         note = policy_set.skipped_note()
         if note:
             notes.append(Problem(note, severity=Severity.NOTE))
@@ -161,14 +173,18 @@ def _policies(sources: Sources, read_stdin: Callable[[], str], notes: list[Probl
 
 def _stdin_policies(text: str, notes: list[Problem]) -> list[Any]:
     from assertree.documents.reader import load_documents
-    from assertree.languages.load import compile_document, locate
+    from assertree.languages.load import compile_read
+    from assertree.results import refused_rules
 
     out = []
-    for document in load_documents("<stdin>.yaml", text):
+    for document in load_documents("<stdin>", text):
         try:
-            out.append(compile_document(document.value, source="<stdin>", index=document.index, line=document.line))
+            compiled = compile_read(document)
         except PolicyError as error:
-            notes.append(replace(locate(error.problem, document), severity=Severity.WARNING))
+            notes.append(replace(error.problem, severity=Severity.WARNING))
+            continue
+        notes.extend(refused.problem for refused in refused_rules(compiled))
+        out.append(compiled)
     return out
 
 
@@ -216,6 +232,22 @@ def _resources(sources: Sources, inputs: ApplyInputs, read_stdin: Callable[[], s
         inputs.resources = [manifest for manifest in inputs.resources if manifest not in global_entries]
         inputs.notes.append(Problem(f"{len(global_entries)} GlobalContextEntry resource(s) passed over: assertree "
                                     "serves globalReference entries from a values file", severity=Severity.NOTE))
+
+
+def _targets(sources: Sources, inputs: ApplyInputs) -> list[Any]:
+    """The ``--target-resource`` objects (files or folders, as resources are listed); a file that cannot be read
+    is a problem (exit 2) and the others are read."""
+    from assertree.languages.kyverno.manifests import read_manifests
+
+    out: list[Any] = []
+    for file in resource_files(sources.targets, sources.exclude):
+        try:
+            if file == STDIN:
+                raise PolicyError("--target-resource: standard input is not a target file")
+            out.extend(read_manifests(file))
+        except AssertreeError as error:
+            inputs.problems.append(error.problem)
+    return out
 
 
 def _where(file: str) -> Any:

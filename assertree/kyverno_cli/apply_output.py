@@ -4,9 +4,14 @@
 - `header`: ``Applying 3 policy rule(s) to 2 resource(s)...`` (``with N
   exception(s)`` when there are exceptions);
 - `mutated`: each mutating policy's resource as it leaves the policy
-  (``policy NAME applied to NS/KIND/NAME:``, the YAML, ``---``), then
-  ``Mutation:`` / ``Mutation has been applied successfully.``; for every
-  ClusterPolicy with mutate rules and every resource, as the CLI prints them;
+  (``policy NAME applied to NS/KIND/NAME:``, the YAML, ``---``; then
+  ``patched targets:`` and each existing resource its ``mutate.targets`` rules
+  patched), then ``Mutation:`` / ``Mutation has been applied successfully.``;
+  for every ClusterPolicy with mutate rules and every resource, as the CLI
+  prints them;
+- `generated`: each resource a generate rule or GeneratingPolicy generates,
+  printed the same way under its trigger's path, then ``Generate:`` /
+  ``Generation completed successfully.``;
 - `results`: per response, ``skipped mutate policy ...`` and ``error while
   applying mutate policy ...`` lines, the ``policy NAME -> resource PATH
   failed:`` block with ``1 - rule message`` lines (``failed as audit
@@ -26,7 +31,7 @@ from assertree.kyverno_cli.table import Paint, render
 from assertree.results import ERROR, FAIL, PASS, SKIP, WARN
 from assertree.testing.responses import MUTATE, PolicyResponse
 
-__all__ = ["exit_code", "header", "mutated", "resource_path", "results", "table"]
+__all__ = ["exit_code", "generated", "header", "mutated", "resource_path", "results", "table"]
 
 SCORED = "policies.kyverno.io/scored"
 
@@ -59,15 +64,41 @@ def mutated(response: PolicyResponse, *, stdin: bool = False, to_file: bool = Fa
     with ``-o``: then only the two lines)."""
     text = ""
     if not to_file:
-        if not stdin:
-            text += f"\npolicy {response.policy.name} applied to {resource_path(response.patched)}:"
-        text += "\n" + marshal(response.patched) + "---\n"
+        text += _printed(response.policy.name, response.patched, response.patched, stdin)
+        targets = patched_targets(response)
+        if targets:
+            text += "patched targets: \n" + "".join(f"\n{marshal(target)}---\n\n" for target in targets)
     return text + "\n\nMutation:\nMutation has been applied successfully."
 
 
+def patched_targets(response: PolicyResponse) -> list:
+    """The existing resources the response's ``mutate.targets`` rules patched, as patched."""
+    return [result.target for result in response.results if result.status == PASS and result.target is not None]
+
+
+def generated(response: PolicyResponse, resource: object, *, stdin: bool = False, to_file: bool = False) -> str:
+    """``processGenerateResponse`` for one generated resource: ``printOutput`` under the trigger's path (the
+    YAML goes to a file instead with ``-o``), then the ``Generate:`` lines."""
+    text = "" if to_file else _printed(response.policy.name, response.resource, resource, stdin)
+    return text + "\n\nGenerate:\nGeneration completed successfully."
+
+
+def generated_resources(response: PolicyResponse) -> list:
+    """Every resource the response's generate rules (or GeneratingPolicy) would create, in order."""
+    return [resource for result in response.results for resource in result.generated]
+
+
+def _printed(policy: str, trigger: object, resource: object, stdin: bool) -> str:
+    """``printOutput`` to standard output: ``policy NAME applied to PATH:`` (not with ``--stdin``), the YAML."""
+    head = "" if stdin else f"\npolicy {policy} applied to {resource_path(trigger)}:"
+    return head + "\n" + marshal(resource) + "---\n"
+
+
 def mutated_document(response: PolicyResponse) -> str:
-    """What ``-o FILE`` (or a folder) gets for one mutate response: the YAML, ``---`` and an empty line."""
-    return marshal(response.patched) + "---\n\n"
+    """What ``-o FILE`` (or a folder) gets for one mutate response: the YAML, ``---`` and an empty line, then
+    each patched target's YAML and ``---``."""
+    return marshal(response.patched) + "---\n\n" + "".join(marshal(target) + "---\n"
+                                                          for target in patched_targets(response))
 
 
 def results(run: ApplyRun, counts: Counts, *, audit_warn: bool = False) -> str:

@@ -10,7 +10,10 @@ made by `assertree.testing.execute.process` in the CLI's order). The counts foll
   (``policies.kyverno.io/scored: "false"``) or, with ``--audit-warn``, when its
   failure action is Audit; otherwise a failure;
 - its mutate rules: pass, fail, skip, error (a warning is not counted);
-- a ValidatingPolicy's results: pass, fail, error, skip;
+- a ValidatingPolicy's results: pass, fail, error, skip; a DeletingPolicy's
+  and a CleanupPolicy's too, a resource the policy selects but would keep
+  being a failure there ("resource did not match"), where assertree says skip;
+- a generate rule's or a GeneratingPolicy's: pass, fail, error, skip;
 - a MutatingPolicy's results: pass, fail, skip, error, **counted twice**: the CLI
   adds a MutatingPolicy response to the counts, then again while printing it
   (``addMutateResponse`` in ``ApplyPoliciesOnResource`` and in
@@ -25,6 +28,7 @@ from typing import Any
 
 from assertree.languages.kyverno.wildcard import match as wildcard_match
 from assertree.results import ERROR, FAIL, PASS, SKIP, WARN, RuleResult
+from assertree.testing.check import DELETING_KINDS, kyverno_status
 from assertree.testing.responses import MUTATE, PolicyResponse
 
 __all__ = ["Counts", "audit", "count", "is_kyverno_policy", "rule_name", "rule_status", "rule_type"]
@@ -59,23 +63,29 @@ class Counts:
 
 
 def is_kyverno_policy(policy: Any) -> bool:
-    """A ``kyverno.io`` ClusterPolicy or Policy (the CLI's ``AsKyvernoPolicy() != nil``)."""
-    return str(getattr(policy, "api_version", "")).split("/")[0] == "kyverno.io"
+    """A ``kyverno.io`` ClusterPolicy or Policy (the CLI's ``AsKyvernoPolicy() != nil``; a CleanupPolicy is not
+    one)."""
+    return (str(getattr(policy, "api_version", "")).split("/")[0] == "kyverno.io"
+            and getattr(policy, "kind", None) in ("ClusterPolicy", "Policy"))
 
 
 def rule_status(policy: Any, result: RuleResult) -> str:
     """The status the Kyverno engine gives a rule: a failure of an unscored ClusterPolicy is a failure there
-    (the CLI makes it a warning when counting and reporting), where assertree's result says warn."""
+    (the CLI makes it a warning when counting and reporting), where assertree's result says warn; a resource a
+    deleting policy keeps is a failure there, where assertree says skip (`testing.check.kyverno_status`)."""
     if result.status == WARN and is_kyverno_policy(policy) and not getattr(policy, "scored", True):
         return FAIL
-    return str(result.status)
+    return kyverno_status(policy, result)
 
 
 def rule_name(policy: Any, result: RuleResult) -> str:
-    """The rule's name in the engine's response: a ClusterPolicy's rule (``autogen-`` ones included); the CEL
-    kinds' responses have none, but ``exception`` when a PolicyException made them a skip."""
+    """The rule's name in the engine's response: a ClusterPolicy's rule (``autogen-`` ones included); a
+    deleting policy's is the policy's name; the other CEL kinds' responses have none, but ``exception`` when a
+    PolicyException made them a skip."""
     if is_kyverno_policy(policy):
         return result.rule.name
+    if getattr(policy, "kind", None) in DELETING_KINDS and not result.exception:
+        return str(policy.name)
     return "exception" if result.exception else ""
 
 
@@ -143,7 +153,7 @@ def count(responses: Iterable[PolicyResponse], *, audit_warn: bool = False) -> C
         else:
             for result in response.results:
                 if result.status != WARN:
-                    counts.add(result.status, 2 if response.phase == MUTATE else 1)
+                    counts.add(rule_status(policy, result), 2 if response.phase == MUTATE else 1)
     return counts
 
 

@@ -27,8 +27,8 @@ from typing import Any, Protocol
 from assertree.explanation import Explanation
 from assertree.results import PolicyInfo, Resource, RuleInfo, RuleResult
 
-__all__ = ["CompiledPolicy", "CompiledRule", "Explain", "Mutator", "PolicyInfo", "RuleInfo", "RuleRunner",
-           "ScanContext", "recompile", "reduce_compiled"]
+__all__ = ["CompiledPolicy", "CompiledRule", "Explain", "Generator", "Mutator", "PolicyInfo", "RuleInfo",
+           "RuleRunner", "ScanContext", "generator_of", "locate_refusals", "recompile", "reduce_compiled"]
 
 
 @dataclass
@@ -45,6 +45,7 @@ class ScanContext:
     run_unbound: bool = False  # admission policies: run a policy no binding names as if bound (Deny, no params)
     kubernetes_defaults: bool = True  # admission policies see objects with the apiserver's defaults filled in
     cluster_scoped: frozenset[tuple[str, str]] = frozenset()  # (group, kind) from CRD files: kept out of 'default'
+    cluster: Any = None  # the existing objects rules may read or change (`languages.kubernetes.cluster.Cluster`)
     memo: dict = field(default_factory=dict, compare=False, repr=False)  # one scan's caches (a Scanner's own)
     explain: bool = False  # explain each failing or erroring result (`assertree.engine.explain`)
 
@@ -57,6 +58,18 @@ Explain = Callable[[RuleResult], "Explanation | None"]
 
 Mutator = Callable[[Resource], tuple[Resource, list[RuleResult]]]
 """A policy's mutate rules on one resource: the mutated resource and one result per rule that applied."""
+
+
+Generator = Callable[[Resource], list[RuleResult]]
+"""A policy's rules that create resources (Kyverno ``generate``, GeneratingPolicy) on one trigger: one result per
+rule that applied, the objects in `RuleResult.generated`. An optional member of a compiled policy
+(``generator(context)``): `assertree apply` writes what it gives; a scan reports the same rules as results."""
+
+
+def generator_of(policy: Any, context: ScanContext) -> Generator | None:
+    """`policy`'s `Generator` for `context`, or None when it generates nothing."""
+    make = getattr(policy, "generator", None)
+    return make(context) if make is not None else None
 
 
 class CompiledRule(Protocol):
@@ -84,6 +97,29 @@ class CompiledPolicy(Protocol):
     def mutator(self, context: ScanContext) -> Mutator | None:
         """None when the policy mutates nothing."""
         ...
+
+
+def locate_refusals(compiled: Any, document: Any) -> Any:
+    """`compiled` with the warnings of its refused rules (`results.RefusedRule`) given the file, line and column
+    of their field in `document` (an `assertree.documents.reader.Document`); returns `compiled`.
+
+    A language compiles a document without knowing where it was read; whoever read it locates the problems.
+    """
+    from dataclasses import replace
+
+    from assertree.errors import Location
+
+    info = getattr(compiled, "policy", None)
+    refused = getattr(info, "refused", None)
+    if info is None or not refused:
+        return compiled
+    located = []
+    for item in refused:
+        problem = item.problem
+        line, column = document.locate(problem.path) if problem.path else (document.line, None)
+        located.append(replace(item, problem=problem.located(Location(document.path, line, column))))
+    info.refused = located
+    return compiled
 
 
 # Pickling compiled policies (for worker processes: `assertree.scale`). A compiled policy holds closures, regexes,

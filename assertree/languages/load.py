@@ -31,7 +31,9 @@ from assertree.documents.nesting import TOO_DEEP
 from assertree.documents.paths import NO_EXCLUDE, Exclude, walk
 from assertree.documents.reader import SUFFIXES, Document, load_documents
 from assertree.errors import AssertreeError, DocumentError, Location, PolicyError, Problem, Severity, Unsupported
+from assertree.languages.base import locate_refusals
 from assertree.languages.checked_files import CheckedFile, read_checked
+from assertree.results import refused_rules
 
 LANGUAGES = {
     "json.kyverno.io": "assertree.languages.kyverno_json.language",
@@ -122,6 +124,16 @@ def compile_document(document: Any, *, source: str | None = None, index: int | N
 policy_from_mapping = compile_document  # the name the 0.1 API had
 
 
+def compile_read(document: Document) -> Any:
+    """A document read from a file, compiled: a PolicyError (of the same class: `Unsupported` stays one), and
+    the warnings of refused rules, carry its file, line and column."""
+    try:
+        compiled = compile_document(document.value, source=document.path, index=document.index, line=document.line)
+    except PolicyError as error:
+        raise type(error).of(locate(error.problem, document)) from None
+    return locate_refusals(compiled, document)
+
+
 def load_policies(*paths: str | Path, selector: Callable[[Mapping[str, str]], bool] | None = None,
                   exclude: Iterable[str] = ()) -> list[Any]:
     """Every policy in `paths`, compiled; raises PolicyError at the first policy that cannot be loaded.
@@ -162,13 +174,17 @@ class PolicySet:
 
     `errors` are the documents of files named explicitly that cannot be used (the run exits 2);
     `refused` the policies found in a directory that cannot be used: a WARNING for one that is
-    invalid, a NOTE for one assertree cannot run (generate rules, GeneratingPolicy, ...); each is
-    one line and the others still run. `skipped` counts the files that hold no policy.
+    invalid, a NOTE for one assertree cannot run (`assertree.errors.Unsupported`); each is one line
+    and the others still run. `not_run` has a WARNING for each rule of a loaded policy that is not
+    run (`assertree.results.RefusedRule`: it needs a registry or a cluster, ...), naming the policy,
+    the rule and the field at fault; the policy's other rules run. `skipped` counts the files that
+    hold no policy.
     """
 
     policies: list[Any] = field(default_factory=list)
     errors: list[Problem] = field(default_factory=list)
     refused: list[Problem] = field(default_factory=list)
+    not_run: list[Problem] = field(default_factory=list)
     skipped: Counter[str] = field(default_factory=Counter)
     order: dict[int, int] = field(default_factory=dict, repr=False)  # id(problem) -> position in the walk
 
@@ -196,7 +212,8 @@ def load_policy_set(paths: Iterable[str | Path], *, selector: Callable[[Mapping[
     a directory, only policies are read: hidden folders (``.kyverno-test/``, ``.chainsaw-test/``) and
     files that hold no policy document (Kyverno and Chainsaw tests, kustomizations, Artifact Hub
     metadata, manifests, CRDs, PolicyExceptions, Helm templates) are counted in `PolicySet.skipped`;
-    a policy that cannot be loaded is one entry of `PolicySet.refused` and the others still load.
+    a policy that cannot be loaded is one entry of `PolicySet.refused` and the others still load; a rule
+    that is not run is one entry of `PolicySet.not_run` and its policy's other rules still run.
     """
     found = find_policy_files(paths, exclude)
     out = PolicySet()
@@ -220,6 +237,7 @@ def load_policy_set(paths: Iterable[str | Path], *, selector: Callable[[Mapping[
         out.errors.append(problem)
     out.policies = [item for item in linked
                     if selector is None or selector(getattr(item.policy, "labels", None) or {})]
+    out.not_run = [refused.problem for item in out.policies for refused in refused_rules(item)]
     out.skipped = skipped.files
     return out
 
@@ -258,11 +276,10 @@ def _read_file(file: Path, named: bool, skipped: _Skipped) -> Iterator[Any]:
                 compiled.append(document)
                 continue
             try:
-                compiled.append(compile_document(document.value, source=document.path, index=document.index,
-                                                 line=document.line))
-            except PolicyError as error:
+                compiled.append(compile_read(document))
+            except PolicyError as error:  # located by compile_read
                 if named and not isinstance(error, Unsupported):
-                    compiled.append(locate(error.problem, document))
+                    compiled.append(error.problem)
                 elif not named and "templates" in file.parts[:-1] and _is_template(file):
                     skipped.add(HELM_TEMPLATES)  # a chart that templates policies: {{ }} where values go
                 else:

@@ -129,8 +129,8 @@ def rule_lines(result: RuleResult, *, color: bool = False, with_source: bool = F
     else:
         status = _STATUS[result.status]
         lines = [f"- {paint(status, _GREEN if result.status == PASS else _RED)} ({names})"]
-    if result.status == SKIP and result.message:  # Kyverno says why: preconditions, an exception (named)
-        lines.append(f" -> {result.message}")
+    if (result.status == SKIP or result.action) and result.message:  # Kyverno says why (preconditions, an
+        lines.append(f" -> {result.message}")  # exception), or what it would do (generate, delete)
     if result.gate:
         lines.append(f" -> a warning: {result.gate}")
     for violation in result.violations:

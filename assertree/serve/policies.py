@@ -52,11 +52,15 @@ class PolicyStore:
     def _load(self) -> PolicySet:
         from assertree.errors import PolicyError
         from assertree.languages.load import load_policies
+        from assertree.results import refused_rules
 
         policies = load_policies(*self.paths)
         if not policies:
             where = ", ".join(str(path) for path in self.paths)
             raise PolicyError(f"no policies were found in {where}: nothing would be checked")
+        for policy in policies:
+            for refused in refused_rules(policy):
+                LOG.warning("rule not run: %s", refused.problem)
         return PolicySet(tuple(policies))
 
     def reload(self) -> bool:
@@ -89,7 +93,9 @@ class PolicyStore:
             await anyio.to_thread.run_sync(self.reload)
 
     def health(self) -> dict[str, Any]:
-        """What ``/api/health`` says about the policies."""
+        """What ``/api/health`` says about the policies (with the rules they hold that are not run offline)."""
+        from assertree.serve.responses import not_run
+
         current = self.current
         return {
             "policies": len(current.policies),
@@ -98,4 +104,5 @@ class PolicyStore:
             "loaded_at": current.loaded_at.isoformat(timespec="seconds"),
             "reloads": self.reloads,
             "reload_error": self.reload_error,
+            "not_run": not_run(current.policies),
         }

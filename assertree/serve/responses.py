@@ -12,6 +12,9 @@ field error, all joined with newlines (values are printed as JSON, as in every
 assertree report, where kyverno-json prints Go syntax). Policy languages with more outcomes (Kyverno's ``skip`` and
 ``warn``) keep their status name and give their rule message.
 
+Rules the policies hold but assertree does not run offline (`results.RefusedRule`) are listed
+once under ``notRun`` (``{"policy", "rule", "message"}``), a key left out when there are none.
+
 With ``details`` each entry also says where things are, for the playground page:
 ``resource`` (index in the scan), ``violations`` with each field error's ``line`` and
 ``column`` in the payload text (when the payload was text), and the resource's own;
@@ -61,7 +64,19 @@ def results_of(scan: ScanResult, *, details: bool = False) -> dict[str, list[dic
         if locator is not None:
             entry.update(_details(result, locator, positions))
         entries.append(entry)
-    return {"results": entries}
+    body: dict[str, Any] = {"results": entries}
+    refused = not_run(scan.policies)
+    if refused:
+        body["notRun"] = refused
+    return body
+
+
+def not_run(policies: Any) -> list[dict[str, str]]:
+    """The refused rules of `policies` (compiled policies or `PolicyInfo`s), one entry each."""
+    from assertree.results import refused_rules
+
+    return [{"policy": getattr(policy, "policy", policy).name, "rule": item.rule, "message": str(item.problem)}
+            for policy in policies for item in refused_rules(policy)]
 
 
 def _where(location: Any) -> dict[str, int]:

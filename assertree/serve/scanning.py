@@ -26,7 +26,7 @@ def compile_policy_text(text: str) -> list[Any]:
     """Every policy document of `text` (YAML stream or JSON), compiled and linked; any language assertree reads
     (an admission policy's bindings may come in the same text)."""
     from assertree.documents.reader import load_documents
-    from assertree.languages.load import compile_document, link, locate
+    from assertree.languages.load import compile_read, link
 
     try:
         documents = load_documents(POLICY_SOURCE, text)
@@ -39,10 +39,9 @@ def compile_policy_text(text: str) -> list[Any]:
     policies = []
     for document in documents:
         try:
-            policies.append(compile_document(document.value, source=document.path, index=document.index,
-                                             line=document.line))
+            policies.append(compile_read(document))
         except PolicyError as error:
-            raise RequestError(f"invalid policy: {locate(error.problem, document)}") from None
+            raise RequestError(f"invalid policy: {error.problem}") from None
     policies, unlinked = link(policies)  # admission policies and the bindings that name them
     if unlinked:
         raise RequestError(f"invalid policy: {unlinked[0]}")

@@ -17,9 +17,20 @@ For each expected entry (policy, rule, result, resources):
   the policy has no rule of that name at all: ``Rule not found``, a failure
   (``kyverno test`` passes it, Excluded);
 - no response of the policy at all is a failure, ``Not found``;
+- a rule assertree does not run (`results.RefusedRule`) is a failure, ``Not run``,
+  with the reason: a test never passes for checking less than it says;
 - a policy that could not be loaded makes each selected row an error
   ("Invalid policy"), while the other policies' rows are compared;
 - a result with an ``operation`` is compared with that operation's run.
+
+Generate rules (``output.go``: rule type ``Generation``): each resource the rule
+generated is one compared row, looked up in ``generatedResource`` (or the first
+of ``generatedResources`` that holds an equal one) by its own apiVersion, kind,
+namespace and name, both sides' labels normalised (``generate.kyverno.io/*``
+dropped, ``app.kubernetes.io/managed-by: kyverno`` set); a rule that generated
+nothing is compared on its status alone. Target resources (``targetResources``)
+are compared through the result that patched them: its patched target against
+``patchedResources``.
 
 A test none of whose rows compared a result fails as a whole (`nothing_compared`).
 
@@ -81,9 +92,12 @@ class RowCheck:
         }
 
 
-PatchedLookup = Callable[[Path, Any], "tuple[bool | None, str]"]
-"""(file, actual resource) -> (equal, diff text); equal is None when the file lacks the resource.
-Raises FileNotFoundError (or an AssertreeError for a file that is not YAML): the row fails."""
+PatchedLookup = Callable[[Path, Any, bool], "tuple[bool | None, str]"]
+"""(file, actual resource, generated) -> (equal, diff text); equal is None when the file lacks the resource;
+`generated` normalises both sides' labels as for generated resources. Raises FileNotFoundError (or an
+AssertreeError for a file that is not YAML): the row fails."""
+NOT_RUN = "not-run"
+GENERATING_KINDS = frozenset({"GeneratingPolicy", "NamespacedGeneratingPolicy"})
 
 
 def check_test(test: KyvernoTest, responses: list[ResourceResponses], patched: PatchedLookup,
@@ -117,6 +131,9 @@ def check_expected(test: KyvernoTest, expected: ExpectedResult, responses: list[
     for item in selected:
         rows: list[RowCheck] = []
         dropped = False
+        policies = [response.policy for response in item.responses if response.policy.name == expected.policy_name]
+        if policies:
+            rows.extend(_not_run(expected, item, policies[0]))  # once, however many phases the policy ran
         for response in item.responses:
             if response.policy.name != expected.policy_name:
                 continue
@@ -124,7 +141,13 @@ def check_expected(test: KyvernoTest, expected: ExpectedResult, responses: list[
                 rows.append(RowCheck(expected, item.key, expected.rule, NOT_FOUND, False, "Rule not found",
                                      f"policy {expected.policy!r} has no rule {expected.rule!r}"))
                 continue
+            if item.target:
+                rows.extend(_compare_target(test, expected, item, response, patched))
+                continue
             for result in _rule_results(expected, response):
+                if _generates(response.policy, result):
+                    rows.extend(_compare_generated(test, expected, item, response, result, patched))
+                    continue
                 row = _compare(test, expected, item, response, result, patched)
                 if row is None:
                     dropped = True
@@ -139,6 +162,98 @@ def check_expected(test: KyvernoTest, expected: ExpectedResult, responses: list[
                                  f"policy {expected.policy!r} gave no response for this resource"))
         out.extend(rows)
     return out
+
+
+def _not_run(expected: ExpectedResult, item: ResourceResponses, policy: Any) -> list[RowCheck]:
+    """A failed row for each refused rule the entry names (all of the policy's when it names none)."""
+    from assertree.results import refused_rules
+
+    rule_free = ruleless(policy)
+    names = {expected.rule, f"autogen-{expected.rule}", f"autogen-cronjob-{expected.rule}"} if expected.rule \
+        and not rule_free else None
+    return [RowCheck(expected, item.key, None if rule_free else refused.rule, NOT_RUN, False, "Not run",
+                     refused.problem.message)
+            for refused in refused_rules(policy) if names is None or refused.rule in names]
+
+
+def _generates(policy: Any, result: Any) -> bool:
+    """Whether `result` comes from a generate rule (ClusterPolicy) or a GeneratingPolicy."""
+    return bool(getattr(result.rule, "generates", False)) or policy.kind in GENERATING_KINDS
+
+
+def _compare_generated(test: KyvernoTest, expected: ExpectedResult, item: ResourceResponses,
+                       response: PolicyResponse, result: Any, patched: PatchedLookup) -> list[RowCheck]:
+    """One row per generated resource, compared with the expected files; the status alone when none."""
+    rule_name = None if ruleless(response.policy) else result.rule.name
+    files = expected.generated_resources
+    if not result.generated or not files:
+        return [_status_row(expected, item, rule_name, result)]
+    rows = []
+    for resource in result.generated:
+        diffs: list[str] = []
+        errors: list[str] = []
+        found = False
+        for name in files:
+            try:
+                equal, diff = patched(test.path(name), resource, True)
+            except (FileNotFoundError, AssertreeError) as error:
+                errors.append(str(error))
+                continue
+            if equal is None:
+                errors.append(f"{name}: resource not found in manifest")
+            elif equal:
+                found = True
+                break
+            else:
+                diffs.append(diff)
+        if found:
+            rows.append(_status_row(expected, item, rule_name, result))
+        elif diffs:
+            rows.append(RowCheck(expected, item.key, rule_name, str(result.status), False, "Resource diff",
+                                 "generated resource didn't match the generated resource in the test result\n"
+                                 + diffs[-1]))
+        else:
+            rows.append(RowCheck(expected, item.key, rule_name, str(result.status), False, "Resource error",
+                                 "; ".join(errors)))
+    return rows
+
+
+def _compare_target(test: KyvernoTest, expected: ExpectedResult, item: ResourceResponses, response: PolicyResponse,
+                    patched: PatchedLookup) -> list[RowCheck]:
+    """A target resource's row: the target as the rule patched it, then the rule's status."""
+    result = response.results[0]
+    rule_name = None if ruleless(response.policy) else result.rule.name
+    if expected.patched_resources:
+        try:
+            equal, diff = patched(test.path(expected.patched_resources), result.target, False)
+        except (FileNotFoundError, AssertreeError) as error:
+            return [RowCheck(expected, item.key, rule_name, str(result.status), False, "Resource error", str(error))]
+        if equal is None:
+            return [RowCheck(expected, item.key, rule_name, str(result.status), False, "Resource error",
+                             f"{expected.patched_resources}: resource not found in manifest")]
+        if not equal:
+            return [RowCheck(expected, item.key, rule_name, str(result.status), False, "Resource diff",
+                             f"patched resource didn't match the patched resource in the test result\n{diff}")]
+    return [_status_row(expected, item, rule_name, result)]
+
+
+DELETING_KINDS = frozenset({"DeletingPolicy", "NamespacedDeletingPolicy", "CleanupPolicy", "ClusterCleanupPolicy"})
+
+
+def kyverno_status(policy: Any, result: Any) -> str:
+    """The status ``kyverno test`` reports for `result`: a resource a deleting policy selects but keeps is
+    ``fail`` there ("resource did not match"), where assertree says skip (nothing to check)."""
+    status = str(result.status)
+    return "fail" if status == "skip" and policy.kind in DELETING_KINDS and not result.exception else status
+
+
+def _status_row(expected: ExpectedResult, item: ResourceResponses, rule_name: str | None, result: Any) -> RowCheck:
+    actual = kyverno_status(result.policy, result)
+    message = result.message or ""
+    if actual != expected.result:
+        return RowCheck(expected, item.key, rule_name, actual, False, f"Want {expected.result}, got {actual}",
+                        message)
+    return RowCheck(expected, item.key, rule_name, actual, True, "Ok", message)
 
 
 def _namespace_and_name(wanted: str) -> tuple[str, str]:
@@ -237,11 +352,11 @@ def _compare(test: KyvernoTest, expected: ExpectedResult, item: ResourceResponse
 def _compared(test: KyvernoTest, expected: ExpectedResult, item: ResourceResponses, response: PolicyResponse,
               result: Any, patched: PatchedLookup) -> RowCheck | None:
     rule_name = None if ruleless(response.policy) else result.rule.name
-    actual = str(result.status)
+    actual = kyverno_status(response.policy, result)
     if expected.patched_resources:
         resource = response.patched if response.phase == MUTATE else response.resource
         try:
-            equal, diff = patched(test.path(expected.patched_resources), resource)
+            equal, diff = patched(test.path(expected.patched_resources), resource, False)
         except (FileNotFoundError, AssertreeError) as error:
             return RowCheck(expected, item.key, rule_name, actual, False, "Resource error", str(error))
         if equal is None:
@@ -252,8 +367,4 @@ def _compared(test: KyvernoTest, expected: ExpectedResult, item: ResourceRespons
         if not equal:
             return RowCheck(expected, item.key, rule_name, actual, False, "Resource diff",
                             f"patched resource didn't match the patched resource in the test result\n{diff}")
-    message = result.message or ""
-    if actual != expected.result:
-        return RowCheck(expected, item.key, rule_name, actual, False, f"Want {expected.result}, got {actual}",
-                        message)
-    return RowCheck(expected, item.key, rule_name, actual, True, "Ok", message)
+    return _status_row(expected, item, rule_name, result)

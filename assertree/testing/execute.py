@@ -6,7 +6,17 @@ The order is the Kyverno CLI's (``processor/policy_processor.go``,
 mutate rules on the output of the previous one, then every one that validates
 runs its validate rules on the mutated resource; then the CEL MutatingPolicies
 mutate it further, and the other policies (ValidatingPolicies, kyverno-json
-policies) validate the result. Each phase of each policy is one `PolicyResponse`.
+policies) validate the result (generate rules last). Each phase of each policy
+is one `PolicyResponse`.
+
+The test's existing resources make one fake cluster (`ScanContext.cluster`,
+``commands/test/test.go``): its ``resources``, ``targetResources`` and
+``paramResources``, every result's ``cloneSourceResource`` file and, with
+``clusterResources``, their resources and CRDs (`lookups.test_cluster`);
+mutate-existing targets, clone sources and DeletingPolicies read it, and so do
+the lookups when the test has ``clusterResources``. Each target resource also
+gets its own `ResourceResponses`, holding the results that patched it
+(``TestResponse.Target``).
 
 This is a small run loop over `CompiledPolicy` objects (`languages.base`), so
 kyverno-json ValidatingPolicy documents named by a Test run too; the
@@ -28,7 +38,7 @@ from typing import Any
 
 from assertree.errors import AssertreeError
 from assertree.languages.base import ScanContext
-from assertree.results import Resource
+from assertree.results import Resource, refused_rules
 from assertree.testing.responses import MUTATE, VALIDATE, PolicyResponse, ResourceResponses
 from assertree.testing.testfile import KyvernoTest, KyvernoTestError
 
@@ -45,6 +55,7 @@ class LoadedTest:
     warnings: list[str] = field(default_factory=list)  # problems the CLI reports without stopping
     invalid: dict[str, str] = field(default_factory=dict)  # policy name -> why it could not be used
     payloads: list = field(default_factory=list)  # payloads.Payload: jsonPayloads, httpPayloads, envoyPayloads
+    targets: list = field(default_factory=list)  # manifests.Manifest of targetResources
 
 
 def load_test(test: KyvernoTest) -> LoadedTest:
@@ -68,32 +79,45 @@ def load_test(test: KyvernoTest) -> LoadedTest:
         exceptions.extend(bridge.parse_exceptions(load_kyverno_documents([path]).exceptions, str(path)))
     manifests = []
     warnings = [f"binding ignored: {problem}" for problem in unlinked]
+    warnings.extend(str(item) for policy in policies for item in refused_rules(policy))
     for name in test.resources:  # a missing file fails the test (the CLI warns and carries on, see the docs)
         for file in _files(test, name, "resources"):
             manifests.extend(read_manifests(file))
     manifests = unique(manifests)
-    context = _scan_context(test, exceptions, [manifest.value for manifest in manifests])
+    targets = [manifest for name in test.target_resources for file in _files(test, name, "targetResources")
+               for manifest in read_manifests(file)]
+    params = []
     if test.param_resources:  # what admission policy bindings choose their params from, as written (a param
         from assertree.inputs.params import load_params  # without a namespace may be of a cluster-scoped kind)
 
-        context.params = tuple(load_params(test.existing(name, "paramResources") for name in test.param_resources))
+        params = load_params(test.existing(name, "paramResources") for name in test.param_resources)
+    existing = [*(item.value for item in (*manifests, *targets, *_clone_sources(test))), *params]
+    context = _scan_context(test, exceptions, existing)
+    context.params = tuple(params)
     context.run_unbound = True  # the Kyverno CLI runs a policy no binding names (only its matchConstraints decide)
     context.kubernetes_defaults = False  # the Kyverno CLI evaluates the manifest as written
     warnings.extend(f"policy {name}: {why}" for name, why in invalid.items())
-    return LoadedTest(test, policies, manifests, context, exceptions, warnings, invalid, load_payloads(test))
+    return LoadedTest(test, policies, manifests, context, exceptions, warnings, invalid, load_payloads(test), targets)
+
+
+def _clone_sources(test: KyvernoTest) -> list:
+    """The objects of every result's ``cloneSourceResource`` file (a missing one fails the test, naming it, as a
+    missing resource file does)."""
+    from assertree.languages.kyverno.manifests import read_manifests
+
+    found = []
+    for name in dict.fromkeys(expected.clone_source_resource for expected in test.results
+                              if expected.clone_source_resource):
+        found.extend(read_manifests(test.existing(name, "cloneSourceResource")))
+    return found
 
 
 def _load_policies(paths: list[Path]) -> tuple[list, dict[str, str]]:
     """The compiled policies of `paths`, document by document, and the ones that could not be (name -> error).
 
     A document whose name cannot be read fails the whole test (no row could name it)."""
-    from assertree.languages.kyverno.language import (
-        compile_document,
-        is_kyverno_policy,
-        is_policy_exception,
-        policy_file,
-    )
-    from assertree.languages.load import compile_document as compile_other
+    from assertree.languages.kyverno.language import is_policy_exception, policy_file
+    from assertree.languages.load import compile_read, locate
 
     policies: list[Any] = []
     invalid: dict[str, str] = {}
@@ -105,14 +129,11 @@ def _load_policies(paths: list[Path]) -> tuple[list, dict[str, str]]:
                 value = document.value
                 if is_policy_exception(value):
                     continue
-                compile_one = compile_document if is_kyverno_policy(value) else compile_other
                 try:
-                    policies.append(compile_one(value, source=document.path, index=document.index,
-                                                line=document.line))
+                    policies.append(compile_read(document))  # refused rules' warnings located in the file
                     compiled += 1
                 except AssertreeError as error:
-                    line, column = document.locate(error.path) if error.path else (document.line, None)
-                    located = error.located(source=document.path, line=line, column=column)
+                    located = type(error).of(locate(error.problem, document))
                     metadata = value.get("metadata") if isinstance(value, dict) else None
                     name = metadata.get("name") if isinstance(metadata, dict) else None
                     if not isinstance(name, str) or not name:
@@ -135,7 +156,8 @@ def with_operation(loaded: LoadedTest, operation: str) -> LoadedTest:
 
 def run_loaded(loaded: LoadedTest, *, explain: bool = False) -> list[ResourceResponses]:
     """Every policy on every resource of `loaded`, in kyverno test's order (`process`), then on every payload;
-    with `explain`, each failing or erroring validate result is explained (`assertree.engine.explain`)."""
+    then one entry per target resource (`target_responses`). With `explain`, each failing or erroring
+    validate result is explained (`assertree.engine.explain`)."""
     explainer = None
     if explain:
         from assertree.engine.explain import Explainer
@@ -143,9 +165,35 @@ def run_loaded(loaded: LoadedTest, *, explain: bool = False) -> list[ResourceRes
         explainer = Explainer([rule for policy in loaded.policies for rule in getattr(policy, "rules", ())],
                               loaded.context)
     out = process(loaded.policies, loaded.resources, loaded.context, explainer=explainer)
+    targets = target_responses(loaded.targets, out)
     if loaded.payloads:
         out.extend(_payload_responses(loaded, _validators(loaded.policies, loaded.context), explainer))
+    return out + targets
+
+
+def target_responses(targets: list, triggers: list[ResourceResponses]) -> list[ResourceResponses]:
+    """One entry per target resource (`languages.kyverno.manifests.Manifest`): the results (of any trigger)
+    that patched it, one response per policy."""
+    from assertree.languages.kubernetes.resources import identity
+
+    out = []
+    for manifest in targets:
+        wanted = identity(manifest.value)
+        item = ResourceResponses(manifest.key, manifest.value, target=True)
+        for trigger in triggers:
+            for response in trigger.responses:
+                found = [result for result in response.results
+                         if result.target is not None and _same_object(identity(result.target), wanted)]
+                if found:
+                    item.responses.append(PolicyResponse(response.policy, MUTATE, manifest.value, found[0].target,
+                                                         found))
+        out.append(item)
     return out
+
+
+def _same_object(found: tuple, wanted: tuple) -> bool:
+    """Kyverno's ``extractPatchedTargetFromEngineResponse``: a target without a namespace takes the patched one's."""
+    return found[:2] == wanted[:2] and found[3] == wanted[3] and (not wanted[2] or found[2] == wanted[2])
 
 
 def process(policies: list, manifests: list, context: ScanContext,
@@ -166,7 +214,7 @@ def process(policies: list, manifests: list, context: ScanContext,
             mutator = policy.mutator(context)
             if mutator is not None:
                 phases[0 if kyverno else 2].append((policy, MUTATE, mutator))
-            if policy.rules:
+            if policy.rules or refused_rules(policy):  # a response, so that rows of a refused rule say so
                 runners = [rule.runner(context) for rule in policy.rules]
                 phases[1 if kyverno else 3].append((policy, VALIDATE, _validator(runners)))
         else:
@@ -248,7 +296,7 @@ def _files(test: KyvernoTest, name: str, field_name: str) -> list[Path]:
     path = test.existing(name, field_name)
     if not path.is_dir():
         return [path]
-    if field_name == "resources":
+    if field_name in ("resources", "targetResources"):
         return sorted(p for p in path.iterdir() if p.is_file() and p.suffix in (".yaml", ".yml"))
     return sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in (".yaml", ".yml", ".json"))
 
@@ -263,10 +311,11 @@ def _kyverno_json_validator(policy: Any):
     return validate
 
 
-def _scan_context(test: KyvernoTest, exceptions: list, objects: list[Any]) -> ScanContext:
-    """The values file, user info, exceptions and lookups of `test`, as the Kyverno language reads them."""
+def _scan_context(test: KyvernoTest, exceptions: list, existing: list[Any]) -> ScanContext:
+    """The values file, user info, exceptions, fake cluster (of the `existing` objects) and lookups of `test`,
+    as the Kyverno language reads them."""
     from assertree.languages.kyverno import bridge
-    from assertree.testing.lookups import test_lookups
+    from assertree.testing.lookups import test_cluster, test_lookups
 
     values = None
     if test.variables:
@@ -281,5 +330,6 @@ def _scan_context(test: KyvernoTest, exceptions: list, objects: list[Any]) -> Sc
         raise KyvernoTestError(f"userInfo file {test.userinfo} uses the deprecated untyped schema: add "
                                "'apiVersion: cli.kyverno.io/v1alpha1' and 'kind: UserInfo'", source=str(test.file))
     operation = bridge.global_operation(values) or "CREATE"
+    cluster = test_cluster(test, existing)
     return ScanContext(values=values, user_info=user_info, operation=operation, exceptions=tuple(exceptions),
-                       lookups=test_lookups(test, objects))
+                       lookups=test_lookups(test, cluster), cluster=cluster)

@@ -7,12 +7,13 @@ environment`), which the CEL kinds and ClusterPolicy context entries both read:
 
 - ``context``: a Context file's resources (Kyverno's fake provider, which
   knows only what it holds) and image data;
-- ``clusterResources``: ClusterResource files. Their ``spec.resources``, the
-  CRDs their ``spec.crds`` name (paths relative to the test) and the test's own
-  resources seed a fake cluster (`Cluster`, with discovery:
-  it knows its resource types), which then answers ``resource.Get/List``,
-  ``apiCall`` and ``configMap`` entries instead of the context file's
-  resources; the CRDs also name the resources of their kinds;
+- ``clusterResources``: ClusterResource files. Their ``spec.resources`` and
+  the CRDs their ``spec.crds`` name (paths relative to the test) join the
+  test's own resources, targets, params and clone sources in the fake
+  cluster the test always has (`test_cluster`: the CLI's fake client, with
+  discovery: it knows its resource types), which then also answers
+  ``resource.Get/List``, ``apiCall`` and ``configMap`` entries instead of the
+  context file's resources; the CRDs also name the resources of their kinds;
 - ``globalContextEntries``: each entry's ``data`` (a JSON object), inline
   ``resources`` or ``resourceFiles`` (a list of the objects, documents of YAML
   files relative to the test, which must stay inside its folder), then
@@ -38,18 +39,19 @@ from urllib.parse import urlsplit
 from assertree.errors import AssertreeError
 from assertree.testing.testfile import KyvernoTest, KyvernoTestError
 
-__all__ = ["test_lookups"]
+__all__ = ["test_cluster", "test_lookups"]
 
 
-def test_lookups(test: KyvernoTest, objects: Iterable[Mapping[str, Any]] = ()) -> Any:
-    """The `Lookups` of `test` (None when it gives none); `objects`: its resources, for the fake cluster."""
+def test_lookups(test: KyvernoTest, cluster: Any = None) -> Any:
+    """The `Lookups` of `test` (None when it gives none); `cluster`: its fake cluster (`test_cluster`), which the
+    lookups read when the test has ``clusterResources``."""
     from assertree.languages.kyverno.cel_policies.environment import Lookups, read_context_file
 
     if not (test.context or test.cluster_resources or test.global_context_entries or test.api_call_responses):
         return None
     lookups = read_context_file(test.existing(test.context, "context")) if test.context else Lookups()
     if test.cluster_resources:
-        lookups.cluster = _cluster(test, objects)
+        lookups.cluster = cluster if cluster is not None else test_cluster(test)
     lookups.global_context = _global_context(test)
     lookups.http = _api_call_responses(test)
     return lookups
@@ -69,8 +71,11 @@ def _documents(path: Path, what: str) -> list[Any]:
         raise KyvernoTestError(error.message, source=error.source or str(path), line=error.line) from None
 
 
-def _cluster(test: KyvernoTest, objects: Iterable[Mapping[str, Any]]) -> Any:
-    from assertree.languages.kyverno.cluster import Cluster
+def test_cluster(test: KyvernoTest, objects: Iterable[Mapping[str, Any]] = ()) -> Any:
+    """The fake client ``kyverno test`` seeds (`assertree.languages.kubernetes.cluster.Cluster`): the CRDs of the
+    test's ``clusterResources`` first (they name their kinds' resources), then `objects` (its resources,
+    targets, params and clone sources), then the ``clusterResources``' own resources."""
+    from assertree.languages.kubernetes.cluster import Cluster
     from assertree.languages.kyverno.manifests import normalise
 
     cluster = Cluster()

@@ -1,4 +1,5 @@
-"""Comparing a mutated resource with the one a Test's ``patchedResources`` file expects.
+"""Comparing a mutated (or generated) resource with the one a Test's ``patchedResources`` (or
+``generatedResource``) file expects.
 
 ``kyverno test`` finds the expected resource in the file by apiVersion, kind,
 namespace and name (the file read like any resource file: a namespaced kind
@@ -24,20 +25,37 @@ def patched_lookup() -> PatchedLookup:
 
     files: dict[Path, list] = {}
 
-    def lookup(path: Path, actual: Any) -> tuple[bool | None, str]:
+    def lookup(path: Path, actual: Any, generated: bool = False) -> tuple[bool | None, str]:
         if path not in files:
             if not path.is_file():
-                raise FileNotFoundError(f"failed to load PatchedResources resource: file not found: {path}")
+                what = "GeneratedResource" if generated else "PatchedResources"
+                raise FileNotFoundError(f"failed to load {what} resource: file not found: {path}")
             files[path] = read_manifests(path)
         key = _key(actual)
         expected = next((manifest.value for manifest in files[path] if manifest.key == key), None)
         if expected is None:
             return None, ""
+        if generated:
+            actual, expected = fixup_generate_labels(actual), fixup_generate_labels(expected)
         if patched_resource_matches(actual, expected):
             return True, ""
         return False, diff_text(tidy(expected), tidy(actual))
 
     return lookup
+
+
+def fixup_generate_labels(resource: Any) -> Any:
+    """A generated resource as ``kyverno test`` compares it (``resource.FixupGenerateLabels``): every
+    ``generate.kyverno.io/*`` label dropped, ``app.kubernetes.io/managed-by: kyverno`` set."""
+    if not isinstance(resource, dict):
+        return resource
+    metadata = dict(resource.get("metadata") or {})
+    labels = metadata.get("labels")
+    labels = labels if isinstance(labels, dict) else {}
+    metadata["labels"] = {"app.kubernetes.io/managed-by": "kyverno",
+                          **{key: value for key, value in labels.items()
+                             if not str(key).startswith("generate.kyverno.io/")}}
+    return {**resource, "metadata": metadata}
 
 
 def _key(value: Any) -> tuple[str, str, str, str]:

@@ -35,6 +35,7 @@ class ResourceResponses:
     key: tuple[str, str, str, str]  # apiVersion, kind, namespace, name
     value: Any  # the resource as loaded
     responses: list[PolicyResponse] = field(default_factory=list)
+    target: bool = False  # a target resource (targetResources): its responses hold the results that patched it
 
     @property
     def name(self) -> str:

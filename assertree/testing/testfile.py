@@ -38,8 +38,8 @@ RESULTS = ("pass", "fail", "skip", "error", "warn")
 
 # Fields read above that ``assertree test`` does not run yet: refused by name rather than ignored, so a test
 # never passes for checking less than it says. Each feature that lands removes its fields from these sets.
-NOT_YET = {"targetResources"}
-NOT_YET_IN_RESULTS = {"generatedResource", "generatedResources", "cloneSourceResource"}
+NOT_YET: set[str] = set()
+NOT_YET_IN_RESULTS: set[str] = set()
 OPERATIONS = ("CREATE", "UPDATE", "DELETE")  # a result's operation (the CLI's NormalizeOperation)
 
 
@@ -61,7 +61,7 @@ class ExpectedResult:
     fail_on_missing_resources: bool = False
     document: dict = field(default_factory=dict)
     operation: str | None = None  # CREATE, UPDATE, DELETE, CONNECT: checked against that operation's run
-    generated_resources: list[str] = field(default_factory=list)  # generatedResource, then generatedResources
+    generated_resources: list[str] = field(default_factory=list)  # generatedResources, else [generatedResource]
     clone_source_resource: str | None = None
     resource_specs: list[dict] = field(default_factory=list)  # group, version, kind, namespace, subresource, name
     policy_type: str | None = None  # the is...Policy flag set (isValidatingAdmissionPolicy, ...), if any
@@ -261,7 +261,8 @@ def _expected(item: Any, index: int) -> ExpectedResult:
         fail_on_missing_resources=bool(item.get("failOnMissingResources")),
         document=item,
         operation=item.get("operation") or None,
-        generated_resources=([item["generatedResource"]] if item.get("generatedResource") else []) + generated,
+        # with generatedResources, kyverno test's checkResult ignores generatedResource
+        generated_resources=list(generated) or ([item["generatedResource"]] if item.get("generatedResource") else []),
         clone_source_resource=item.get("cloneSourceResource") or None,
         resource_specs=list(specs),
         policy_type=flags[0] if flags else None,

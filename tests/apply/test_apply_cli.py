@@ -141,7 +141,7 @@ def test_a_rule_that_cannot_patch_is_reported_and_exits_1(run, tmp_path: Path) -
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--policy", MUTATE, "missing.yaml"], "missing.yaml: payload file not found"),
-    (["--policy", CHECKS, BAD], "no policy with mutate rules in"),
+    (["--policy", CHECKS, BAD], "no policy with mutate or generate rules in"),
     (["--diff", "--in-place", "--policy", MUTATE, BAD], "choose one of -o/--output, --diff and --in-place"),
     ([BAD], "give at least one --policy"),
     (["--in-place", "--policy", MUTATE, "-"],

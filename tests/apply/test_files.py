@@ -120,5 +120,5 @@ spec:
 
 
 def test_no_mutating_policy_is_an_error(tmp_path: Path) -> None:
-    with pytest.raises(PolicyError, match="no policy with mutate rules"):
+    with pytest.raises(PolicyError, match="no policy with mutate or generate rules"):
         load_mutate_policies([MUTATE.parent / "policies"])

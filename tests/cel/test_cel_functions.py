@@ -113,6 +113,8 @@ KYVERNO_CASES = [
     (f"image('ghcr.io/a/b:1.0@{DIGEST}').tag()", ""),
     (f"image('ghcr.io/a/b@{DIGEST}').containsDigest()", True),
     ("image('localhost:5000/app').registry()", "localhost:5000"),
+    ("parseImageReference('ghcr.io/a/b:1.0').registry() == 'ghcr.io'", True),
+    (f"parseImageReference('ghcr.io/a/b@{DIGEST}').containsDigest()", True),
     ("isImage('nginx:1.25')", True),
     ("isImage('NGINX')", False),
     ("jsonpatch.escapeKey('example.com/a~b')", "example.com~1a~0b"),

@@ -13,6 +13,10 @@ not cases.
 
 Rows that cannot pass yet are listed in XFAIL, one reason each; they run as
 ``xfail(strict=True)`` so a row that starts agreeing must leave the list.
+
+The generate and GeneratingPolicy rows of ``extraTests`` are scored the same
+way (`test_generate_row`), and each must have generated what its
+``generatedResource`` file holds (the file is compared, not only the status).
 """
 
 from __future__ import annotations
@@ -89,17 +93,49 @@ def _computed(test: dict, index: int) -> tuple[list, object]:
     return rows, None
 
 
-@pytest.mark.parametrize(("test", "index"), CASES)
-def test_kyverno_policies_row(test, index):
-    row = test["rows"][index]
+def _agrees(test: dict, index: int) -> list:
+    """The compared results of a row, asserted to agree with it (an expected skip is met by excluded)."""
+    want = test["rows"][index]["result"]
     computed, error = _computed(test, index)
     assert error is None, f"test did not run: {error}"
     assert computed, "no result was compared for this row"
-    want = row["result"]
     for check in computed:
         assert check.reason not in ("Resource diff", "Resource error"), check.message
         assert check.actual == want or (want == "skip" and check.actual == EXCLUDED), (
             f"rule {check.rule}: expected {want}, got {check.actual}: {check.message}")
+    return computed
+
+
+@pytest.mark.parametrize(("test", "index"), CASES)
+def test_kyverno_policies_row(test, index):
+    _agrees(test, index)
+
+
+GENERATE_FEATURES = {"generate", "CEL policy kind GeneratingPolicy"}
+
+
+def _generate_cases():
+    for test in MANIFEST["extraTests"]:
+        if not GENERATE_FEATURES & set(test.get("features") or ()):
+            continue
+        for index in range(len(test["rows"])):
+            yield pytest.param(test, index, id=f"{test['path']}#{index}")
+
+
+GENERATE_CASES = list(_generate_cases())
+
+
+def test_the_generate_extra_tests_are_all_scored():
+    """kyverno/policies' generate rules and GeneratingPolicies: 8 tests, 9 rows (its manifest's extraTests)."""
+    assert len({case.values[0]["path"] for case in GENERATE_CASES}) == 8
+    assert len(GENERATE_CASES) == 9
+
+
+@pytest.mark.parametrize(("test", "index"), GENERATE_CASES)
+def test_generate_row(test, index):
+    for check in _agrees(test, index):
+        if test["rows"][index].get("generatedResource"):
+            assert check.message.startswith("would generate ") and "nothing" not in check.message, check.message
 
 
 def test_xfail_ids_exist():

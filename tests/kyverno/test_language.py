@@ -75,12 +75,18 @@ def test_duplicate_rule_names_are_refused():
     assert [p.field for p in found] == ["spec.rules[1].name"]
 
 
-@pytest.mark.parametrize(("rule", "field"), [
-    ({"validate": {"manifests": {"attestors": []}}}, "spec.rules[0].validate.manifests"),
-    ({"validate": None, "generate": {"kind": "ConfigMap"}}, "spec.rules[0].generate"),
-    ({"validate": None, "verifyImages": [{"imageReferences": ["*"]}]}, "spec.rules[0].verifyImages"),
+@pytest.mark.parametrize(("rule", "field", "why"), [
+    ({"validate": {"assert": {"all": [{"check": {"a": 1}}]}}}, "spec.rules[0].validate.assert", "not supported yet"),
+    ({"validate": None, "verifyImages": [{"imageReferences": ["*"], "attestors": [{"entries": [{}]}]}]},
+     "spec.rules[0].verifyImages[0].attestors", "image registry"),
+    ({"validate": None, "verifyImages": [{"imageReferences": ["*"], "attestations": [{"type": "x"}]}]},
+     "spec.rules[0].verifyImages[0].attestations", "image registry"),
+    ({"validate": {"manifests": {"attestors": [{"entries": [{"keyless": {"issuer": "x"}}]}]}}},
+     "spec.rules[0].validate.manifests.attestors[0].entries[0].keyless", "Fulcio and Rekor"),
+    ({"validate": {"manifests": {"attestors": [{"entries": [{"keys": {"publicKeys": "k8s://ns/key"}}]}]}}},
+     "spec.rules[0].validate.manifests.attestors[0].entries[0].keys.publicKeys", "PEM public keys"),
 ])
-def test_unsupported_rule_types_fail_at_load_time_with_the_field(rule, field):
+def test_a_rule_that_cannot_run_offline_is_refused_alone_with_its_field(rule, field, why):
     document = copy.deepcopy(POLICY)
     target = document["spec"]["rules"][0]
     for key, value in rule.items():
@@ -88,9 +94,27 @@ def test_unsupported_rule_types_fail_at_load_time_with_the_field(rule, field):
             target.pop(key)
         else:
             target[key] = value
-    with pytest.raises(PolicyError) as raised:
-        compile_document(document)
-    assert str(raised.value).startswith(f"{field}: ")
+    document["spec"]["rules"].append({"name": "still-runs", "match": {"any": [{"resources": {"kinds": ["Pod"]}}]},
+                                      "validate": {"pattern": {"metadata": {"name": "?*"}}}})
+    compiled = compile_document(document)
+    [refused] = compiled.policy.refused
+    assert (refused.rule, refused.problem.field, refused.problem.severity) == (target["name"], field, "warning")
+    assert why in refused.problem.message and f"rule {target['name']!r} is not run" in refused.problem.message
+    assert [rule.rule.name for rule in compiled.rules] == ["still-runs", "autogen-still-runs",
+                                                           "autogen-cronjob-still-runs"]
+
+
+def test_generate_and_image_check_rules_compile():
+    document = copy.deepcopy(POLICY)
+    document["spec"]["rules"][0] = {"name": "netpol", "match": {"any": [{"resources": {"kinds": ["Namespace"]}}]},
+                                    "generate": {"apiVersion": "v1", "kind": "ConfigMap", "name": "x",
+                                                 "namespace": "{{request.object.metadata.name}}", "data": {}}}
+    document["spec"]["rules"].append({"name": "digest", "match": {"any": [{"resources": {"kinds": ["Pod"]}}]},
+                                      "verifyImages": [{"imageReferences": ["*"], "verifyDigest": True}]})
+    compiled = compile_document(document)
+    assert not compiled.policy.refused
+    assert [rule.rule.name for rule in compiled.rules] == ["digest", "netpol"]
+    assert [rule.rule.name for rule in compiled.mutate_rules] == ["digest"]
 
 
 def test_compile_document_reports_schema_problems_as_policy_errors():

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from cel_helpers import POD_RULES, LookupContext, pod, policy_document, run
 
+from assertree.languages.kubernetes.cluster import Cluster
 from assertree.languages.kyverno.cel_policies.environment import Lookups, read_context_file
-from assertree.languages.kyverno.cluster import Cluster
 
 CONFIG = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "allowed", "namespace": "default"},
           "data": {"registries": "ghcr.io"}}

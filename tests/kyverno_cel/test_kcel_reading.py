@@ -32,7 +32,8 @@ def test_every_version_is_read(version: str) -> None:
 def test_recognises_its_documents() -> None:
     assert is_cel_policy(policy_document(VALID))
     assert not is_cel_policy({"apiVersion": "kyverno.io/v1", "kind": "ClusterPolicy"})
-    assert not is_cel_policy({"apiVersion": "policies.kyverno.io/v1", "kind": "GeneratingPolicy"})
+    assert not is_cel_policy({"apiVersion": "policies.kyverno.io/v1", "kind": "PolicyException"})
+    assert is_cel_policy({"apiVersion": "policies.kyverno.io/v1", "kind": "GeneratingPolicy"})
     assert "ValidatingPolicy" in DESCRIPTION and "MutatingPolicy" in DESCRIPTION
 
 
@@ -48,14 +49,23 @@ def test_recognises_its_documents() -> None:
      ("spec", "matchConstraints", "resourceRules", 0, "operations", 0), "unknown operation"),
     ({**VALID, "validations": [{"expression": "true", "messageExpression": "'a' +"}]},
      ("spec", "validations", 0, "messageExpression"), "invalid CEL expression"),
-    ({**VALID, "validations": [{"expression": "authorizer.group('').resource('pods').check('get').allowed()"}]},
-     ("spec", "validations", 0, "expression"), "authorizer"),
     ({**VALID, "evaluation": {"mode": "Yaml"}}, ("spec", "evaluation", "mode"), "unknown evaluation mode"),
 ])
 def test_problems_name_their_field(spec: dict, path: tuple, words: str) -> None:
     error = _error(policy_document(spec))
     assert error.path == path
     assert words in error.message
+
+
+@pytest.mark.parametrize(("expression", "words"), [
+    ("authorizer.group('').resource('pods').check('get').allowed()", "authorizer"),
+    ("resource.Post('v1', 'subjectaccessreviews', {}).status.allowed", "resource.Post"),
+])
+def test_an_expression_that_needs_a_cluster_refuses_the_policy_alone(expression: str, words: str) -> None:
+    compiled = compile_document(policy_document({**VALID, "validations": [{"expression": expression}]}))
+    [refused] = compiled.refused
+    assert refused.problem.path == ("spec", "validations", 0, "expression") and words in refused.problem.message
+    assert compiled.rules == [] and compiled.policy.rules == []
 
 
 def test_a_mutating_policy_needs_mutations() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from assertree.errors import PolicyError
 from assertree.languages.cel.rewrite import rewrite
 from assertree.languages.kyverno.cel_policies.compile import compile_expression
 
@@ -35,3 +36,10 @@ def test_plain_expressions_are_unchanged() -> None:
 ])
 def test_index_of_serves_strings_and_lists(text: str, expected: object) -> None:
     assert compile_expression(text, ()).evaluate({}) == expected
+
+
+def test_a_character_outside_ascii_is_copied_for_the_compiler_to_reject() -> None:
+    text = "Object{status: Object.status{}}ß"
+    assert rewrite(text) == 'dyn({"status": dyn({})})ß'
+    with pytest.raises(PolicyError, match="invalid CEL expression"):
+        compile_expression(text, ())

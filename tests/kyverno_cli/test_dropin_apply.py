@@ -15,6 +15,7 @@ from assertree.cli import main
 from assertree.cli.kyverno import REFUSED, pflag_arguments
 
 DATA = Path(__file__).parent / "data" / "apply"
+LIFECYCLE = Path(__file__).parent / "data" / "apply-lifecycle"  # generate and mutate.targets, apart from `.` above
 
 
 def run(args, capsys, monkeypatch, cwd=DATA):
@@ -50,6 +51,16 @@ def run(args, capsys, monkeypatch, cwd=DATA):
 ])
 def test_output(args, capsys, monkeypatch, snapshot):
     code, out, err = run(args, capsys, monkeypatch)
+    assert (code, out, err) == snapshot
+
+
+@pytest.mark.parametrize("args", [
+    pytest.param(["generate.yaml", "-r", "namespace.yaml,existing.yaml"], id="generate"),
+    pytest.param(["mutate-existing.yaml", "-r", "configmap.yaml", "--target-resource", "existing.yaml"],
+                 id="mutate-existing"),
+])
+def test_generate_and_mutate_existing_output(args, capsys, monkeypatch, snapshot):
+    code, out, err = run(args, capsys, monkeypatch, LIFECYCLE)
     assert (code, out, err) == snapshot
 
 
@@ -219,6 +230,25 @@ def test_mutated_resources_go_to_a_file_or_a_folder(tmp_path, capsys, monkeypatc
                                                                              "web-mutated.yaml"]
 
 
+def test_generated_resources_go_to_a_file_per_policy_and_targets_follow_their_trigger(tmp_path, capsys,
+                                                                                    monkeypatch):
+    code, out, _ = run(["generate.yaml", "-r", "namespace.yaml,existing.yaml", "-o", str(tmp_path / "folder")],
+                       capsys, monkeypatch, LIFECYCLE)
+    assert code == 0 and "applied to" not in out and out.count("Generation completed successfully.") == 2
+    assert sorted(path.name for path in (tmp_path / "folder").iterdir()) == ["namespace-defaults-generated.yaml"]
+    written = (tmp_path / "folder" / "namespace-defaults-generated.yaml").read_text()
+    assert written.count("---\n\n") == 2 and "kind: NetworkPolicy" in written and "kind: Secret" in written
+    code, out, _ = run(["mutate-existing.yaml", "-r", "configmap.yaml", "--target-resource", "existing.yaml", "-o",
+                        str(tmp_path / "one.yaml")], capsys, monkeypatch, LIFECYCLE)
+    written = (tmp_path / "one.yaml").read_text()
+    assert code == 0 and written.index("kind: ConfigMap") < written.index("refreshed-by: settings")
+
+
+def test_without_the_target_resource_a_mutate_existing_rule_finds_nothing_to_patch(capsys, monkeypatch):
+    code, out, _ = run(["mutate-existing.yaml", "-r", "configmap.yaml"], capsys, monkeypatch, LIFECYCLE)
+    assert code == 1 and "patched targets" not in out and 'secrets "regcred" not found' in out
+
+
 def test_set_variables_and_values_file_are_exclusive(tmp_path, capsys, monkeypatch):
     (tmp_path / "policy.yaml").write_text(textwrap.dedent("""\
         apiVersion: kyverno.io/v1
@@ -257,7 +287,7 @@ def test_set_variables_and_values_file_are_exclusive(tmp_path, capsys, monkeypat
 @pytest.mark.parametrize(("flag", "value"), [
     ("--cluster", None), ("-c", None), ("--kubeconfig", "k"), ("--context", "c"), ("--registry", None),
     ("--git-branch", "main"), ("-b", "main"), ("--username", "u"), ("--password", "p"),
-    ("--target-resource", "t.yaml"), ("--target-resources", "t/"), ("--parameter-resource", "p.yaml"),
+    ("--parameter-resource", "p.yaml"),
     ("--http-payload", "h.json"), ("--envoy-payload", "e.json"),
 ])
 def test_what_needs_a_cluster_a_registry_or_git_is_refused_in_one_line(flag, value, capsys, monkeypatch):
@@ -265,7 +295,7 @@ def test_what_needs_a_cluster_a_registry_or_git_is_refused_in_one_line(flag, val
     code, out, err = run(args, capsys, monkeypatch)
     assert code == 2 and out == ""
     assert len(err.splitlines()) == 1 and err.startswith("assertree: error: --")
-    canonical = {"-c": "--cluster", "-b": "--git-branch", "--target-resources": "--target-resource"}.get(flag, flag)
+    canonical = {"-c": "--cluster", "-b": "--git-branch"}.get(flag, flag)
     assert REFUSED[canonical] in err
 
 

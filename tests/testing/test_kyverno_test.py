@@ -123,7 +123,7 @@ def test_the_old_untyped_schema_is_refused_with_a_hint():
 
 @pytest.mark.parametrize(("change", "path"), [
     ({"resourcez": []}, ("resourcez",)),
-    ({"targetResources": ["t.yaml"]}, ("targetResources",)),
+    ({"results": [{"policy": "p", "result": "pass", "operation": "PATCH"}]}, ("results", 0, "operation")),
     ({"results": [{"policy": "p", "result": "maybe"}]}, ("results", 0, "result")),
     ({"results": [{"result": "pass"}]}, ("results", 0, "policy")),
 ])

@@ -29,7 +29,8 @@ the library (0.1.x) cannot do are handled here, each in one place:
 Results come back as plain JSON-like Python (dict/list/str/int/float/bool/None)
 by the protobuf JSON mapping of CEL values: bytes as base64 text, timestamps as
 RFC 3339 text, durations as ``"<seconds>s"``, types as their names. CEL maps
-keep no key order, so a map result's keys come back in the library's order.
+keep no key order (the library's is a hash's, different in every process), so a
+map result's keys come back sorted, as Go's encoding/json writes them.
 
 Known defect of cel-expr-python 0.1.3: a Python string is cut at its first NUL
 character on the way in (``"a\\x00b"`` reaches CEL as ``"a"``).
@@ -376,7 +377,8 @@ def _json_like(value: Any) -> Any:
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, dict):
-        return {key if isinstance(key, str) else _json_like(key): _json_like(item) for key, item in value.items()}
+        return _sorted_map({key if isinstance(key, str) else _json_like(key): _json_like(item)
+                            for key, item in value.items()})
     if isinstance(value, list):
         return [_json_like(item) for item in value]
     if isinstance(value, (bytes, bytearray)):
@@ -389,6 +391,15 @@ def _json_like(value: Any) -> Any:
         return [_json_like(item) for item in value]
     name = getattr(value, "name", None)
     return name().lower() if callable(name) else str(value)  # a CEL type value: its name
+
+
+def _sorted_map(value: dict) -> dict:
+    """`value` with its keys in Go's order (encoding/json sorts map keys): the library's order is a hash's,
+    different in every process, and a map written out (``assertree apply``) must not change from run to run."""
+    try:
+        return dict(sorted(value.items()))
+    except TypeError:  # keys of mixed types
+        return dict(sorted(value.items(), key=lambda item: (type(item[0]).__name__, str(item[0]))))
 
 
 def _rfc3339(moment: datetime.datetime) -> str:

@@ -12,5 +12,7 @@ merge keys. Those shared pieces live here, one module per question:
 - `matching`: whether match constraints select a request;
 - `jsonpatch`: RFC 6902 as evanphx/json-patch applies it;
 - `merge_schema`: which lists Kubernetes merges, and by which keys;
-- `patches`: JSON patches and apply configurations applied to an object.
+- `patches`: JSON patches and apply configurations applied to an object;
+- `cluster`: the objects that exist besides the one checked (a fake cluster),
+  which lookups, generate clones, mutate-existing targets and cleanup read.
 """

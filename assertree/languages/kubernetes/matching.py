@@ -171,11 +171,13 @@ def _scope_matches(scope: str, attributes: Attributes) -> bool:
     return attributes.resource == "namespaces" or not attributes.namespace  # Cluster
 
 
-def _rule_selects(rule: ResourceRule, attributes: Attributes, group: str, version: str | None) -> bool:
+def _rule_selects(rule: ResourceRule, attributes: Attributes, group: str, version: str | None,
+                  any_operation: bool = False) -> bool:
     """Whether `rule` selects the request as a request for `group` (and `version`; None: any version the
     rule names, which is how an equivalent resource in another version is found offline)."""
     versions_ok = _one_of(rule.api_versions, version) if version is not None else bool(rule.api_versions)
-    return (versions_ok and _scope_matches(rule.scope, attributes) and _one_of(rule.operations, attributes.operation)
+    operation_ok = any_operation or _one_of(rule.operations, attributes.operation)
+    return (versions_ok and _scope_matches(rule.scope, attributes) and operation_ok
             and _one_of(rule.api_groups, group)
             and _resource_matches(rule.resources, attributes.resource, attributes.subresource))
 
@@ -199,18 +201,21 @@ def _equivalent_groups(attributes: Attributes) -> tuple[str, ...]:
 
 
 def _rules_select(rules: tuple[ResourceRule, ...], attributes: Attributes, match_policy: str,
-                  generate_name: bool) -> bool:
-    if any(_rule_selects(rule, attributes, attributes.group, attributes.version)
+                  generate_name: bool, any_operation: bool = False) -> bool:
+    if any(_rule_selects(rule, attributes, attributes.group, attributes.version, any_operation)
            and _named(rule, attributes, generate_name) for rule in rules):
         return True
     if match_policy != "Equivalent":
         return False
-    return any(_rule_selects(rule, attributes, group, None) and _named(rule, attributes, generate_name)
+    return any(_rule_selects(rule, attributes, group, None, any_operation) and _named(rule, attributes, generate_name)
                for rule in rules for group in _equivalent_groups(attributes))
 
 
-def matches(constraints: MatchConstraints, attributes: Attributes, *, generate_name: bool = False) -> bool:
-    """Whether `constraints` select the request `attributes` describe.
+def matches(constraints: MatchConstraints, attributes: Attributes, *, generate_name: bool = False,
+            any_operation: bool = False) -> bool:
+    """Whether `constraints` select the request `attributes` describe; with `any_operation`, whatever the
+    operation (an existing resource, as Kyverno matches a DeletingPolicy's resources and mutate-existing
+    targets).
 
     Raises `SelectorError` for a label selector Kubernetes would not build, when the resource rules
     select the request (Kubernetes reports selector errors only then).
@@ -230,10 +235,10 @@ def matches(constraints: MatchConstraints, attributes: Attributes, *, generate_n
     if object_ok is False:
         return False
     policy = constraints.match_policy
-    if _rules_select(constraints.exclude_resource_rules, attributes, policy, generate_name):
+    if _rules_select(constraints.exclude_resource_rules, attributes, policy, generate_name, any_operation):
         return False
     if constraints.resource_rules and not _rules_select(constraints.resource_rules, attributes, policy,
-                                                        generate_name):
+                                                        generate_name, any_operation):
         return False
     if namespace_error is not None:
         raise namespace_error

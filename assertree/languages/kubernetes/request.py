@@ -50,7 +50,7 @@ def _user(user_info: Any) -> dict[str, Any]:
 def admission_request(resource: Any, *, operation: str = "CREATE", values: Any = None,
                       user_info: Any = None, types: Any = None) -> AdmissionRequest:
     """The request for `resource` under `operation`; `values` (a Kyverno values file) gives namespaces,
-    `types` (a `kyverno.cluster.Cluster`: a test's CRDs) the resource names of custom kinds."""
+    `types` (a `kubernetes.cluster.Cluster`: a test's CRDs) the resource names of custom kinds."""
     value = resource if isinstance(resource, Mapping) else {}
     api_version = str(value.get("apiVersion") or "")
     group, _, version = api_version.rpartition("/")

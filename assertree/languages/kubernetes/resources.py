@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CLUSTER_SCOPED", "is_namespaced", "plural_of", "resource_key"]
+__all__ = ["CLUSTER_SCOPED", "identity", "is_namespaced", "plural_of", "resource_key"]
 
 # Built-in kinds that are cluster-scoped, by API group (from kubectl-kyverno's data/api-group-resources.json).
 CLUSTER_SCOPED: frozenset[tuple[str, str]] = frozenset({
@@ -70,3 +70,13 @@ def resource_key(value: Any) -> str | None:
     metadata = raw_metadata if isinstance(raw_metadata, dict) else {}
     parts = [value.get("kind"), metadata.get("namespace"), metadata.get("name")]
     return "/".join(str(part) for part in parts if part) or None
+
+
+def identity(resource: Any) -> tuple[str, str, str, str]:
+    """(apiVersion, kind, namespace, name) of a Kubernetes object (``""`` for what it lacks)."""
+    if not isinstance(resource, dict):
+        return "", "", "", ""
+    raw_metadata = resource.get("metadata")
+    metadata = raw_metadata if isinstance(raw_metadata, dict) else {}
+    return (str(resource.get("apiVersion") or ""), str(resource.get("kind") or ""),
+            str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))

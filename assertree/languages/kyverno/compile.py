@@ -1,18 +1,23 @@
 """Compiling a ClusterPolicy/Policy once into the objects the engine runs.
 
 `compile_policy` builds the model (the written rules plus the autogen rules for
-Pod controllers and CronJobs), refuses rule types assertree does not run yet
-naming the field (``generate``, ``verifyImages``, mutate ``targets``, ...: a
-load-time error, never a surprise halfway through a scan), compiles
-``validate.cel`` rules with Kyverno's CEL environment
+Pod controllers and CronJobs), leaves out each rule assertree cannot run
+offline (`refusals`) or that Kyverno would refuse (`generate_checks`: the rule
+is kept in ``policy.refused`` as a warning, the other rules still run),
+compiles ``validate.cel`` rules with Kyverno's CEL environment
 (`cel_policies.validate_cel`, imported only when a policy has such a rule) and
 ``validate.podSecurity`` rules with the Pod Security Standards checks
 (`pod_security.rule`), and gives:
 
-- `CompiledKyvernoPolicy` (`base.CompiledPolicy`): ``rules`` are the validate
-  rules, ``mutator(context)`` runs the mutate rules;
+- `CompiledKyvernoPolicy` (`base.CompiledPolicy`): ``rules`` are the rules that
+  check the resource once it is mutated, in Kyverno's order (validate rules and
+  the image checks of ``verifyImages`` rules, then ``generate`` rules, which say
+  what they would create); ``mutator(context)`` runs the mutate rules (those
+  with ``targets`` patch the existing resources of ``context.cluster``, never
+  the resource itself), then the image phase of ``verifyImages`` rules;
 - `CompiledKyvernoRule` (`base.CompiledRule`): ``runner(context)`` gives the
-  function that runs the rule on one resource (`evaluate`).
+  function that runs the rule on one resource (`evaluate`, `verify_images`,
+  `generate`).
 """
 
 from __future__ import annotations
@@ -20,23 +25,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from assertree.errors import PolicyError, Unsupported
+from assertree.errors import PolicyError
 from assertree.languages.base import reduce_compiled
 from assertree.languages.kyverno.model import KyvernoPolicy, KyvernoRule, policy_from_document
 
 if TYPE_CHECKING:
-    from assertree.languages.base import Explain, Mutator, RuleRunner, ScanContext
+    from assertree.languages.base import Explain, Generator, Mutator, RuleRunner, ScanContext
 
-# Rule parts assertree cannot run yet: a clear error naming the field, at load time.
-_UNSUPPORTED = {
-    ("validate", "manifests"): "validate.manifests (signed manifests) is not supported",
-    ("validate", "assert"): "validate.assert (assertion trees in a ClusterPolicy) is not supported yet",
-    ("mutate", "targets"): "mutate.targets (mutating existing resources) is not supported",
-}
-_UNSUPPORTED_RULES = {
-    "generate": "generate rules are not supported",
-    "verifyImages": "verifyImages rules need image registries and are not supported",
-}
 _OFFLINE_CONTEXT = ("configMap", "apiCall", "imageRegistry", "globalReference")
 
 
@@ -51,12 +46,24 @@ class CompiledKyvernoRule:
     siblings: list[CompiledKyvernoRule] = field(default_factory=list, repr=False)  # for applyRules: One
 
     def runner(self, context: ScanContext) -> RuleRunner:
+        if self.rule.generates:
+            from assertree.languages.kyverno.generate import generate_runner
+
+            return generate_runner(self, context)
+        if self.rule.verifies_images:
+            from assertree.languages.kyverno.verify_images import image_check_runner
+
+            return image_check_runner(self, context)
         from assertree.languages.kyverno.evaluate import rule_runner
 
         return rule_runner(self, context)
 
     def explainer(self, context: ScanContext) -> Explain:
-        """How this rule failed or errored on a resource (`explain`)."""
+        """How this rule failed or errored on a resource (`explain`; `verify_images` for an image check)."""
+        if self.rule.verifies_images:
+            from assertree.languages.kyverno.verify_images import image_check_explainer
+
+            return image_check_explainer(self, context)
         from assertree.languages.kyverno.explain import explainer
 
         return explainer(self, context)
@@ -64,11 +71,23 @@ class CompiledKyvernoRule:
 
 @dataclass(eq=False)
 class CompiledKyvernoPolicy:
-    """A policy ready to run (`base.CompiledPolicy`): validate rules and a mutator."""
+    """A policy ready to run (`base.CompiledPolicy`): its checking and generating rules, a mutator, a generator."""
 
     policy: KyvernoPolicy
-    rules: list[CompiledKyvernoRule]  # validate rules, in evaluation order
-    mutate_rules: list[CompiledKyvernoRule]
+    rules: list[CompiledKyvernoRule]  # validate and image-check rules, then generate rules, in evaluation order
+    mutate_rules: list[CompiledKyvernoRule]  # mutate rules (resource and existing), then verifyImages rules
+
+    @property
+    def refused(self) -> list:
+        """The rules left out, one located warning each (`refusals`)."""
+        return self.policy.refused
+
+    def generator(self, context: ScanContext) -> Generator | None:
+        """The policy's ``generate`` rules on one trigger (`base.Generator`); None when it has none."""
+        runners = [rule.runner(context) for rule in self.rules if rule.rule.generates]
+        if not runners:
+            return None
+        return lambda resource: [found for run in runners if (found := run(resource)) is not None]
 
     def mutator(self, context: ScanContext) -> Mutator | None:
         if not self.mutate_rules:
@@ -85,21 +104,40 @@ class CompiledKyvernoPolicy:
 def compile_policy(document: dict, *, source: str | None = None, index: int | None = None,
                    line: int | None = None) -> CompiledKyvernoPolicy:
     """Model and compile a schema-checked policy document (see `language.compile_document`)."""
+    from assertree.languages.kyverno.generate_checks import generate_problems
+    from assertree.languages.kyverno.refusals import refusal
+
+    refused = {}
+    kyverno_refuses = generate_problems(document)
     for position, rule in enumerate(document["spec"]["rules"]):
-        _refuse_unsupported(rule, ("spec", "rules", position))
+        _check_context(rule, ("spec", "rules", position))
+        problem = refusal(rule, ("spec", "rules", position)) or kyverno_refuses.get(position)
+        if problem is not None:
+            refused[rule["name"]] = problem
     generated = generate_autogen_rules(document)
-    policy = policy_from_document(document, generated=generated, source=source, index=index, line=line)
+    policy = policy_from_document(document, generated=generated, source=source, index=index, line=line,
+                                  refused=refused)
     validate: list[CompiledKyvernoRule] = []
     mutate: list[CompiledKyvernoRule] = []
+    generate: list[CompiledKyvernoRule] = []
+    images: list[CompiledKyvernoRule] = []
     for rule in policy.rules:
         compiled = CompiledKyvernoRule(policy, rule)
-        (mutate if rule.mutates else validate).append(compiled)
+        if rule.kind == "mutate":
+            mutate.append(compiled)
+        elif rule.generates:
+            generate.append(compiled)
+        else:
+            if rule.verifies_images:
+                images.append(compiled)
+            validate.append(compiled)
     from assertree.languages.kyverno.evaluate import prepare_rule
 
     for compiled in validate:
-        prepare_rule(compiled, _rule_path(policy, compiled.rule))
+        if compiled.rule.validates:
+            prepare_rule(compiled, _rule_path(policy, compiled.rule))
         compiled.siblings = validate
-    return CompiledKyvernoPolicy(policy, validate, mutate)
+    return CompiledKyvernoPolicy(policy, validate + generate, mutate + images)
 
 
 def generate_autogen_rules(document: dict) -> list[dict]:
@@ -109,14 +147,8 @@ def generate_autogen_rules(document: dict) -> list[dict]:
     return autogen_rules(document)
 
 
-def _refuse_unsupported(rule: dict, at: tuple) -> None:
-    for kind, message in _UNSUPPORTED_RULES.items():
-        if rule.get(kind) is not None:
-            raise Unsupported(message, path=(*at, kind))
-    for (section, key), message in _UNSUPPORTED.items():
-        part = rule.get(section)
-        if isinstance(part, dict) and part.get(key) is not None:
-            raise Unsupported(message, path=(*at, section, key))
+def _check_context(rule: dict, at: tuple) -> None:
+    """A context entry without a source is a broken policy (an error), not a rule assertree cannot run."""
     # configMap/apiCall/imageRegistry/globalReference entries are accepted: offline, Kyverno takes their
     # values from the values file, and without one the entry fails when the rule runs (an ERROR result).
     for position, entry in enumerate(rule.get("context") or []):

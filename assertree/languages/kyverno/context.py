@@ -143,7 +143,7 @@ def _api_call(name: str, spec: Mapping[str, Any], context: KyvernoContext, looku
     cluster = getattr(lookups, "cluster", None)
     data = None
     if service is None and cluster is not None and cluster.discovery and method == "GET":
-        from assertree.languages.kyverno.cluster import NotFound
+        from assertree.languages.kubernetes.cluster import NotFound
 
         try:
             data = to_float64(cluster.get_path(url))
@@ -159,7 +159,7 @@ def _api_call(name: str, spec: Mapping[str, Any], context: KyvernoContext, looku
 
 
 def _config_map(name: str, spec: Mapping[str, Any], context: KyvernoContext, cluster: Any) -> Any:
-    from assertree.languages.kyverno.cluster import NotFound
+    from assertree.languages.kubernetes.cluster import NotFound
 
     call = _substituted(name, dict(spec), context)
     namespace = str(call.get("namespace") or "default")

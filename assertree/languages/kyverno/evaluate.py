@@ -8,7 +8,8 @@ The order (``pkg/engine/validation.go`` and ``handlers/validation/validate_resou
    preconditions (SKIP), PolicyExceptions (SKIP, with the exception's name);
 3. a ``validate.cel`` rule runs its compiled CEL (`cel_policies.validate_cel`);
    a ``validate.podSecurity`` rule runs the Pod Security Standards checks and
-   weighs PolicyExceptions itself (`pod_security.rule`); any other runs
+   weighs PolicyExceptions itself (`pod_security.rule`); a ``validate.manifests``
+   rule checks the resource's signatures (`signed_manifests`); any other runs
    exactly one of, in Kyverno's precedence: ``deny`` conditions (true:
    FAIL), ``pattern``/``anyPattern`` (variables substituted first; an
    unresolvable variable is an ERROR; a conditional anchor not met: SKIP),
@@ -74,6 +75,7 @@ class Plan:
     message: str | None
     cel: Any = None  # cel_policies.validate_cel.CompiledValidateCel
     pod_security: Any = None  # pod_security.rule.PodSecurityRule
+    manifests: dict | None = None  # validate.manifests, verified by `signed_manifests`
 
 
 @dataclass
@@ -105,11 +107,13 @@ def prepare_rule(compiled: CompiledKyvernoRule, path: tuple) -> None:
 
         if is_pod_security(validate):
             pod_security = compile_pod_security(validate["podSecurity"], (*path, "validate", "podSecurity"))
+    manifests = validate.get("manifests") if isinstance(validate, dict) else None
     compiled.plan = Plan(
         check=check,
         message=(validate or {}).get("message") if isinstance(validate, dict) else None,
         cel=cel,
         pod_security=pod_security,
+        manifests=manifests if isinstance(manifests, dict) else None,
     )
 
 
@@ -180,6 +184,8 @@ def evaluate_rule(compiled: CompiledKyvernoRule, plan: Plan, resource: Resource,
         outcome = _run_cel(plan.cel, entered.session, context)
     elif plan.pod_security is not None:
         outcome = _run_pod_security(compiled, plan.pod_security, entered.session, context)
+    elif plan.manifests is not None:
+        outcome = _run_manifests(plan.manifests, entered.session)
     else:
         outcome = _run_body(check, entered.session, rule.name, plan.message, nesting=0)
     if outcome.status is None:
@@ -215,6 +221,19 @@ def _run_cel(cel: Any, session: Any, context: ScanContext) -> Outcome:
 
         trace_validate_cel(cel, bridge.resource_of(session) or None, request, trace)
     return Outcome(str(status), message)
+
+
+def _run_manifests(manifests: dict, session: Any) -> Outcome:
+    """A ``validate.manifests`` rule: the resource's own signatures (no result for a DELETE, as in Kyverno)."""
+    from assertree.languages.kyverno.signed_manifests import verify_manifests
+
+    if bridge.is_delete(session):
+        return Outcome(None)
+    verdict = verify_manifests(bridge.resource_of(session), manifests)
+    if verdict.error is not None:
+        text = f"error occurred during manifest verification: {verdict.error}"
+        return Outcome(ERROR, text, RuleError(text, ("validate", "manifests")))
+    return Outcome(PASS if verdict.verified else FAIL, verdict.reason)
 
 
 def _run_pod_security(compiled: CompiledKyvernoRule, security: Any, session: Any, context: ScanContext) -> Outcome:

@@ -19,10 +19,10 @@ from typing import Any
 from assertree.jp.functions.images import DEFAULT_REGISTRY, ImageReferenceError, parse_reference
 from assertree.languages.kyverno.substitution import VariableError
 
-__all__ = ["ImageInfo", "image_info", "images"]
+__all__ = ["POD_CONTAINERS", "POD_SPEC", "ImageInfo", "image_info", "images"]
 
-_POD_CONTAINERS = ("initContainers", "containers", "ephemeralContainers")
-_POD_SPEC = {
+POD_CONTAINERS = ("initContainers", "containers", "ephemeralContainers")
+POD_SPEC = {  # where each kind keeps its Pod spec
     "Pod": ("spec",),
     "DaemonSet": ("spec", "template", "spec"),
     "Deployment": ("spec", "template", "spec"),
@@ -97,7 +97,7 @@ def images(resource: Mapping) -> dict:
     an image are left out, and so are container kinds with none. Raises
     `VariableError` for an image Kyverno cannot parse or a malformed container list.
     """
-    spec_path = _POD_SPEC.get(str(resource.get("kind") or ""))
+    spec_path = POD_SPEC.get(str(resource.get("kind") or ""))
     if spec_path is None:
         return {}
     spec: Any = resource
@@ -108,7 +108,7 @@ def images(resource: Mapping) -> dict:
     if not isinstance(spec, dict):
         raise VariableError("invalid image config")
     out: dict[str, dict] = {}
-    for kind in _POD_CONTAINERS:
+    for kind in POD_CONTAINERS:
         containers = spec.get(kind)
         if containers is None:
             continue

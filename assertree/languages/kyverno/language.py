@@ -1,11 +1,13 @@
-"""Recognising and loading ``kyverno.io`` documents: ClusterPolicy/Policy, and PolicyException.
+"""Recognising and loading ``kyverno.io`` documents: ClusterPolicy/Policy, CleanupPolicy/ClusterCleanupPolicy
+(`cleanup`), and PolicyException.
 
 `compile_document` is the one entry point from data to a compiled policy: it
-checks the structure (`schema`), refuses what assertree does not run yet with
-the field named (``spec.rules[0].validate.cel: ...``), builds the model (with
-autogen rules) and compiles every rule, so a bad policy fails at load time with
-its file, line and field path. PolicyException documents are not policies:
-`load_kyverno_documents` returns them apart, for `ScanContext.exceptions`.
+checks the structure (`schema`), builds the model (with autogen rules) and
+compiles every rule, so a bad policy fails at load time with its file, line and
+field path; a rule assertree cannot run offline is left out with a warning
+naming its field (``policy.refused``), and the others run. PolicyException
+documents are not policies: `load_kyverno_documents` returns them apart, for
+`ScanContext.exceptions`.
 """
 
 from __future__ import annotations
@@ -15,23 +17,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assertree.errors import PolicyError, Problem, Unsupported
+from assertree.errors import PolicyError, Problem
 
 if TYPE_CHECKING:
     from assertree.languages.checked_files import CheckedFile
+    from assertree.languages.kyverno.cleanup import CompiledCleanupPolicy
     from assertree.languages.kyverno.compile import CompiledKyvernoPolicy
 
 GROUP = "kyverno.io"
-DESCRIPTION = f"{GROUP} ClusterPolicy, Policy"
+DESCRIPTION = f"{GROUP} ClusterPolicy, Policy, CleanupPolicy, ClusterCleanupPolicy"
 POLICY_KINDS = ("ClusterPolicy", "Policy")
+CLEANUP_KINDS = ("CleanupPolicy", "ClusterCleanupPolicy")
 POLICY_VERSIONS = ("kyverno.io/v1", "kyverno.io/v2beta1")
 EXCEPTION_KIND = "PolicyException"
-CLEANUP_KINDS = ("CleanupPolicy", "ClusterCleanupPolicy")  # Kyverno runs them on a schedule, in a cluster
 
 
 def is_kyverno_policy(document: Any) -> bool:
-    """Whether `document` is a ``kyverno.io`` ClusterPolicy or Policy (any version)."""
-    return (isinstance(document, dict) and document.get("kind") in POLICY_KINDS
+    """Whether `document` is a ``kyverno.io`` ClusterPolicy or Policy (any version), or a cleanup policy."""
+    return (isinstance(document, dict) and document.get("kind") in (*POLICY_KINDS, *CLEANUP_KINDS)
             and str(document.get("apiVersion", "")).split("/", 1)[0] == GROUP)
 
 
@@ -44,7 +47,7 @@ def is_policy_exception(document: Any) -> bool:
 
 
 def compile_document(document: dict, *, source: str | None = None, index: int | None = None,
-                     line: int | None = None) -> CompiledKyvernoPolicy:
+                     line: int | None = None) -> CompiledKyvernoPolicy | CompiledCleanupPolicy:
     """Check, model and compile one ClusterPolicy/Policy; raises PolicyError with the field path.
 
     Returns a `CompiledKyvernoPolicy` (see `assertree.languages.kyverno.compile`). `source`, `index`
@@ -55,18 +58,21 @@ def compile_document(document: dict, *, source: str | None = None, index: int | 
 
 
 def lint_document(document: Any) -> Iterator[Problem]:
-    """Every structural problem of one document, else the first compile problem, else the warnings
-    (no location yet)."""
+    """Every structural problem of one document, else the first compile problem, else the warnings: one for
+    each rule that is not run offline, and podSecurity's (no location yet)."""
     from assertree.languages.kyverno.schema import problems
 
-    found = problems(document) if is_kyverno_policy(document) else []
+    found = problems(document) if is_kyverno_policy(document) and document["kind"] in POLICY_KINDS else []
     if found:
         yield from found
         return
     try:
-        _compile(document, None, None, None)
+        compiled = _compile(document, None, None, None)
     except PolicyError as error:
         yield error.problem
+        return
+    yield from (item.problem for item in getattr(compiled.policy, "refused", ()))
+    if document["kind"] not in POLICY_KINDS:
         return
     from assertree.languages.kyverno.pod_security.rule import lint_pod_security
 
@@ -77,7 +83,8 @@ def lint_document(document: Any) -> Iterator[Problem]:
                                                                    "podSecurity"))
 
 
-def _compile(document: dict, source: str | None, index: int | None, line: int | None) -> CompiledKyvernoPolicy:
+def _compile(document: dict, source: str | None, index: int | None,
+             line: int | None) -> CompiledKyvernoPolicy | CompiledCleanupPolicy:
     """`compile_document`, raising errors that carry only the field path (the caller locates them)."""
     from assertree.languages.kyverno.compile import compile_policy
     from assertree.languages.kyverno.schema import problems
@@ -85,11 +92,12 @@ def _compile(document: dict, source: str | None, index: int | None, line: int | 
     if is_policy_exception(document):
         raise PolicyError("a PolicyException is not a policy: pass its file with --exceptions (scan, apply) or "
                           "list it under exceptions: in a kyverno-test.yaml", path=("kind",))
-    if isinstance(document, dict) and document.get("kind") in CLEANUP_KINDS:
-        raise Unsupported(f"{document['kind']} deletes resources in a cluster on a schedule: there is nothing "
-                          "to check offline", path=("kind",))
     if not is_kyverno_policy(document):
         raise PolicyError("not a kyverno.io ClusterPolicy or Policy", path=("kind",))
+    if document.get("kind") in CLEANUP_KINDS:
+        from assertree.languages.kyverno.cleanup import compile_cleanup
+
+        return compile_cleanup(document, source=source, index=index, line=line)
     if document.get("apiVersion") not in POLICY_VERSIONS:
         raise PolicyError(f"must be one of: {', '.join(POLICY_VERSIONS)}", path=("apiVersion",))
     found = problems(document)
@@ -137,11 +145,14 @@ def load_kyverno_documents(paths: Iterable[str | Path]) -> KyvernoDocuments:
             for document in read.documents:
                 value = document.value
                 if is_kyverno_policy(value):
+                    from assertree.languages.base import locate_refusals
+
                     try:
-                        found.policies.append(_compile(value, document.path, document.index, document.line))
+                        policy = _compile(value, document.path, document.index, document.line)
                     except PolicyError as error:
                         line, column = document.locate(error.path) if error.path else (document.line, None)
                         raise error.located(source=document.path, line=line, column=column) from None
+                    found.policies.append(locate_refusals(policy, document))
                     compiled += 1
                 elif is_policy_exception(value):
                     found.exceptions.append(value)

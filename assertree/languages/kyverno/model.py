@@ -13,11 +13,17 @@ Policy-level settings read by the engine:
 - failure action per rule: ``validate.failureAction``, else the policy's
   ``validationFailureAction``, else Audit (Kyverno's default);
 - applyRules: ``One`` stops at the first rule that gives a result.
+
+Rules assertree cannot run offline (`refusals`) are not in ``rules``: each is
+kept in ``refused`` as a located warning, reported once.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from assertree.errors import Problem
+from assertree.results import RefusedRule
 
 SEVERITY = "policies.kyverno.io/severity"
 TITLE = "policies.kyverno.io/title"
@@ -48,7 +54,22 @@ class KyvernoRule:
 
     @property
     def mutates(self) -> bool:
-        return self.kind == "mutate"
+        """A mutate rule that patches the resource being admitted (not existing resources: `mutates_existing`)."""
+        return self.kind == "mutate" and not self.mutates_existing
+
+    @property
+    def mutates_existing(self) -> bool:
+        """A mutate rule with ``targets``: it patches other (existing) resources, never the trigger."""
+        mutate = self.document.get("mutate")
+        return isinstance(mutate, dict) and bool(mutate.get("targets"))
+
+    @property
+    def generates(self) -> bool:
+        return self.kind == "generate"
+
+    @property
+    def verifies_images(self) -> bool:
+        return self.kind == "verifyImages"
 
 
 @dataclass(eq=False)
@@ -66,6 +87,7 @@ class KyvernoPolicy:
     document_index: int | None = None
     line: int | None = None
     labels: dict[str, str] = field(default_factory=dict)
+    refused: list[RefusedRule] = field(default_factory=list)  # rules not run (`refusals`), one warning each
 
     @property
     def severity(self) -> str | None:
@@ -117,15 +139,20 @@ class KyvernoPolicy:
 
 
 def policy_from_document(document: dict, *, generated: list[dict] | None = None, source: str | None = None,
-                         index: int | None = None, line: int | None = None) -> KyvernoPolicy:
-    """The model of a schema-checked policy `document`; `generated` are the autogen rules to append."""
+                         index: int | None = None, line: int | None = None,
+                         refused: dict[str, Problem] | None = None) -> KyvernoPolicy:
+    """The model of a schema-checked policy `document`; `generated` are the autogen rules to append;
+    `refused` (rule name -> why) are the written rules left out, with their autogen copies."""
     metadata = document.get("metadata") or {}
     written = document["spec"]["rules"]
-    rules = [KyvernoRule(rule["name"], position, rule) for position, rule in enumerate(written)]
+    refused = refused or {}
+    rules = [KyvernoRule(rule["name"], position, rule) for position, rule in enumerate(written)
+             if rule["name"] not in refused]
     for extra in generated or ():
         name = extra["name"]
         origin = name.removeprefix("autogen-cronjob-").removeprefix("autogen-")
-        rules.append(KyvernoRule(name, len(rules), extra, autogen_of=origin))
+        if origin not in refused:
+            rules.append(KyvernoRule(name, len(rules), extra, autogen_of=origin))
     return KyvernoPolicy(
         name=metadata["name"],
         kind=document["kind"],
@@ -138,4 +165,5 @@ def policy_from_document(document: dict, *, generated: list[dict] | None = None,
         source=source,
         document_index=index,
         line=line,
+        refused=[RefusedRule(name, problem) for name, problem in refused.items()],
     )

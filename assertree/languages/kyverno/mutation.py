@@ -11,6 +11,10 @@ cannot apply. With ``spec.applyRules: One`` the first rule that patched ends
 the policy.
 
 Every result carries the resource after its rule (`RuleResult.patched`).
+Rules with ``targets`` patch existing resources instead (`mutate_existing`),
+one result per target, and leave the resource as it was; after the mutate
+rules, ``verifyImages`` rules run their image phase (`verify_images`), as
+Kyverno runs ``VerifyAndPatchImages`` after ``Mutate``.
 """
 
 from __future__ import annotations
@@ -38,7 +42,17 @@ def policy_mutator(compiled: CompiledKyvernoPolicy, context: ScanContext) -> Mut
         current = to_float64(with_default_namespace(resource.value, context.cluster_scoped))
         results: list[RuleResult] = []
         for rule in rules:
-            result = _mutate_rule(rule, resource, current, context)
+            if rule.rule.mutates_existing:
+                from assertree.languages.kyverno.mutate_existing import mutate_targets
+
+                results.extend(mutate_targets(rule, resource, current, context))
+                continue
+            if rule.rule.verifies_images:
+                from assertree.languages.kyverno.verify_images import patch_images
+
+                result = patch_images(rule, resource, current, context)
+            else:
+                result = _mutate_rule(rule, resource, current, context)
             if result is None:
                 continue
             results.append(result)

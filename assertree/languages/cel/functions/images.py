@@ -1,4 +1,5 @@
-"""Kyverno's image library (kyverno/sdk libs/image): ``parseImageReference(s)`` (``image(s)``), ``isImage(s)``, methods.
+"""Kyverno's image library (kyverno/sdk extensions/cel/libs/image, formerly kyverno/kyverno pkg/cel/libs/image):
+``parseImageReference(s)`` (and ``image(s)``, its deprecated alias), ``isImage(s)`` and the methods.
 
 ``registry``, ``repository``, ``identifier``, ``tag``, ``digest`` and
 ``containsDigest`` read a reference as go-containerregistry's
@@ -42,7 +43,7 @@ def _field(name: str):
 
 DECLARATIONS = (
     *(Declaration(name, ("string",), "map", lambda text: (parts(text), opaque(TAG, text))[1])
-      for name in ("image", "parseImageReference")),
+      for name in ("parseImageReference", "image")),  # the sdk's name, and its deprecated alias
     Declaration("isImage", ("string",), "bool", lambda text: succeeds(parts, text)),
     *(Declaration(name, ("map",), "string", _field(name), member=True, receiver=TAG)
       for name in ("registry", "repository", "identifier", "tag", "digest")),

@@ -3,10 +3,16 @@
 `compile_policy` builds the policy's rules (the policy as written, then its
 autogen variants), compiles each rule's expressions in the Kyverno
 environment (`environment`), and wires them to the engine's interface
-(`assertree.languages.base`): a ValidatingPolicy gives rules whose runners
-return one `RuleResult` per selected resource; a MutatingPolicy gives a
-mutator. Selection is `matching` on the resource's admission request
-(`request`) in Kubernetes mode; JSON mode selects every payload.
+(`assertree.languages.base`): a ValidatingPolicy, ImageValidatingPolicy
+(`images`) or DeletingPolicy (`deleting`) gives rules whose runners return
+one `RuleResult` per selected resource; a MutatingPolicy gives a mutator
+(which also patches the existing resources of ``context.cluster`` its
+``mutateExisting`` targets: `existing`); a GeneratingPolicy (`generating`)
+gives rules and a generator. Selection is `selection`'s. A policy with an
+expression that cannot run offline (one that needs a cluster, or an
+ImageValidatingPolicy that reads signatures, attestations or image data from
+a registry) is refused (``policy.refused``: a warning naming the field), and
+the other policies run.
 """
 
 from __future__ import annotations
@@ -14,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from assertree.errors import PolicyError
-from assertree.languages.base import Explain, Mutator, RuleRunner, ScanContext, reduce_compiled
+from assertree.errors import PolicyError, Problem, Severity
+from assertree.languages.base import Explain, Generator, Mutator, RuleRunner, ScanContext, reduce_compiled
 from assertree.languages.cel.conversions import opaque_string_conversions
 from assertree.languages.cel.engine import CelCompileError, CelUnavailableError, Program
 from assertree.languages.cel.fallback import Fallback, Runnable
@@ -25,11 +31,17 @@ from assertree.languages.cel.or_value import or_value_compat
 from assertree.languages.cel.presence import null_safe_presence
 from assertree.languages.cel.rewrite import rewrite
 from assertree.languages.cel.variables import VariableReferenceError, inline_variables
-from assertree.languages.kubernetes.matching import matches
-from assertree.languages.kubernetes.request import admission_request
 from assertree.languages.kyverno.cel_policies.authz import MODES as AUTHZ_MODES
 from assertree.languages.kyverno.cel_policies.authz import authz_environment, check_request, evaluate_request
-from assertree.languages.kyverno.cel_policies.environment import Lookups, environment, uses_authorizer
+from assertree.languages.kyverno.cel_policies.environment import (
+    GENERATING,
+    IMAGES,
+    Lookups,
+    environment,
+    needs_cluster,
+    registry_function,
+    uses_authorizer,
+)
 from assertree.languages.kyverno.cel_policies.evaluate import (
     CompiledSpec,
     Outcome,
@@ -39,8 +51,8 @@ from assertree.languages.kyverno.cel_policies.evaluate import (
 from assertree.languages.kyverno.cel_policies.exceptions import CompiledException, compile_exceptions
 from assertree.languages.kyverno.cel_policies.model import CelPolicy, CelRule, PolicySpec
 from assertree.languages.kyverno.cel_policies.reading import ReadError, read_policy, read_spec
-from assertree.languages.kyverno.manifests import with_default_namespace
-from assertree.results import ERROR, FAIL, WARN, Resource, RuleError, RuleResult, Violation
+from assertree.languages.kyverno.cel_policies.selection import selected_data
+from assertree.results import ERROR, FAIL, PASS, SKIP, WARN, RefusedRule, Resource, RuleError, RuleResult, Violation
 
 __all__ = ["CompiledCelPolicy", "CompiledCelRule", "compile_expression", "compile_policy",
            "compile_reading_variables", "compile_spec", "source_text", "written_text"]
@@ -59,18 +71,19 @@ def source_text(text: str) -> str:
     return opaque_string_conversions(null_safe_presence(or_value_compat(written_text(text))))
 
 
-def compile_expression(text: str, path: tuple, *, namespaced: bool = False,
-                       mode: str = "Kubernetes") -> Runnable:
+def compile_expression(text: str, path: tuple, *, namespaced: bool = False, mode: str = "Kubernetes",
+                       purpose: str = "") -> Runnable:
     """One CEL text compiled in Kyverno's environment; PolicyError naming `path` when it does not compile.
 
     `namespaced`: the environment of a namespaced policy (its resource lookups take no namespace); `mode`
-    HTTP or Envoy: an authorization policy's (`authz`). The text is compiled as written and as cel-go
+    HTTP or Envoy: an authorization policy's (`authz`); `purpose`: a GeneratingPolicy's or an
+    ImageValidatingPolicy's (`environment.environment`). The text is compiled as written and as cel-go
     reads it, the second used where the first fails (`assertree.languages.cel.fallback`).
     """
     if uses_authorizer(text):
         raise PolicyError("the Kubernetes authorizer needs a cluster: expressions using `authorizer` cannot run "
                           "offline", path=path)
-    chosen = authz_environment(mode) if mode in AUTHZ_MODES else environment(namespaced)
+    chosen = authz_environment(mode) if mode in AUTHZ_MODES else environment(namespaced, purpose)
     written, read = written_text(text), source_text(text)
     try:
         try:
@@ -94,7 +107,8 @@ def compile_expression(text: str, path: tuple, *, namespaced: bool = False,
 
 
 def compile_reading_variables(text: str, path: tuple, declared: list[tuple[str, str]], *,
-                              namespaced: bool = False, mode: str = "Kubernetes") -> tuple[Runnable, bool]:
+                              namespaced: bool = False, mode: str = "Kubernetes",
+                              purpose: str = "") -> tuple[Runnable, bool]:
     """`text` compiled with the variables it reads (of `declared`: name, expression) bound in it, and whether
     it reads ``variables`` as a whole instead (it then needs their values precomputed, `prepare_variables`)."""
     try:
@@ -103,31 +117,39 @@ def compile_reading_variables(text: str, path: tuple, declared: list[tuple[str, 
         raise PolicyError(f"invalid CEL expression: {error}", path=path) from None
     if inlined is not None:
         try:
-            return compile_expression(inlined, path, namespaced=namespaced, mode=mode), False
+            return compile_expression(inlined, path, namespaced=namespaced, mode=mode, purpose=purpose), False
         except PolicyError:
             pass  # the text itself says why (below), or binding its variables took it past the CEL library's
             # limits (32 levels of nesting, 100,000 characters): it then reads precomputed values
-    return compile_expression(text, path, namespaced=namespaced, mode=mode), True
+    return compile_expression(text, path, namespaced=namespaced, mode=mode, purpose=purpose), True
 
 
-def compile_spec(spec: PolicySpec, *, namespaced: bool = False, mutating: bool = False) -> CompiledSpec:
+def compile_spec(spec: PolicySpec, *, namespaced: bool = False, mutating: bool = False,
+                 purpose: str = "") -> CompiledSpec:
     """Every expression of `spec`, compiled, the variables each reads bound in it; PolicyError at the first
-    that does not compile. A variable may read only the variables declared before it, as in Kyverno."""
-    compiled = CompiledSpec(failure_policy=spec.failure_policy, variables_in_match=mutating)
+    that does not compile. A variable may read only the variables declared before it, as in Kyverno.
+    `purpose`: the environment of a GeneratingPolicy or ImageValidatingPolicy (`environment.environment`)."""
+    compiled = CompiledSpec(failure_policy=spec.failure_policy, variables_in_match=mutating,
+                            verify_digest=spec.verify_digest, required=spec.required)
     declared = [(item.name, item.text) for item in spec.variables]
     mode = spec.mode
 
-    def bound(text: str, path: tuple, visible: list[tuple[str, str]]) -> Runnable:
-        program, whole = compile_reading_variables(text, path, visible, namespaced=namespaced, mode=mode)
+    def bound(text: str, path: tuple, visible: list[tuple[str, str]] | None = None) -> Runnable:
+        program, whole = compile_reading_variables(text, path, declared if visible is None else visible,
+                                                   namespaced=namespaced, mode=mode, purpose=purpose)
         compiled.needs_values |= whole
         return program
+
+    def plain(text: str, path: tuple) -> Runnable:
+        return compile_expression(text, path, namespaced=namespaced, mode=mode, purpose=purpose)
 
     for position, item in enumerate(spec.variables):
         compiled.variables.append((item.name, bound(item.text, item.path, declared[:position]), item.path))
     for item in spec.match_conditions:
-        program = (bound(item.text, item.path, declared) if mutating
-                   else compile_expression(item.text, item.path, namespaced=namespaced, mode=mode))
+        program = bound(item.text, item.path) if mutating else plain(item.text, item.path)
         compiled.match_conditions.append((item.name, program, item.path))
+    for item in spec.conditions:  # a DeletingPolicy's: they see its variables
+        compiled.conditions.append((item.name, bound(item.text, item.path), item.path))
     for validation in spec.validations:
         message = None
         if validation.message_expression and mode not in AUTHZ_MODES:  # a response says it all
@@ -136,28 +158,18 @@ def compile_spec(spec: PolicySpec, *, namespaced: bool = False, mutating: bool =
         compiled.validations.append((validation, bound(validation.expression, validation.path, declared), message))
     for mutation in spec.mutations:
         compiled.mutations.append((mutation, bound(mutation.expression, mutation.path, declared)))
+    if spec.generations:
+        from assertree.languages.kyverno.cel_policies.generating import compile_generation
+
+        compiled.generations = [compile_generation(generation, bound) for generation in spec.generations]
+    for reference in spec.image_references:  # they read only `ref`
+        compiled.image_references.append(
+            (reference, plain(reference.expression, reference.path) if reference.expression else None))
+    for item in spec.image_extractors:
+        compiled.image_extractors.append((item.name, bound(item.text, item.path), item.path))
+    if spec.target_expression is not None:
+        compiled.target_expression = bound(spec.target_expression.text, spec.target_expression.path)
     return compiled
-
-
-def _data(policy: CelPolicy, rule: CelRule, resource: Any, context: ScanContext) -> dict[str, Any] | None:
-    """The CEL variables for `resource`, or None when the rule's match constraints do not select it."""
-    if rule.spec.mode == "JSON":
-        return {"object": resource, "oldObject": None, "request": None, "params": None, "namespaceObject": None}
-    if rule.spec.mode in AUTHZ_MODES:
-        return None  # checks requests, not resources (`CompiledCelPolicy.check_request`)
-    if rule.spec.match is None:
-        return None
-    resource = with_default_namespace(resource, context.cluster_scoped)  # as kyverno apply reads resources
-    if policy.kind.startswith("Namespaced") and policy.namespace is not None:
-        metadata = resource.get("metadata") if isinstance(resource, dict) else None
-        if not isinstance(metadata, dict) or metadata.get("namespace") != policy.namespace:
-            return None  # a namespaced policy sees only its own namespace
-    lookups = getattr(context, "lookups", None)
-    request = admission_request(resource, operation=context.operation, values=context.values,
-                                user_info=context.user_info, types=getattr(lookups, "cluster", None))
-    if not matches(rule.spec.match, request.attributes, generate_name=True):
-        return None
-    return request.variables()
 
 
 def _namespaced(policy: CelPolicy) -> bool:
@@ -218,18 +230,57 @@ class CompiledCelRule:
     def runner(self, context: ScanContext) -> RuleRunner:
         lookups = _lookups(self.policy, context)
         exceptions = _exceptions(self.policy, self.rule, context)
+        policy = self.policy
 
         def run(resource: Resource) -> RuleResult | None:
             try:
-                data = _data(self.policy, self.rule, resource.value, context)
+                data = selected_data(policy, self.rule, resource.value, context, any_operation=policy.deleting)
             except ValueError as error:  # a label selector Kubernetes would not build
-                return RuleResult(resource, self.policy, self.rule, ERROR, message=str(error),
+                return RuleResult(resource, policy, self.rule, ERROR, message=str(error),
                                   error=RuleError(f"failed to execute matching: {error}", kind="match"))
             if data is None:
                 return None
+            if policy.generating:
+                return self._generate(resource, data, lookups, exceptions)
+            if policy.deleting:
+                from assertree.languages.kyverno.cel_policies.deleting import evaluate_conditions
+                from assertree.languages.kyverno.generate import describe
+
+                outcome = evaluate_conditions(self.compiled, data, lookups, describe(resource.value), exceptions)
+                found = self.result(resource, outcome)
+                found.action = "delete" if outcome.status == PASS else None
+                return found
+            if policy.validates_images:
+                from assertree.languages.kubernetes.resources import plural_of
+                from assertree.languages.kyverno.cel_policies.images import evaluate_images
+
+                kind = str(resource.value.get("kind") or "") if isinstance(resource.value, dict) else ""
+                return self.result(resource, evaluate_images(self.compiled, data, lookups, plural_of(kind),
+                                                             exceptions))
             return self.result(resource, evaluate_validations(self.compiled, data, lookups, exceptions))
 
         return run
+
+    def _generate(self, resource: Resource, data: dict[str, Any], lookups: Lookups,
+                  exceptions: list[CompiledException]) -> RuleResult | None:
+        """A GeneratingPolicy on one selected trigger: no result when its match conditions are false."""
+        from assertree.languages.kyverno.cel_policies.evaluate import begin, noted
+        from assertree.languages.kyverno.cel_policies.generating import evaluate_generations
+        from assertree.languages.kyverno.generate import describe
+
+        scope, stopped, note = begin(self.compiled, data, lookups, exceptions)
+        if stopped is not None:
+            if stopped.status == SKIP and not stopped.exception:
+                return None  # a match condition is false (or failed under failurePolicy Ignore)
+            return self.result(resource, noted(stopped, note))
+        outcome = evaluate_generations(self.compiled.generations, scope, lookups, self.policy.namespace)
+        result = self.result(resource, noted(Outcome(outcome.status, outcome.message, error=outcome.error), note))
+        if outcome.status == PASS:
+            result.generated = outcome.generated
+            result.action = "generate"
+            result.message = ("would generate " + ", ".join(describe(item) for item in outcome.generated)
+                              if outcome.generated else "would generate nothing")
+        return result
 
     def explainer(self, context: ScanContext) -> Explain:
         """How this rule failed or errored on a resource: its variables, conditions and validations
@@ -246,7 +297,8 @@ class CompiledCelRule:
                 except ValueError:
                     return None  # an unusable request: the result's error says why
             try:
-                data = _data(self.policy, self.rule, result.resource.value, context)
+                data = selected_data(self.policy, self.rule, result.resource.value, context,
+                                     any_operation=self.policy.deleting)
             except ValueError:
                 return None  # the match itself failed: the result's error says why
             return explain_validations(self.compiled, data, lookups) if data is not None else None
@@ -265,6 +317,17 @@ class CompiledCelPolicy:
     def rules(self) -> list[CompiledCelRule]:
         return [] if self.policy.mutating else self.compiled_rules
 
+    @property
+    def refused(self) -> list[RefusedRule]:
+        return self.policy.refused
+
+    def generator(self, context: ScanContext) -> Generator | None:
+        """A GeneratingPolicy's rules on one trigger (`base.Generator`); None for the other kinds."""
+        if not self.policy.generating:
+            return None
+        runners = [rule.runner(context) for rule in self.compiled_rules]
+        return lambda resource: [found for run in runners if (found := run(resource)) is not None]
+
     def mutator(self, context: ScanContext) -> Mutator | None:
         if not self.policy.mutating:
             return None
@@ -277,7 +340,7 @@ class CompiledCelPolicy:
             current = resource
             for rule in rules:
                 try:
-                    data = _data(self.policy, rule.rule, current.value, context)
+                    data = selected_data(self.policy, rule.rule, current.value, context)
                 except ValueError as error:
                     results.append(RuleResult(current, self.policy, rule.rule, ERROR, message=str(error),
                                               error=RuleError(f"failed to execute matching: {error}", kind="match")))
@@ -292,6 +355,10 @@ class CompiledCelPolicy:
                                        default_identifier=current.default_identifier, file=current.file)
                     result.patched = outcome.patched
                 results.append(result)
+            if self.policy.spec.mutate_existing and context.cluster is not None:
+                from assertree.languages.kyverno.cel_policies.existing import mutate_targets
+
+                results.extend(mutate_targets(self, resource, context))
             return current, results
 
         return mutate
@@ -326,11 +393,20 @@ def compile_policy(policy: CelPolicy) -> CompiledCelPolicy:
     from assertree.languages.kyverno.cel_policies.autogen import variants
 
     spec_document = policy.document.get("spec") or {}
-    options = {"namespaced": _namespaced(policy), "mutating": policy.mutating}
+    refusal = _refusal(policy)
+    if refusal is not None:
+        policy.refused = [RefusedRule(policy.name, refusal)]
+        policy.rules = []
+        return CompiledCelPolicy(policy, [])
+    purpose = GENERATING if policy.generating else IMAGES if policy.validates_images else ""
+
+    def compiled_spec(spec: PolicySpec) -> CompiledSpec:
+        return compile_spec(spec, namespaced=_namespaced(policy), mutating=policy.mutating, purpose=purpose)
+
     base = CelRule(name=policy.name, index=0, document=spec_document, spec=policy.spec)
-    compiled = CompiledCelPolicy(policy, [CompiledCelRule(policy, base, compile_spec(policy.spec, **options))])
+    compiled = CompiledCelPolicy(policy, [CompiledCelRule(policy, base, compiled_spec(policy.spec))])
     rules = [base]
-    if policy.spec.mode == "Kubernetes":
+    if policy.spec.mode == "Kubernetes" and not (policy.generating or policy.deleting):
         for group, kinds, rewritten in variants(spec_document, mutating=policy.mutating):
             name = f"autogen-cronjob-{policy.name}" if group == "cronjobs" else f"autogen-{policy.name}"
             try:
@@ -340,6 +416,28 @@ def compile_policy(policy: CelPolicy) -> CompiledCelPolicy:
             rule = CelRule(name=name, index=len(rules), document=rewritten, spec=spec, targets=tuple(kinds),
                            autogen_of=base.name)
             rules.append(rule)
-            compiled.compiled_rules.append(CompiledCelRule(policy, rule, compile_spec(spec, **options)))
+            compiled.compiled_rules.append(CompiledCelRule(policy, rule, compiled_spec(spec)))
     policy.rules = rules
     return compiled
+
+
+def _refusal(policy: CelPolicy) -> Problem | None:
+    """Why `policy` cannot run offline: the first expression that needs a cluster, or (ImageValidatingPolicy)
+    reads a registry."""
+    spec = policy.spec
+    texts = [*((item.text, item.path) for item in (*spec.variables, *spec.match_conditions, *spec.conditions,
+                                                   *spec.image_extractors)),
+             *((item.expression, item.path) for item in spec.validations),
+             *((item.expression, item.path) for item in spec.mutations),
+             *((item.expression, item.path) for item in spec.generations if item.expression)]
+    if spec.target_expression is not None:
+        texts.append((spec.target_expression.text, spec.target_expression.path))
+    for text, path in texts:
+        why = needs_cluster(text)
+        function = registry_function(text) if policy.validates_images else None
+        if function is not None:
+            why = (f"{function} reads image signatures, attestations or data from the image registry (assertree "
+                   "never reaches the network)")
+        if why is not None:
+            return Problem(f"rule {policy.name!r} is not run: {why}", path=path, severity=Severity.WARNING)
+    return None

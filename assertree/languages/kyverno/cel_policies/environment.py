@@ -25,8 +25,15 @@ processor/utils.go ``NewContextProvider``, pkg/cel/libs/fake_context.go):
   as ``{"body": ..., "statusCode": ...}``; any other call is refused, because
   assertree never reaches the network.
 
+GeneratingPolicies also have ``generator.Apply`` (`GENERATOR`, writing into
+`Generated`), and ImageValidatingPolicies the variables ``images``,
+``attestors``, ``attestations`` and ``ref`` (`IMAGE_VARIABLES`): each kind
+compiles in its own environment (`environment`'s `purpose`).
+
 An expression using the ``authorizer`` is refused when compiled
 (`uses_authorizer`): authorization checks need the cluster's authorizer.
+`needs_cluster` and `registry_function` say which expressions cannot run
+offline at all, so that the policy can be refused when it is loaded.
 """
 
 from __future__ import annotations
@@ -40,12 +47,13 @@ from typing import Any
 
 from assertree.languages.cel.engine import Environment, Function, FunctionError, Overload, evaluation_context
 from assertree.languages.cel.functions.declare import opaque, opaque_text
-from assertree.languages.kyverno.cluster import Cluster, NotFound, split_api_version
+from assertree.languages.kubernetes.cluster import Cluster, NotFound, split_api_version
 
-__all__ = ["EXTENSIONS", "FUNCTIONS", "VARIABLES", "GlobalContextError", "Lookups", "environment",
-           "read_context_file", "uses_authorizer"]
+__all__ = ["EXTENSIONS", "FUNCTIONS", "GENERATOR", "IMAGE_VARIABLES", "VARIABLES", "Generated", "GlobalContextError",
+           "Lookups", "environment", "needs_cluster", "read_context_file", "registry_function", "uses_authorizer"]
 
 VARIABLES = ("object", "oldObject", "request", "params", "namespaceObject", "variables", "exceptions")
+IMAGE_VARIABLES = ("images", "attestors", "attestations", "ref")
 # cel-go's extensions in Kyverno's base environment (pkg/cel/compiler/env.go), as the CEL library names them
 EXTENSIONS = ("optional", "strings", "sets", "lists", "two-var-comprehensions", "math", "encoders", "bindings",
               "regex")
@@ -72,6 +80,53 @@ class Lookups:
     def resources(self) -> list[dict]:
         """Every object the lookups can find."""
         return list(self.cluster.objects()) if self.cluster is not None else []
+
+
+@dataclass
+class Generated(Lookups):
+    """The lookups of one GeneratingPolicy evaluation, and where ``generator.Apply`` puts what it generates.
+
+    As the Kyverno CLI's fake context (``pkg/cel/libs/fake_context.go``, ``GenerateResources``) does, every
+    object given (each item of a list, ``{"items": [...]}``, on its own) is kept with its namespace set to
+    the one named (``""`` removes it), its keys in Go's order; a namespaced policy's generator names no
+    namespace: its own (`Lookups.namespace`).
+    """
+
+    generated: list[dict] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, lookups: Any, namespace: str) -> Generated:
+        """A sink reading what `lookups` (a `Lookups`, or None: nothing given) read, for a policy in `namespace`."""
+        found = lookups if isinstance(lookups, Lookups) else Lookups()
+        return cls(cluster=found.cluster, images=found.images, global_context=found.global_context,
+                   http=found.http, namespace=namespace, source=found.source)
+
+    def generate(self, namespace: str, items: Any) -> bool:
+        for item in items if isinstance(items, (list, tuple)) else [items]:
+            if not isinstance(item, Mapping):
+                raise FunctionError("generator.Apply takes a list of objects")
+            listed = item.get("items")
+            for found in listed if isinstance(listed, list) else [item]:
+                resource = _go_ordered(found) if isinstance(found, Mapping) else {}
+                metadata = dict(resource.get("metadata") or {}) if isinstance(resource.get("metadata"),
+                                                                               Mapping) else {}
+                if namespace:
+                    metadata["namespace"] = namespace
+                else:
+                    metadata.pop("namespace", None)
+                resource["metadata"] = metadata
+                self.generated.append(resource)
+        return True
+
+
+def _go_ordered(value: Any) -> Any:
+    """`value` with every map's keys sorted, as Go writes them (the CEL library hands maps over in a hash's
+    order, different in every process)."""
+    if isinstance(value, Mapping):
+        return {key: _go_ordered(item) for key, item in sorted(value.items(), key=lambda pair: str(pair[0]))}
+    if isinstance(value, (list, tuple)):
+        return [_go_ordered(item) for item in value]
+    return value
 
 
 def read_context_file(path: str | Path) -> Lookups:
@@ -260,14 +315,65 @@ FUNCTIONS = _lookup_functions(False)
 """Kyverno's context lookups, served offline (cluster-wide policies' declarations)."""
 
 
+def _generated() -> Generated:
+    found = evaluation_context()
+    if not isinstance(found, Generated):
+        raise FunctionError("generator.Apply only works in a GeneratingPolicy")
+    return found
+
+
+def _generator_apply(namespace: str, items: Any) -> bool:
+    return _generated().generate(namespace, items)
+
+
+def _generator_apply_own(items: Any) -> bool:
+    sink = _generated()
+    return sink.generate(sink.namespace, items)
+
+
+GENERATOR = tuple(
+    Function(f"generator.{name}", (Overload(f"generator_{name}_string_list", ("string", "list"), "bool",
+                                            _generator_apply),
+                                   Overload(f"generator_{name}_list", ("list",), "bool", _generator_apply_own)))
+    for name in ("Apply", "apply"))
+"""The generator library of GeneratingPolicies (sdk extensions/cel/libs/generator): ``generator.Apply``."""
+
+GENERATING, IMAGES = "generating", "images"  # `environment`'s purposes besides the validating/mutating kinds'
+_CLUSTER_ONLY = re.compile(r"(?<![\w.])resource\s*\.\s*([Pp]ost)\s*\(")
+_REGISTRY_FUNCTIONS = re.compile(r"(?<![\w.])(verifyImageSignatures|verifyAttestationSignatures|extractPayload|"
+                                 r"getImageData)\s*\(")
+
+
 @cache
-def environment(namespaced: bool = False) -> Environment:
-    """Kyverno's policy environment (a namespaced policy's resource lookups take no namespace argument)."""
+def environment(namespaced: bool = False, purpose: str = "") -> Environment:
+    """Kyverno's policy environment (a namespaced policy's resource lookups take no namespace argument);
+    `purpose` `GENERATING` adds ``generator.Apply``, `IMAGES` the variables of ImageValidatingPolicies."""
     from assertree.languages.cel.functions import KYVERNO
 
     functions = FUNCTIONS if not namespaced else _lookup_functions(True)
-    return Environment(name="policies.kyverno.io" + ("/namespaced" if namespaced else ""), variables=VARIABLES,
-                       extensions=EXTENSIONS, functions=(*KYVERNO, *functions), cross_type_numeric_comparisons=True)
+    if purpose == GENERATING:
+        functions = (*functions, *GENERATOR)
+    variables = (*VARIABLES, *IMAGE_VARIABLES) if purpose == IMAGES else VARIABLES
+    name = "policies.kyverno.io" + ("/namespaced" if namespaced else "") + (f" {purpose}" if purpose else "")
+    return Environment(name=name, variables=variables, extensions=EXTENSIONS, functions=(*KYVERNO, *functions),
+                       cross_type_numeric_comparisons=True)
+
+
+def registry_function(text: str) -> str | None:
+    """The image-verification function of ImageValidatingPolicies `text` calls (each reads signatures,
+    attestations or image data from the registry), or None."""
+    found = _REGISTRY_FUNCTIONS.search(text)
+    return found.group(1) if found else None
+
+
+def needs_cluster(text: str) -> str | None:
+    """Why `text` cannot run offline because it needs a cluster (the authorizer, ``resource.Post``), or None."""
+    if uses_authorizer(text):
+        return "the Kubernetes authorizer needs a cluster (expressions using `authorizer` cannot run offline)"
+    found = _CLUSTER_ONLY.search(text)
+    if found:
+        return f"resource.{found.group(1)} creates objects in a cluster (assertree has none)"
+    return None
 
 
 def uses_authorizer(text: str) -> bool:

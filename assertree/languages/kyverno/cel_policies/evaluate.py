@@ -40,7 +40,8 @@ from assertree.languages.kyverno.cel_policies.conditions import check_conditions
 from assertree.languages.kyverno.cel_policies.exceptions import CompiledException, check_exceptions
 from assertree.results import ERROR, FAIL, PASS, SKIP, RuleError
 
-__all__ = ["CompiledSpec", "Outcome", "evaluate_mutations", "evaluate_validations", "prepare_variables"]
+__all__ = ["CompiledSpec", "Outcome", "begin", "evaluate_mutations", "evaluate_validations", "noted",
+           "prepare_variables", "run_validations", "validation_message"]
 
 NO_EXCEPTIONS: dict[str, list[str]] = {"allowedImages": [], "allowedValues": []}
 
@@ -56,6 +57,13 @@ class CompiledSpec:
     failure_policy: str = "Fail"
     needs_values: bool = False  # an expression reads `variables` other than by name: precompute their values
     variables_in_match: bool = False  # MutatingPolicy: variables are bound before the match conditions
+    conditions: list[tuple[str, Runnable, tuple]] = field(default_factory=list)  # DeletingPolicy
+    generations: list[Any] = field(default_factory=list)  # GeneratingPolicy: generating.CompiledGeneration
+    image_references: list[tuple[Any, Runnable | None]] = field(default_factory=list)  # (ImageReference, its CEL)
+    image_extractors: list[tuple[str, Runnable, tuple]] = field(default_factory=list)  # ImageValidatingPolicy
+    target_expression: Runnable | None = None  # MutatingPolicy: targetMatchConstraints.expression
+    verify_digest: bool = False
+    required: bool = False
 
 
 @dataclass
@@ -106,7 +114,9 @@ def _matches(spec: CompiledSpec, scope: dict[str, Any], lookups: Any) -> Outcome
     return _error(check.message(), check.errors[0][1])
 
 
-def _message(validation: Validation, message_program: Runnable | None, scope: dict, lookups: Any, index: int) -> str:
+def validation_message(validation: Validation, message_program: Runnable | None, scope: dict, lookups: Any,
+                       index: int) -> str:
+    """What a false validation says: its ``messageExpression``, else ``message``, else Kyverno's default."""
     message = validation.message
     if message_program is not None:
         try:
@@ -118,9 +128,10 @@ def _message(validation: Validation, message_program: Runnable | None, scope: di
     return message or f"CEL expression validation failed at index {index}"
 
 
-def _begin(spec: CompiledSpec, data: dict[str, Any], lookups: Any,
-           exceptions: Sequence[CompiledException]) -> tuple[dict[str, Any], Outcome | None, str]:
-    """The scope the expressions run in, or the outcome that ends the evaluation first; and the expiry note."""
+def begin(spec: CompiledSpec, data: dict[str, Any], lookups: Any,
+          exceptions: Sequence[CompiledException] = ()) -> tuple[dict[str, Any], Outcome | None, str]:
+    """The scope the expressions run in, or the outcome that ends the evaluation first (an exception, match
+    conditions; every kind starts so); and the expiry note."""
     note = ""
     scope = dict(data)
     if exceptions:
@@ -140,7 +151,8 @@ def _begin(spec: CompiledSpec, data: dict[str, Any], lookups: Any,
     return scope, _matches(spec, match_scope, lookups), note
 
 
-def _noted(outcome: Outcome, note: str) -> Outcome:
+def noted(outcome: Outcome, note: str) -> Outcome:
+    """`outcome` with the expiry note of `begin` (when it has no note of its own)."""
     if note and not outcome.note:
         outcome.note = note
     return outcome
@@ -149,21 +161,26 @@ def _noted(outcome: Outcome, note: str) -> Outcome:
 def evaluate_validations(spec: CompiledSpec, data: dict[str, Any], lookups: Any = None,
                          exceptions: Sequence[CompiledException] = ()) -> Outcome:
     """PASS, FAIL (the first false validation), SKIP (match conditions, an exception) or ERROR for one resource."""
-    scope, stop, note = _begin(spec, data, lookups, exceptions)
+    scope, stop, note = begin(spec, data, lookups, exceptions)
     if stop is not None:
-        return _noted(stop, note)
+        return noted(stop, note)
+    return noted(run_validations(spec, scope, lookups) or Outcome(PASS, "success"), note)
+
+
+def run_validations(spec: CompiledSpec, scope: dict[str, Any], lookups: Any) -> Outcome | None:
+    """The FAIL of the first false validation, or the ERROR of the first that errors or gives no bool; None
+    when every one holds."""
     for index, (validation, program, message_program) in enumerate(spec.validations):
         try:
             result = program.evaluate(scope, lookups)
         except CelError as failure:
-            return _noted(_error(failure.message, validation.path, index), note)
+            return _error(failure.message, validation.path, index)
         if result is False:
-            return _noted(Outcome(FAIL, _message(validation, message_program, scope, lookups, index), index,
-                                  check=validation.path), note)
+            return Outcome(FAIL, validation_message(validation, message_program, scope, lookups, index), index,
+                           check=validation.path)
         if result is not True:
-            return _noted(_error(f"validation must evaluate to bool, got {type(result).__name__}", validation.path,
-                                 index), note)
-    return _noted(Outcome(PASS, "success"), note)
+            return _error(f"validation must evaluate to bool, got {type(result).__name__}", validation.path, index)
+    return None
 
 
 def evaluate_mutations(spec: CompiledSpec, data: dict[str, Any], lookups: Any = None,
@@ -171,23 +188,23 @@ def evaluate_mutations(spec: CompiledSpec, data: dict[str, Any], lookups: Any = 
     """PASS with the patched object, SKIP (match conditions, an exception) or ERROR for one resource."""
     from assertree.languages.kubernetes.patches import MutationError, apply_configuration, apply_json_patch
 
-    scope, stop, note = _begin(spec, data, lookups, exceptions)
+    scope, stop, note = begin(spec, data, lookups, exceptions)
     if stop is not None:
-        return _noted(stop, note)
+        return noted(stop, note)
     current = scope.get("object")
     for index, (mutation, program) in enumerate(spec.mutations):
         try:
             patch = program.evaluate(scope, lookups)
         except CelError as failure:
-            return _noted(_error(failure.message, mutation.path, index), note)
+            return noted(_error(failure.message, mutation.path, index), note)
         try:
             if mutation.patch_type == "JSONPatch":
                 current = apply_json_patch(current, patch if isinstance(patch, Sequence) else [patch])
             else:
                 current = apply_configuration(current, patch)
         except MutationError as failure:
-            return _noted(_error(str(failure), mutation.path, index), note)
+            return noted(_error(str(failure), mutation.path, index), note)
         scope = {**scope, "object": current}
         if isinstance(scope.get("request"), Mapping):
             scope["request"] = {**scope["request"], "object": current}
-    return _noted(Outcome(PASS, "success", patched=current), note)
+    return noted(Outcome(PASS, "success", patched=current), note)

@@ -5,18 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from assertree.errors import PolicyError, Problem, Unsupported
+from assertree.errors import PolicyError, Problem
 from assertree.languages.kyverno.cel_policies.compile import CompiledCelPolicy, compile_policy
 from assertree.languages.kyverno.cel_policies.model import GROUP, KINDS
 from assertree.languages.kyverno.cel_policies.reading import ReadError, problems, read_policy
 
 __all__ = ["DESCRIPTION", "GROUP", "compile_document", "is_cel_policy", "lint_document"]
 
-DESCRIPTION = f"{GROUP} ValidatingPolicy, MutatingPolicy (and Namespaced variants)"
-KYVERNO_KINDS = ("ValidatingPolicy", "NamespacedValidatingPolicy", "MutatingPolicy", "NamespacedMutatingPolicy",
-                 "ImageValidatingPolicy", "NamespacedImageValidatingPolicy", "GeneratingPolicy",
-                 "NamespacedGeneratingPolicy", "DeletingPolicy", "NamespacedDeletingPolicy")
-"""The policy kinds of the group that Kyverno 1.19's CLI loads (``cmd/cli/kubectl-kyverno/policy/load.go``)."""
+DESCRIPTION = (f"{GROUP} ValidatingPolicy, MutatingPolicy, GeneratingPolicy, DeletingPolicy, ImageValidatingPolicy "
+               "(and Namespaced variants)")
 
 
 def is_cel_policy(document: Any) -> bool:
@@ -30,11 +27,7 @@ def is_cel_policy(document: Any) -> bool:
 
 def compile_document(document: Any, *, source: str | None = None, index: int | None = None,
                      line: int | None = None) -> CompiledCelPolicy:
-    """Check, read and compile one policy document; PolicyError (with a field path) at the first problem,
-    `Unsupported` for a kind of the group that Kyverno runs and assertree does not (yet)."""
-    kind = document.get("kind") if isinstance(document, dict) else None
-    if kind in KYVERNO_KINDS and not is_cel_policy(document):
-        raise Unsupported(f"{kind} is not run by assertree yet", path=("kind",))
+    """Check, read and compile one policy document; PolicyError (with a field path) at the first problem."""
     try:
         policy = read_policy(document, source=source, index=index, line=line)
     except ReadError as error:
@@ -43,12 +36,15 @@ def compile_document(document: Any, *, source: str | None = None, index: int | N
 
 
 def lint_document(document: Any) -> Iterator[Problem]:
-    """Every problem of one document (no location yet: the loader adds the file and line)."""
+    """Every problem of one document, and a warning when it is not run offline (no location yet: the loader
+    adds the file and line)."""
     found = list(problems(document))
     yield from found
     if any(problem.severity == "error" for problem in found):
         return
     try:
-        compile_document(document)
+        compiled = compile_document(document)
     except PolicyError as error:
         yield error.problem
+        return
+    yield from (item.problem for item in compiled.refused)

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from assertree.languages.kyverno.cluster import Cluster, NotFound, split_api_version
+from assertree.languages.kubernetes.cluster import Cluster, NotFound, split_api_version
 from assertree.languages.selectors import SelectorError, selects
 
 __all__ = ["ParamsError", "collect_params", "param_cluster"]

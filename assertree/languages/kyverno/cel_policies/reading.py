@@ -14,11 +14,24 @@ from typing import Any
 from assertree.errors import Problem, Severity
 from assertree.languages.kubernetes.expressions import Expression, FieldPath, Mutation, Validation
 from assertree.languages.kubernetes.matching import MatchConstraints, ResourceRule
-from assertree.languages.kyverno.cel_policies.model import GROUP, KINDS, MUTATING_KINDS, VERSIONS, CelPolicy, PolicySpec
+from assertree.languages.kyverno.cel_policies.model import (
+    DELETING_KINDS,
+    GENERATING_KINDS,
+    GROUP,
+    IMAGE_KINDS,
+    KINDS,
+    MUTATING_KINDS,
+    VERSIONS,
+    CelPolicy,
+    Generation,
+    ImageReference,
+    PolicySpec,
+)
 
 __all__ = ["ReadError", "problems", "read_policy", "read_spec"]
 
 ACTIONS = ("Deny", "Audit", "Warn")
+VALIDATING_NEEDS = frozenset({"ValidatingPolicy", "NamespacedValidatingPolicy", *IMAGE_KINDS})
 PATCH_TYPES = ("ApplyConfiguration", "JSONPatch")
 OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT", "*")
 MODES = ("Kubernetes", "JSON", "HTTP", "Envoy")  # HTTP and Envoy: authorization policies (`authz`)
@@ -166,6 +179,79 @@ def _mutations(value: Any, path: FieldPath) -> tuple[Mutation, ...]:
     return tuple(out)
 
 
+def _generations(value: Any, path: FieldPath) -> tuple[Generation, ...]:
+    out = []
+    for i, item in enumerate(_list(value, path)):
+        entry = _mapping(item, (*path, i), required=True)
+        expression, template = entry.get("expression"), entry.get("template")
+        if expression is not None and template is not None:
+            raise _fail("only one of expression or template may be set", (*path, i))
+        if template is not None:
+            body = _mapping(template, (*path, i, "template"), required=True)
+            mode = _text(body.get("interpolate"), (*path, i, "template", "interpolate")) or "none"
+            if mode not in ("none", "cel"):
+                raise _fail(f"unknown interpolate mode {mode!r} (expected none or cel)",
+                            (*path, i, "template", "interpolate"))
+            out.append(Generation((*path, i, "template", "value"),
+                                  template=_text(body.get("value"), (*path, i, "template", "value"), required=True),
+                                  interpolate=mode == "cel"))
+            continue
+        out.append(Generation((*path, i, "expression"),
+                              expression=_text(expression, (*path, i, "expression"), required=True)))
+    return tuple(out)
+
+
+def _image_references(value: Any, path: FieldPath) -> tuple[ImageReference, ...]:
+    out = []
+    for i, item in enumerate(_list(value, path)):
+        entry = _mapping(item, (*path, i), required=True)
+        glob = _text(entry.get("glob"), (*path, i, "glob")) or None
+        expression = _text(entry.get("expression"), (*path, i, "expression")) or None
+        if (glob is None) == (expression is None):
+            raise _fail("exactly one of glob or expression must be set", (*path, i))
+        out.append(ImageReference((*path, i, "expression" if expression else "glob"), glob, expression))
+    return tuple(out)
+
+
+def _flag(value: Any, path: FieldPath) -> bool:
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise _fail(f"expected a boolean, found {type(value).__name__}", path)
+    return value
+
+
+def _kind_parts(data: dict, kind: str, path: FieldPath) -> dict[str, Any]:
+    """The parts of the spec only one kind has, checked as that kind requires them."""
+    parts: dict[str, Any] = {}
+    if kind in GENERATING_KINDS:
+        parts["generations"] = _generations(data.get("generate"), (*path, "generate"))
+        if not parts["generations"]:
+            raise _fail("a GeneratingPolicy needs at least one generate entry", (*path, "generate"))
+    elif kind in DELETING_KINDS:
+        parts["conditions"] = _named(data.get("conditions"), (*path, "conditions"))
+    elif kind in IMAGE_KINDS:
+        parts["image_references"] = _image_references(data.get("matchImageReferences"),
+                                                      (*path, "matchImageReferences"))
+        parts["image_extractors"] = _named(data.get("images"), (*path, "images"))
+        config = _mapping(data.get("validationConfigurations"), (*path, "validationConfigurations"))
+        parts["verify_digest"] = _flag(config.get("verifyDigest"), (*path, "validationConfigurations", "verifyDigest"))
+        parts["required"] = _flag(config.get("required"), (*path, "validationConfigurations", "required"))
+    elif kind in MUTATING_KINDS:
+        evaluation = _mapping(data.get("evaluation"), (*path, "evaluation"))
+        existing = _mapping(evaluation.get("mutateExisting"), (*path, "evaluation", "mutateExisting"))
+        parts["mutate_existing"] = _flag(existing.get("enabled"), (*path, "evaluation", "mutateExisting", "enabled"))
+        target = _mapping(data.get("targetMatchConstraints"), (*path, "targetMatchConstraints"))
+        if target.get("expression") is not None:
+            parts["target_expression"] = Expression(
+                "targetMatchConstraints", _text(target["expression"], (*path, "targetMatchConstraints", "expression"),
+                                                required=True), (*path, "targetMatchConstraints", "expression"))
+        if target.get("resourceRules"):
+            parts["target_match"] = _match({key: value for key, value in target.items() if key != "expression"},
+                                           (*path, "targetMatchConstraints"))
+    return parts
+
+
 def read_spec(spec: Any, kind: str, path: FieldPath = ("spec",)) -> PolicySpec:
     """The evaluated parts of `spec`; ReadError at the first problem."""
     data = _mapping(spec, path, required=True)
@@ -186,13 +272,13 @@ def read_spec(spec: Any, kind: str, path: FieldPath = ("spec",)) -> PolicySpec:
     if match is None and mode == "Kubernetes":
         raise _fail("required field is missing (a Kubernetes-mode policy matches nothing without it)",
                     (*path, "matchConstraints"))
-    mutating = kind in MUTATING_KINDS
     validations = _validations(data.get("validations"), (*path, "validations"))
     mutations = _mutations(data.get("mutations"), (*path, "mutations"))
-    if mutating and not mutations:
+    if kind in MUTATING_KINDS and not mutations:
         raise _fail("a MutatingPolicy needs at least one mutation", (*path, "mutations"))
-    if not mutating and not validations:
-        raise _fail("a ValidatingPolicy needs at least one validation", (*path, "validations"))
+    if kind in VALIDATING_NEEDS and not validations:
+        raise _fail(f"a{'n' if kind[0] in 'AEIOU' else ''} {kind} needs at least one validation",
+                    (*path, "validations"))
     audit = _list(data.get("auditAnnotations"), (*path, "auditAnnotations"))
     return PolicySpec(
         match=match,
@@ -204,6 +290,7 @@ def read_spec(spec: Any, kind: str, path: FieldPath = ("spec",)) -> PolicySpec:
         failure_policy=failure_policy,
         mode=mode,
         audit_annotations=tuple(str((item or {}).get("key", "")) for item in audit if isinstance(item, dict)),
+        **_kind_parts(data, kind, path),
     )
 
 

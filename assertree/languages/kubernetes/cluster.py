@@ -1,14 +1,17 @@
 """A fake cluster: Kubernetes objects held in memory and read the way Kyverno reads a cluster.
 
-``kyverno test`` seeds a fake API server with a test's ``clusterResources``
-(their ``spec.resources``, and the CRDs their ``spec.crds`` name), so that
-lookups which need a cluster run offline: CEL ``resource.Get/List``,
-ClusterPolicy ``apiCall`` (``urlPath``) and ``configMap`` context entries,
-namespace labels, and the sources of ``generate`` clones. A ``Context``
-file's ``spec.resources`` serve the CEL lookups the same way, through
-Kyverno's simpler fake provider (kyverno/kyverno pkg/cel/libs/fake_context.go),
-which knows no resource types of its own. `Cluster` is both, told apart by
-`discovery`:
+``kyverno test`` seeds a fake client with the test's resources,
+``targetResources`` and ``paramResources``, and, with ``clusterResources``,
+their ``spec.resources`` and the CRDs their ``spec.crds`` name (then lookups
+read it too: CEL ``resource.Get/List``, ClusterPolicy ``apiCall``
+(``urlPath``) and ``configMap`` context entries, namespace labels); generate
+rules clone from it (with the ``cloneSourceResource`` files), mutate-existing
+rules patch its targets, cleanup and DeletingPolicies pick what they would
+delete from it. ``assertree apply`` fills one from its resource and
+``--target`` files. A ``Context`` file's ``spec.resources`` serve the CEL
+lookups the same way, through Kyverno's simpler fake provider
+(kyverno/kyverno pkg/cel/libs/fake_context.go), which knows no resource types
+of its own. `Cluster` is both, told apart by `discovery`:
 
 - resources are stored by group, version, resource (plural), namespace and
   name, the resource named by the built-in kinds (`assertree.languages.kubernetes.
@@ -23,7 +26,10 @@ which knows no resource types of its own. `Cluster` is both, told apart by
   resource types and lists none;
 - `get_path` answers a Kubernetes REST path (``/api/v1/namespaces/ns/pods/x``,
   ``/apis/apps/v1/deployments``), a list as ``{"kind": "<Kind>List", "items":
-  [...]}``, as ``apiCall.urlPath`` reads it.
+  [...]}``, as ``apiCall.urlPath`` reads it;
+- `find` and `select` look objects up by kind, as Kyverno's generate and
+  mutate-existing rules name them (``apiVersion`` ``""`` is any version;
+  ``select`` takes a full label selector, ``matchExpressions`` included).
 
 Objects are stored as given (JSON); callers must not mutate what they get.
 """
@@ -35,6 +41,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from assertree.languages.kubernetes.resources import is_namespaced, plural_of
+from assertree.languages.selectors import selects
 
 __all__ = ["Cluster", "NotFound", "ResourceType", "split_api_version"]
 
@@ -122,6 +131,13 @@ class Cluster:
         for resource in resources:
             self.add(resource)
 
+    @classmethod
+    def of(cls, resources: Iterable[Mapping[str, Any]] = ()) -> Cluster:
+        """A cluster (with discovery) holding `resources`."""
+        cluster = cls()
+        cluster.extend(resources)
+        return cluster
+
     def copy(self) -> Cluster:
         """Another cluster with the same types and objects, to add to without changing this one."""
         objects = {key: {namespace: dict(named) for namespace, named in namespaces.items()}
@@ -135,8 +151,6 @@ class Cluster:
         found = self._types.get((group, kind))
         if found is not None:
             return ResourceType(group, version, kind, found.plural, found.namespaced)
-        from assertree.languages.kubernetes.resources import is_namespaced, plural_of
-
         return ResourceType(group, version, kind, plural_of(kind),
                             is_namespaced(f"{group}/{version}" if group else version, kind))
 
@@ -159,6 +173,42 @@ class Cluster:
         for namespaces in self._objects.values():
             for objects in namespaces.values():
                 yield from objects.values()
+
+    def find(self, api_version: str, kind: str, namespace: str, name: str) -> dict | None:
+        """The object of `kind` named `name` in `namespace` (any for a cluster-scoped kind), or None;
+        `api_version` ``""`` is any version."""
+        for value in self._of_kind(api_version, kind, None):
+            metadata = _metadata(value)
+            if str(metadata.get("name") or "") == name and self._in_namespace(value, namespace):
+                return value
+        return None
+
+    def select(self, api_version: str, kind: str, namespace: str | None = None,
+               selector: Mapping[str, Any] | None = None) -> list[dict]:
+        """The objects of `kind` in `namespace` (None: every namespace) whose labels `selector` (a
+        ``LabelSelector``; none: every object) selects; `selectors.SelectorError` for one Kubernetes would not
+        build. `api_version` ``""`` is any version."""
+        return [value for value in self._of_kind(api_version, kind, namespace)
+                if not selector or selects(selector, _metadata(value).get("labels"))]
+
+    def _of_kind(self, api_version: str, kind: str, namespace: str | None) -> Iterator[dict]:
+        group, version = split_api_version(api_version)
+        for (stored_group, stored_version, _plural), namespaces in self._objects.items():
+            if api_version and (stored_group, stored_version) != (group, version):
+                continue
+            for stored_namespace, objects in namespaces.items():
+                if namespace is not None and stored_namespace not in (namespace, ""):
+                    continue
+                for value in objects.values():
+                    if value.get("kind") == kind and (namespace is None or self._in_namespace(value, namespace)):
+                        yield value
+
+    def _in_namespace(self, value: Mapping[str, Any], namespace: str) -> bool:
+        """Whether `value` is in `namespace` (a cluster-scoped object is in every one)."""
+        group, version = split_api_version(str(value.get("apiVersion") or ""))
+        if not self.type_of(group, version, str(value.get("kind") or "")).namespaced:
+            return True
+        return str(_metadata(value).get("namespace") or "") == (namespace or "")
 
     def get(self, api_version: str, plural: str, namespace: str, name: str) -> dict:
         """The object, or `NotFound` (``<resource> "<name>" not found``)."""
