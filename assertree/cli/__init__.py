@@ -62,6 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     except RecursionError:
         print("assertree: error: input nested too deeply to process", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except MemoryError:  # outside any rule (reading an input): the input is too large for this machine
+        print("assertree: error: out of memory: an input is too large to process here", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except Exception as error:  # noqa: BLE001  (a bug: still one line, never a traceback)
         return _internal(error)
     finally:

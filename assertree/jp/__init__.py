@@ -27,6 +27,7 @@ from assertree.jp.errors import (
     UndefinedVariableError,
     UnknownFunctionError,
 )
+from assertree.jp.limits import close_budget, open_budget
 
 __all__ = [
     "ArityError",
@@ -70,14 +71,21 @@ class Expression:
         self.variables = frozenset(compiler.variables)
 
     def search(self, data: Any, bindings: dict[str, Any] | None = None) -> Any:
-        """Evaluate against `data`; `bindings` maps variable names (without ``$``) to values."""
+        """Evaluate against `data`; `bindings` maps variable names (without ``$``) to values.
+
+        The function calls of one search build at most `limits.MAX_BUILT` together (or share the
+        budget a caller opened with `limits.evaluation_budget`).
+        """
         scope = {} if bindings is None else bindings
         if self.uses_root:
             scope = {**scope, "$": data}
+        budget = open_budget()
         try:
             return self._code(data, scope)
         except RecursionError:
             raise EvaluationError("expression or document nested too deeply") from None
+        finally:
+            close_budget(budget)
 
     def __repr__(self) -> str:
         return f"Expression({self.text!r})"

@@ -33,7 +33,7 @@ from assertree.jp.errors import (
     UndefinedVariableError,
     UnknownFunctionError,
 )
-from assertree.jp.limits import check_array_length, check_result
+from assertree.jp.limits import charge, check_array_length, check_result
 from assertree.jp.values import equal, is_false
 
 Compiled = Callable[[Any, dict], Any]
@@ -56,7 +56,8 @@ class Lazy:
 
     @property
     def known(self) -> bool:
-        """Whether the value has been computed (explanations show the context entries a rule used)."""
+        """Whether the value has been computed (explanations show the context entries a rule used; CEL's
+        memory bound counts the values already held)."""
         return self._done
 
     def resolve(self) -> Any:
@@ -450,6 +451,9 @@ class Compiler:
             kind = type(result)
             if kind is str or kind is list:  # the backstop for limits.MAX_STRING_LENGTH and MAX_ARRAY_LENGTH
                 check_result(label, result)
+                charge(label, len(result))  # and for limits.MAX_BUILT
+            elif kind is dict:
+                charge(label, len(result))
             return result
 
         return call

@@ -25,9 +25,19 @@ low enough that one evaluation stays within a few hundred MB:
 * `MAX_YAML_ALIAS_*`: go-yaml's alias budget for ``parse_yaml``, the rule
   Kubernetes adopted after the "billion laughs" CVE-2019-11253; it lives in
   `assertree.documents.limits` (every YAML file is read with it), re-exported here.
+* `MAX_BUILT`: characters and items that all the function calls of one
+  evaluation may build together: each call is held to the limits above, but a
+  projection calls a function once per item (``split(...)[*].pad_left(...)``
+  over 1,000 items built 10 GB). One `Expression.search` is one evaluation,
+  unless a caller opens `evaluation_budget` around several (a Kyverno rule
+  does, around its context entries, conditions and patterns).
 """
 
 from __future__ import annotations
+
+import contextvars
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from assertree.documents.limits import (  # noqa: F401  (jp's limits, kept in one list)
     MAX_YAML_ALIAS_RATIO_HIGH,
@@ -41,6 +51,42 @@ MAX_STRING_LENGTH = 10_000_000
 MAX_ARRAY_LENGTH = 1_000_000
 MAX_REGEX_MATCHES = 100_000
 MAX_JSON_LENGTH = MAX_STRING_LENGTH
+MAX_BUILT = 5 * MAX_STRING_LENGTH
+
+_built: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("assertree_jp_built", default=None)
+
+
+@contextmanager
+def evaluation_budget() -> Iterator[None]:
+    """Let the function calls inside build `MAX_BUILT` characters and items together (see the module
+    docstring); inside another budget, the outer one goes on counting."""
+    token = open_budget()
+    try:
+        yield
+    finally:
+        close_budget(token)
+
+
+def open_budget() -> contextvars.Token | None:
+    """`evaluation_budget` without a generator (`Expression.search` opens one per search): a token for
+    `close_budget`, None when a budget is open already."""
+    return None if _built.get() is not None else _built.set([MAX_BUILT])
+
+
+def close_budget(token: contextvars.Token | None) -> None:
+    if token is not None:
+        _built.reset(token)
+
+
+def charge(what: str, amount: int) -> None:
+    """Count `amount` characters or items built by `what` (``"pad_left()"``) against the open budget."""
+    left = _built.get()
+    if left is None:
+        return
+    left[0] -= amount
+    if left[0] < 0:
+        raise LimitError(f"{what}: the function calls of this evaluation would build more than {MAX_BUILT:,} "
+                         "characters and items together, assertree's limit")
 
 
 def check_string_length(what: str, length: int) -> None:

@@ -142,11 +142,13 @@ def check_expected(test: KyvernoTest, expected: ExpectedResult, responses: list[
                                      f"policy {expected.policy!r} has no rule {expected.rule!r}"))
                 continue
             if item.target:
-                rows.extend(_compare_target(test, expected, item, response, patched))
+                rows.extend(_about(_compare_target(test, expected, item, response, patched), response.results[0],
+                                   response.policy))
                 continue
             for result in _rule_results(expected, response):
                 if _generates(response.policy, result):
-                    rows.extend(_compare_generated(test, expected, item, response, result, patched))
+                    rows.extend(_about(_compare_generated(test, expected, item, response, result, patched), result,
+                                       response.policy))
                     continue
                 row = _compare(test, expected, item, response, result, patched)
                 if row is None:
@@ -174,6 +176,13 @@ def _not_run(expected: ExpectedResult, item: ResourceResponses, policy: Any) -> 
     return [RowCheck(expected, item.key, None if rule_free else refused.rule, NOT_RUN, False, "Not run",
                      refused.problem.message)
             for refused in refused_rules(policy) if names is None or refused.rule in names]
+
+
+def _about(rows: list[RowCheck], result: Any, policy: Any) -> list[RowCheck]:
+    """`rows`, each knowing the result and policy it compared (what --coverage and --explain read)."""
+    for row in rows:
+        row.result, row.policy_info = result, policy
+    return rows
 
 
 def _generates(policy: Any, result: Any) -> bool:

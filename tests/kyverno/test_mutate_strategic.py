@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from assertree.languages.kubernetes.merge_schema import field_schema, merges_elements, resource_schema
 from assertree.languages.kyverno.mutate import (
@@ -14,6 +16,7 @@ from assertree.languages.kyverno.mutate import (
     prepare_patch,
     tidy,
 )
+from assertree.languages.kyverno.mutate import merge as _merge
 from assertree.languages.kyverno.mutate.merge import MergeError, strategic_merge
 from assertree.results import Status
 
@@ -374,3 +377,35 @@ def test_conditions_use_the_matcher_given() -> None:
     assert apply_strategic_merge(deployment, patch, matcher).resource["spec"]["paused"] is True
     assert seen == [("1", "5")]  # scalars reach the matcher as YAML text
     assert apply_strategic_merge(deployment, patch).status is Status.SKIP
+
+
+# ---- the fast path for lists merged by key holds to kyaml's element-by-element path -------------
+
+_NAMES = st.sampled_from(["a", "b", "c", "d", "80", 80, ""])
+_PORTS = st.lists(st.fixed_dictionaries({"containerPort": st.sampled_from([80, 443, "80", 8080])},
+                                        optional={"protocol": st.sampled_from(["TCP", "UDP", ""]),
+                                                  "name": st.sampled_from(["http", "web"])}), max_size=4)
+_CONTAINER = st.one_of(
+    st.fixed_dictionaries({}, optional={"name": _NAMES, "image": st.sampled_from(["x", "y", None]), "ports": _PORTS,
+                                        "$patch": st.sampled_from(["delete", "replace", "merge"])}),
+    st.none(),
+)
+
+
+def _merged(resource: dict, patch: dict, fast: bool) -> object:
+    with pytest.MonkeyPatch.context() as patched:
+        if not fast:
+            patched.setattr(_merge, "_keyed_elements", lambda *args: None)
+        try:
+            return strategic_merge(copy.deepcopy(resource), copy.deepcopy(patch))
+        except MergeError as error:
+            return ("MergeError", str(error))
+
+
+@settings(max_examples=400, deadline=None, database=None)
+@given(st.lists(_CONTAINER, max_size=6), st.lists(_CONTAINER, max_size=6), _PORTS, _PORTS)
+def test_merging_by_an_index_gives_what_kyaml_gives(containers, patched, ports, patched_ports):
+    resource = pod(*containers)
+    resource["spec"]["containers"].append({"name": "ports", "ports": ports})
+    patch = {"spec": {"containers": [*patched, {"name": "ports", "ports": patched_ports}]}}
+    assert _merged(resource, patch, True) == _merged(resource, patch, False)

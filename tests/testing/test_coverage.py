@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -244,3 +245,19 @@ results:
 def test_coverage_outputs_that_cannot_be_written_are_refused(folder, capsys, args, message):
     code, out, err = run(capsys, ".", *args)
     assert code == 2 and out == "" and message in err
+
+
+CLI_DATA = Path(__file__).resolve().parents[1] / "conformance" / "data" / "kyverno-cli" / "test" / "cli"
+
+
+@pytest.mark.parametrize(("folder_name", "policy_name", "rule_name", "rows"), [
+    ("test-generate/add-network-policy", "add-networkpolicy", "default-deny", {"pass": 1}),  # generatedResource
+    ("test-mutate/same-name-mutate-existing", "mutate-existing-secret", "mutate-secret-on-configmap-create",
+     {"pass": 2}),  # two targetResources rows
+])
+def test_generated_and_target_rows_count_for_their_rule(folder_name, policy_name, rule_name, rows):
+    run = run_tests([str(CLI_DATA / folder_name)])
+    assert run.ok
+    found = {(policy.name, rule.name): dict(rule.rows) for policy in coverage_of(run).policies
+             for rule in policy.rules}
+    assert found == {(policy_name, rule_name): rows}

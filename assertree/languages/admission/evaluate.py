@@ -25,24 +25,38 @@ Variables are lazy in Kubernetes: one that fails matters only when read, and
 its error is then the reader's. Here they are evaluated up front, in order,
 each seeing the ones before it; one that fails is left out and its error is
 reported for any expression that then fails reading it (`_explain`).
+
+Bounded as the apiserver bounds an invocation (k8s.io/apiserver/pkg/apis/cel/
+config.go): each expression is held to assertree's cost and memory limits
+(`assertree.languages.cel.limits`, standing for ``PerCallLimit``), past which it
+is that expression's error; the variables, validations and audit annotations of
+one invocation share one budget (`invocation_budget`, for
+``RuntimeCELCostBudget``) and the match conditions another
+(``RuntimeCELCostBudgetMatchConditions``, a quarter of it). An invocation that
+spends its budget stops: its one decision is an error, as the validator's
+"running out of cost budget" is; a mutating one stops at that mutation.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
 from assertree.languages.admission.model import AuditAnnotation
-from assertree.languages.cel.engine import CelError, Program
+from assertree.languages.cel.engine import CelBudgetError, CelError, Program
+from assertree.languages.cel.limits import EVALUATION_BUDGET, evaluation_budget
 from assertree.languages.kubernetes.expressions import Mutation, Validation
 
-__all__ = ["AuditValue", "CompiledSpec", "Decision", "MutationOutcome", "Validated", "mutate", "prepare", "run",
-           "validate"]
+__all__ = ["AuditValue", "CompiledSpec", "Decision", "MutationOutcome", "Validated", "invocation_budget", "mutate",
+           "prepare", "run", "validate"]
 
 MAX_MESSAGE_BYTES = 5 * 1024  # celconfig.MaxEvaluatedMessageExpressionSizeBytes
 MAX_AUDIT_VALUE = 10 * 1024  # validating.maxAuditAnnotationValueLength
+MATCH_BUDGET = EVALUATION_BUDGET // 4  # RuntimeCELCostBudgetMatchConditions is a quarter of RuntimeCELCostBudget
+_STOPPED = "no further expressions of this invocation were run"
 _VARIABLE = re.compile(r"(?<![\w.])variables\s*\.\s*([_A-Za-z][_A-Za-z0-9]*)")
 
 
@@ -89,9 +103,14 @@ class Scope:
     failed: dict[str, str] = field(default_factory=dict)
 
 
+def invocation_budget() -> AbstractContextManager[None]:
+    """The budget one invocation's expressions share (`prepare` and `validate` or `mutate` run inside it)."""
+    return evaluation_budget(EVALUATION_BUDGET)
+
+
 def run(program: Program, scope: Scope) -> Any:
-    """Evaluate one program in `scope`: the one place every admission expression is evaluated (where a runtime
-    cost budget is charged once the shared engine has one). Raises CelError."""
+    """Evaluate one program in `scope`: the one place every admission expression is evaluated, charged to the
+    invocation's budget when one is open. Raises CelError (CelBudgetError once the budget is spent)."""
     return program.evaluate(scope.data)
 
 
@@ -122,10 +141,17 @@ def prepare(spec: CompiledSpec, data: dict[str, Any]) -> Scope:
 
 def match(spec: CompiledSpec, scope: Scope) -> Decision | None:
     """None when the match conditions hold; a decision ``skip`` when one is false, else ``error``."""
+    with evaluation_budget(MATCH_BUDGET):
+        return _match(spec, scope)
+
+
+def _match(spec: CompiledSpec, scope: Scope) -> Decision | None:
     errors: list[tuple[str, tuple]] = []
     for name, program, path in spec.match_conditions:
         try:
             result = run(program, scope)
+        except CelBudgetError as error:
+            return Decision("error", f"{error.message}: {_STOPPED}", path)
         except CelError as error:
             errors.append((_failure(program.text, error, scope), path))
             continue
@@ -169,6 +195,8 @@ def validate(spec: CompiledSpec, scope: Scope) -> Validated:
     for index, (validation, program, message_program) in enumerate(spec.validations):
         try:
             result = run(program, scope)
+        except CelBudgetError as error:
+            return Validated(True, [Decision("error", f"{error.message}: {_STOPPED}", validation.path)])
         except CelError as error:
             decisions.append(Decision("error", _failure(validation.expression, error, scope), validation.path,
                                       index=index))
@@ -182,6 +210,8 @@ def validate(spec: CompiledSpec, scope: Scope) -> Validated:
     for annotation, program in spec.audit_annotations:
         try:
             value = run(program, scope)
+        except CelBudgetError as error:
+            return Validated(True, [Decision("error", f"{error.message}: {_STOPPED}", annotation.path)])
         except CelError as error:
             decisions.append(Decision("error", _failure(annotation.expression, error, scope), annotation.path))
             continue
@@ -225,6 +255,9 @@ def mutate(spec: CompiledSpec, scope: Scope, apply: Sequence[Any]) -> MutationOu
                 current = apply_json_patch(current, patch)
             else:
                 current = apply_configuration(current, patch)
+        except CelBudgetError as error:
+            return MutationOutcome(True, current, first_error or Decision("error", f"{error.message}: {_STOPPED}",
+                                                                           mutation.path))
         except CelError as error:
             first_error = first_error or Decision("error", _failure(mutation.expression, error, scope), mutation.path)
         except ValueError as error:

@@ -16,7 +16,7 @@ from assertree.errors import field_path_text
 from assertree.explanation import Explanation, Trace
 from assertree.languages.admission.activation import request_for
 from assertree.languages.admission.dispatch import ConfigurationError, Invocation, invocations
-from assertree.languages.admission.evaluate import CompiledSpec, Scope, prepare, validate
+from assertree.languages.admission.evaluate import CompiledSpec, Scope, invocation_budget, prepare, validate
 from assertree.languages.admission.model import AdmissionPolicy
 from assertree.languages.base import Explain, ScanContext
 from assertree.languages.cel.clauses import trace_expression
@@ -40,10 +40,12 @@ def admission_explainer(policy: AdmissionPolicy, spec: CompiledSpec, context: Sc
                 return trace.explanation
             if not isinstance(item, Invocation):  # UNBOUND: the result is a skip, nothing to explain
                 return None
-            scope = prepare(spec, request.with_params(item.params))
+            with invocation_budget():  # as the verdict was reached
+                scope = prepare(spec, request.with_params(item.params))
+                decisions = validate(spec, scope).decisions
             if chosen is None:
                 chosen = (item, scope)
-            if any(decision.evaluation in ("deny", "error") for decision in validate(spec, scope).decisions):
+            if any(decision.evaluation in ("deny", "error") for decision in decisions):
                 chosen = (item, scope)
                 break
         if chosen is None:

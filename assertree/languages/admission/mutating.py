@@ -35,7 +35,7 @@ from assertree.languages.admission.dispatch import (
     invocations,
     not_bound_message,
 )
-from assertree.languages.admission.evaluate import CompiledSpec, mutate, prepare
+from assertree.languages.admission.evaluate import CompiledSpec, invocation_budget, mutate, prepare
 from assertree.languages.admission.model import AdmissionPolicy, AdmissionRule
 from assertree.languages.base import Mutator, ScanContext
 from assertree.languages.kubernetes.defaults import without_defaults
@@ -131,7 +131,8 @@ def _invoke(member: _Member, invocation: Invocation, value: Any, context: Any) -
     conditions, or None). The mutations patch the object as the request has it (in its namespace, with the
     apiserver's defaults); what they did not change of that is taken out again (`without_defaults`)."""
     request = request_for(value, context)
-    outcome = mutate(member.spec, prepare(member.spec, request.with_params(invocation.params)), _APPLY)
+    with invocation_budget():
+        outcome = mutate(member.spec, prepare(member.spec, request.with_params(invocation.params)), _APPLY)
     if not outcome.applied:
         return None, outcome.error
     return without_defaults(value, request.variables["object"], outcome.object), outcome.error

@@ -34,7 +34,14 @@ from assertree.languages.admission.dispatch import (
     invocations,
     not_bound_message,
 )
-from assertree.languages.admission.evaluate import AuditValue, CompiledSpec, Decision, prepare, validate
+from assertree.languages.admission.evaluate import (
+    AuditValue,
+    CompiledSpec,
+    Decision,
+    invocation_budget,
+    prepare,
+    validate,
+)
 from assertree.languages.admission.model import AdmissionPolicy, AdmissionRule
 from assertree.languages.base import RuleRunner, ScanContext
 from assertree.languages.kubernetes.resources import resource_key
@@ -77,7 +84,8 @@ def _tally(policy: AdmissionPolicy, spec: CompiledSpec, items: list, request: An
             if policy.failure_policy != "Ignore":
                 tally.errors.append((Decision("error", item.message), ""))
             continue
-        validated = validate(spec, prepare(spec, request.with_params(item.params)))
+        with invocation_budget():
+            validated = validate(spec, prepare(spec, request.with_params(item.params)))
         tally.decided |= validated.applied
         suffix = _suffix(item, several)
         for decision in validated.decisions:

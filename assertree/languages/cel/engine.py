@@ -26,6 +26,12 @@ the library (0.1.x) cannot do are handled here, each in one place:
   needing per-evaluation state (kyverno-json's ``bindings.resolve``) reads it
   from `evaluation_context()`, which `Program.evaluate` sets.
 
+Every evaluation is bounded (`limits`: an estimated cost and memory, at
+compile time and before running; `backstop`: an address-space cap where the
+estimate cannot vouch): `_compile` builds each program's `limits.Bounds`,
+`Program.evaluate_value` checks them, and a `MemoryError` the library raises
+(``std::bad_alloc``) is the expression's error, never an exception.
+
 Results come back as plain JSON-like Python (dict/list/str/int/float/bool/None)
 by the protobuf JSON mapping of CEL values: bytes as base64 text, timestamps as
 RFC 3339 text, durations as ``"<seconds>s"``, types as their names. CEL maps
@@ -49,8 +55,12 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
+from assertree.languages.cel.backstop import OUT_OF_MEMORY, backstop
+from assertree.languages.cel.limits import Bounds, BudgetError, LimitError, check_function_result
+
 __all__ = [
     "CEL_EXTRA_MESSAGE",
+    "CelBudgetError",
     "CelCompileError",
     "CelError",
     "CelEvaluationError",
@@ -98,6 +108,11 @@ class CelCompileError(CelError):
 
 class CelEvaluationError(CelError):
     """The expression failed on this data (no such key, no matching overload, a function's error)."""
+
+
+class CelBudgetError(CelEvaluationError):
+    """The expressions of one evaluation spent their shared budget (`limits.evaluation_budget`): this one
+    did not run, and no later one of the same evaluation should."""
 
 
 class FunctionError(ValueError):
@@ -165,7 +180,10 @@ class Environment:
     ``lists``, ``math``, ``regex``, ``encoders``, ``bindings``,
     ``two-var-comprehensions``); `functions` are written in Python.
     `cross_type_numeric_comparisons` accepts ``1 < 2.5`` as cel-go's option of
-    that name does.
+    that name does. `refuse_past_limits`: an expression past a cost or memory
+    limit on any input (`limits`) is a compile error; when false, each of its
+    evaluations is an error instead (the apiserver stores such a policy and
+    cancels each evaluation at its per-call limit).
     """
 
     name: str
@@ -173,9 +191,11 @@ class Environment:
     extensions: tuple[str, ...] = ()
     functions: tuple[Function, ...] = ()
     cross_type_numeric_comparisons: bool = False
+    refuse_past_limits: bool = True
     typed_variables: tuple[tuple[str, str], ...] = ()
     container: str = ""
     _built: list[Any] = field(default_factory=list, compare=False, repr=False)
+    _python: dict[str, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
 
     def compile(self, text: str, checked: bool = True) -> Program:
         """Parse and type-check `text` once; raises CelCompileError or CelUnavailableError.
@@ -184,6 +204,13 @@ class Environment:
         when evaluating (the library's ``disable_check``).
         """
         return _compile(self, text, checked)
+
+    def python_functions(self) -> dict[str, frozenset[str]]:
+        """Each function written in Python, with the result types its overloads declare (for `limits`)."""
+        if not self._python:
+            self._python.update((function.name, frozenset(overload.result for overload in function.overloads))
+                                for function in self.functions)
+        return self._python
 
     def library_env(self) -> Any:
         """The library's environment for this declaration (built once)."""
@@ -221,7 +248,7 @@ def _build(environment: Environment) -> Any:
     declarations = [
         cel.FunctionDecl(function.name, [
             cel.Overload(overload.id, _type(overload.result), [_type(p) for p in overload.params],
-                         is_member=overload.member, impl=_guarded(overload.impl))
+                         is_member=overload.member, impl=_guarded(overload.impl, function.name, overload.result))
             for overload in function.overloads
         ])
         for function in environment.functions
@@ -232,18 +259,25 @@ def _build(environment: Environment) -> Any:
                       container=environment.container or None)
 
 
-def _guarded(impl: Callable[..., Any]) -> Callable[..., Any]:
-    """`impl` with Python's own failures turned into `FunctionError` with a plain message.
+def _guarded(impl: Callable[..., Any], name: str, result_type: str) -> Callable[..., Any]:
+    """`impl` with Python's own failures turned into `FunctionError` with a plain message, and its
+    result held to what the cost estimate assumes of it (`limits.check_function_result`).
 
     The library already makes any exception raised by an implementation a CEL
     error value; this only keeps the text clean (a KeyError's str is quoted).
     """
 
+    result_types = frozenset((result_type,))
+
     def call(*args: Any) -> Any:
         try:
-            return impl(*args)
+            result = impl(*args)
+            check_function_result(name, result_types, args, result, _CONTEXT.get())
+            return result
         except FunctionError:
             raise
+        except MemoryError:
+            raise FunctionError(f"{name}: out of memory") from None
         except (ValueError, TypeError, KeyError, IndexError, OverflowError, ArithmeticError) as error:
             raise FunctionError(str(error) or type(error).__name__) from error
 
@@ -287,10 +321,20 @@ def _compile(environment: Environment, text: str, checked: bool = True) -> Progr
         if not (environment.cross_type_numeric_comparisons and only_cross_numeric):
             raise _compile_error(text, raw) from None
         expression = env.compile(text, disable_check=True)  # the runtime compares mixed numbers
-        return Program(environment, text, expression)
+        return Program(environment, text, expression, _bounds(environment, text, expression))
     if checked and expression.return_type().name().startswith("optional_type"):
         expression = env.compile(f"dyn(\n{text}\n).orValue(null)")
-    return Program(environment, text, expression)
+    return Program(environment, text, expression, _bounds(environment, text, expression))
+
+
+def _bounds(environment: Environment, text: str, expression: Any) -> Bounds:
+    """The expression's cost model (`limits`); CelCompileError when no input could keep it within the limits."""
+    try:
+        return Bounds.compile(expression.serialize(), environment.python_functions())
+    except LimitError as error:
+        if not environment.refuse_past_limits:
+            return Bounds.refusing(str(error))
+        raise CelCompileError(str(error), text) from None
 
 
 # ---------------------------------------------------------------- evaluating
@@ -312,17 +356,21 @@ class Program:
     Fast path: converting a large document into CEL values costs time in
     proportion to its size, so the activation built for a container value is
     kept (the last `_ACTIVATIONS_KEPT`, keyed by the identity of the values,
-    which it keeps alive) and reused by every program of the environment. It
+    which it keeps alive) and reused by every program of the environment;
+    only from its second use on (the last one made waits for it), so that the
+    many activations used once (a Kyverno variable's, each holding all the
+    variables before it, converted) do not stay in memory. It
     must never change a result, which holds while values are not mutated after
     they are first evaluated: a scan only reads its payloads.
     """
 
-    __slots__ = ("_expression", "environment", "text")
+    __slots__ = ("_bounds", "_expression", "environment", "text")
 
-    def __init__(self, environment: Environment, text: str, expression: Any) -> None:
+    def __init__(self, environment: Environment, text: str, expression: Any, bounds: Bounds) -> None:
         self.environment = environment
         self.text = text
         self._expression = expression
+        self._bounds = bounds
 
     def evaluate(self, variables: Mapping[str, Any], context: Any = None) -> Any:
         """The result as plain JSON-like Python; raises CelEvaluationError (never another exception)."""
@@ -331,13 +379,24 @@ class Program:
     def evaluate_value(self, variables: Mapping[str, Any], context: Any = None) -> Any:
         """The library's own result object (typed; an error is a value of type ERROR), for typed comparisons.
 
-        Raises CelEvaluationError when the library raises instead of returning.
+        Raises CelEvaluationError when the library raises instead of returning, and before running
+        when the evaluation could pass a limit (`limits`); a native allocation failure is one too.
         """
+        try:
+            uncertain = self._bounds.check(variables, context)
+        except BudgetError as error:
+            raise CelBudgetError(str(error), self.text) from None
+        except LimitError as error:
+            raise CelEvaluationError(str(error), self.text) from None
         token = _CONTEXT.set(context)
         try:
-            return self._expression.eval(_activation(self.environment, variables))
-        except (RuntimeError, TypeError, SystemError) as error:
-            raise CelEvaluationError(_clean(str(error)).splitlines()[0], self.text) from None
+            with backstop(uncertain):
+                return self._expression.eval(_activation(self.environment, variables))
+        except (RuntimeError, TypeError, SystemError, ValueError, IndexError, OverflowError) as error:
+            # the library's C++ exceptions, as pybind11 raises them (std::length_error is a ValueError)
+            raise CelEvaluationError(_clean(str(error)).splitlines()[0] or type(error).__name__, self.text) from None
+        except MemoryError:
+            raise CelEvaluationError(OUT_OF_MEMORY, self.text) from None
         finally:
             _CONTEXT.reset(token)
 
@@ -354,18 +413,27 @@ def _activation(environment: Environment, variables: Mapping[str, Any]) -> Any:
     kept = _activations.get(key)
     if kept is not None:
         return kept[1]
-    activation = environment.library_env().Activation(dict(variables))
-    if any(type(value) in (dict, list) for value in variables.values()):  # scalars convert in no time
-        if len(_activations) >= _ACTIVATIONS_KEPT:
-            del _activations[next(iter(_activations))]
-        _activations[key] = (tuple(variables.values()), activation)  # the values pin their ids
+    recent = _local.__dict__.get("recent")
+    if recent is not None and recent[0] == key:  # its second use: kept from now on
+        activation = recent[2]
+    else:
+        activation = environment.library_env().Activation(dict(variables))
+        if any(type(value) in (dict, list) for value in variables.values()):  # scalars convert in no time
+            _local.recent = (key, tuple(variables.values()), activation)  # the values pin their ids
+        return activation
+    _local.recent = None
+    if len(_activations) >= _ACTIVATIONS_KEPT:
+        del _activations[next(iter(_activations))]
+    _activations[key] = (tuple(variables.values()), activation)  # the values pin their ids
     return activation
 
 
 def _plain_result(result: Any, text: str) -> Any:
     try:
         plain = result.plain_value()
-    except (TypeError, SystemError, RuntimeError):
+    except MemoryError:
+        raise CelEvaluationError(OUT_OF_MEMORY, text) from None
+    except (TypeError, SystemError, RuntimeError, ValueError):
         raise CelEvaluationError("the result holds optional values; unwrap them with .orValue() or .value()",
                                  text) from None
     if isinstance(plain, str) and result.type() == _library().Type.ERROR:  # an error's plain value is its text

@@ -35,6 +35,11 @@ def environment(name: str, variables: tuple[str, ...]) -> Environment:
 
 @lru_cache(maxsize=64)
 def kubernetes_environment(name: str, variables: tuple[str, ...]) -> Environment:
-    """The apiserver's environment (no Kyverno helpers, no lists/math/encoders extensions) with `variables`."""
+    """The apiserver's environment (no Kyverno helpers, no lists/math/encoders extensions) with `variables`.
+
+    An expression past assertree's cost limits on any input compiles, and each evaluation of it is an error:
+    the apiserver has no estimated limit for admission policies; it stores them and cancels an evaluation past
+    its ``PerCallLimit``, leaving the verdict to the policy's ``failurePolicy``.
+    """
     return Environment(name=name, variables=variables, extensions=KUBERNETES_EXTENSIONS, functions=KUBERNETES,
-                       cross_type_numeric_comparisons=True)
+                       cross_type_numeric_comparisons=True, refuse_past_limits=False)

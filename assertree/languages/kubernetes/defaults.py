@@ -267,21 +267,44 @@ def without_defaults(original: Any, defaulted: Any, patched: Any) -> Any:
         return out
     if isinstance(patched, list) and isinstance(defaulted, list) and isinstance(original, list) \
             and len(defaulted) == len(original):  # defaulting never adds or drops an element
-        return [without_defaults(*_counterpart(original, defaulted, patched, index)) for index in range(len(patched))]
+        names = _first_names(defaulted)
+        return [without_defaults(*_counterpart(original, defaulted, patched, index, names))
+                for index in range(len(patched))]
     if patched == defaulted and original is not None:
         return original
     return patched
 
 
-def _counterpart(original: list, defaulted: list, patched: list, index: int) -> tuple[Any, Any, Any]:
+def _first_names(elements: list) -> dict[Any, int] | None:
+    """The position of the first element of each ``name`` (an element that is a map without one counts as
+    named None), so that finding an element's counterpart takes one look, not a scan of the list (20,000
+    elements took minutes); None when a name cannot be hashed (then each is scanned for)."""
+    first: dict[Any, int] = {}
+    try:
+        for position, element in enumerate(elements):
+            if isinstance(element, dict):
+                first.setdefault(element.get("name"), position)
+    except TypeError:
+        return None
+    return first
+
+
+def _counterpart(original: list, defaulted: list, patched: list, index: int,
+                 names: dict[Any, int] | None) -> tuple[Any, Any, Any]:
     """(the original element, its defaulted view, the patched element) for ``patched[index]``: the element of
     the same ``name`` when the elements are named (a patch may insert), else the one at the same index."""
     item = patched[index]
-    named = [position for position, element in enumerate(defaulted)
-             if isinstance(item, dict) and isinstance(element, dict) and "name" in item
-             and element.get("name") == item.get("name")]
-    if named:
-        return original[named[0]], defaulted[named[0]], item
+    found: int | None = None
+    if isinstance(item, dict) and "name" in item:
+        try:
+            found = names.get(item["name"]) if names is not None else None
+        except TypeError:  # a name that cannot be hashed: no element's name was one either
+            found = None
+        if names is None:
+            found = next((position for position, element in enumerate(defaulted)
+                          if isinstance(element, dict) and element.get("name") == item["name"]), None)
+    if found is not None:
+        return original[found], defaulted[found], item
     if index < len(defaulted) and not (isinstance(item, dict) and "name" in item):
         return original[index], defaulted[index], item
     return None, None, item  # an element the patch added: kept as it made it

@@ -21,6 +21,14 @@ Kept from evanphx:
   ``-`` appends; an index past the end is an error;
 - ``replace`` needs the target to exist; ``test`` compares JSON values (a missing key equals null);
 - the first token of a path that does not start with ``/`` is ignored (``a/b`` is ``/b``).
+
+Bounded as the Kubernetes API server bounds a JSON patch (Kyverno sets no limit, so forty ``copy``
+operations that each double a list would take gigabytes): at most `MAX_OPERATIONS` operations
+(``maxJSONPatchOperations``), and at most `MAX_GROWTH` bytes of JSON text added by ``copy``
+operations (``JSONPatchMaxCopyBytes``, which the apiserver sets as evanphx's ``AccumulatedCopySizeLimit``)
+and by the nulls that pad a list to reach an index (``EnsurePathExistsOnAdd``, which Kubernetes does not
+use). What ``add`` and ``replace`` add is already in the patch's text. Past a limit the patch is a
+`PatchError`, raised before the work is done.
 """
 
 from __future__ import annotations
@@ -31,13 +39,22 @@ import json
 import re
 from typing import Any
 
+import orjson
+
 from assertree.jp.errors import FunctionError
 from assertree.jp.functions.goyaml import decode_yaml
+from assertree.jp.values import JSONTooLongError, to_json
 
 __all__ = ["PatchError", "PatchTestFailed", "apply_patch", "decode_patch", "json_equal"]
 
 _INDEX = re.compile(r"[+-]?[0-9]+")
 _INT64 = 2**63
+
+MAX_OPERATIONS = 10_000
+"""Operations in one patch (the Kubernetes API server's ``maxJSONPatchOperations``)."""
+MAX_GROWTH = 3 * 1024 * 1024
+"""Bytes of JSON text one patch may add by copies and list padding (Kubernetes' ``JSONPatchMaxCopyBytes``)."""
+_NULL = len("null,")  # the JSON text one padding null adds
 
 
 class PatchError(Exception):
@@ -117,27 +134,69 @@ def _invalid(operation: dict, reason: str) -> PatchError:
 
 def apply_patch(document: Any, operations: list[dict], *, ensure_path: bool = True,
                 allow_missing: bool = True) -> Any:
-    """`document` after `operations` (a new value; `document` is not changed). Raises PatchError.
+    """`document` after `operations` (a new value; `document` is not changed). Raises PatchError,
+    also past `MAX_OPERATIONS` or `MAX_GROWTH`.
 
     The defaults are Kyverno's options; ``ensure_path=False, allow_missing=False`` are evanphx v4's
     defaults, which the apiserver uses for a MutatingAdmissionPolicy's JSON patch.
     """
-    root = [copy.deepcopy(document)]  # a box, so that "" can replace the whole document
-    for operation in operations:
-        kind = operation["op"]
-        if kind == "add":
-            _add(root, operation["path"], copy.deepcopy(operation["value"]), ensure_path=ensure_path)
-        elif kind == "remove":
-            _remove(root, operation["path"], allow_missing=allow_missing)
-        elif kind == "replace":
-            _replace(root, operation["path"], copy.deepcopy(operation["value"]))
-        elif kind == "move":
-            _move(root, operation["from"], operation["path"])
-        elif kind == "copy":
-            _copy(root, operation["from"], operation["path"])
-        else:
-            _test(root, operation["path"], operation.get("value"))
+    if len(operations) > MAX_OPERATIONS:
+        raise PatchError(f"the allowed maximum operations in a JSON patch is {MAX_OPERATIONS}, got {len(operations)}")
+    growth = _Growth()
+    try:
+        root = [copy.deepcopy(document)]  # a box, so that "" can replace the whole document
+        for operation in operations:
+            kind = operation["op"]
+            if kind == "add":
+                _add(root, operation["path"], copy.deepcopy(operation["value"]), growth, ensure_path=ensure_path)
+            elif kind == "remove":
+                _remove(root, operation["path"], allow_missing=allow_missing)
+            elif kind == "replace":
+                _replace(root, operation["path"], copy.deepcopy(operation["value"]))
+            elif kind == "move":
+                _move(root, operation["from"], operation["path"])
+            elif kind == "copy":
+                _copy(root, operation["from"], operation["path"], growth)
+            else:
+                _test(root, operation["path"], operation.get("value"))
+    except (RecursionError, MemoryError):
+        raise PatchError("the patched document is too large or too deeply nested to build") from None
     return root[0]
+
+
+class _Growth:
+    """The JSON text copies and padding have added so far, held to `MAX_GROWTH`."""
+
+    __slots__ = ("added",)
+
+    def __init__(self) -> None:
+        self.added = 0
+
+    def add(self, amount: int, what: str) -> None:
+        self.added += amount
+        if self.added > MAX_GROWTH:
+            raise PatchError(f"Unable to complete the {what}, the accumulated size increase of copy is "
+                             f"{self.added}, exceeding the limit {MAX_GROWTH}")
+
+    def copy_of(self, value: Any) -> Any:
+        """A copy of `value`, its JSON text counted first. Made from that text when orjson can write it
+        (many times faster than `copy.deepcopy`, and the same JSON value: the patch's values are JSON)."""
+        if isinstance(value, (dict, list)):
+            try:
+                text = orjson.dumps(value)
+            except TypeError:  # not for orjson (an integer past 64 bits, a key that is not a string)
+                pass
+            else:
+                self.add(len(text), "copy")
+                return orjson.loads(text)
+        try:
+            length = len(to_json(value))
+        except JSONTooLongError:
+            length = MAX_GROWTH + 1
+        except ValueError:
+            length = len(repr(value))
+        self.add(length, "copy")
+        return copy.deepcopy(value)
 
 
 # ---- evanphx's containers ---------------------------------------------------------------------
@@ -229,7 +288,7 @@ def _find_parent(root: list, path: str) -> tuple[Any, str] | None:
     return document, _unescape(tokens[-1])
 
 
-def _ensure_path(root: list, path: str) -> None:
+def _ensure_path(root: list, path: str, growth: _Growth) -> None:
     """ensurePathExists: create the missing parents of `path` (objects, or null-padded arrays)."""
     tokens = path.split("/")
     if len(tokens) < 2:
@@ -245,6 +304,7 @@ def _ensure_path(root: list, path: str) -> None:
         if target is None:
             index = _atoi(part)
             if index is not None and isinstance(document, list) and index >= len(document) + 1:
+                growth.add(_NULL * (index - len(document)), "padding")
                 document.extend([None] * (index - len(document)))
             following = parts[position + 1]
             next_index = _atoi(following)
@@ -254,6 +314,7 @@ def _ensure_path(root: list, path: str) -> None:
                     raise PatchError(
                         f"Unable to ensure path for negative index other than -1: {start}: invalid index referenced"
                     )
+                growth.add(_NULL * max(start, 0), "padding")
                 created: Any = [None] * max(start, 0)
             else:
                 created = {}
@@ -266,14 +327,14 @@ def _ensure_path(root: list, path: str) -> None:
             raise PatchError("invalid state detected")
 
 
-def _add(root: list, path: str, value: Any, *, ensure_path: bool) -> None:
+def _add(root: list, path: str, value: Any, growth: _Growth, *, ensure_path: bool) -> None:
     if path == "":
         if not isinstance(value, (dict, list)):
             raise PatchError("json: cannot unmarshal the value into the document")
         root[0] = value
         return
     if ensure_path:
-        _ensure_path(root, path)
+        _ensure_path(root, path, growth)
     found = _find_parent(root, path)
     if found is None:
         raise PatchError(f'add operation does not apply: doc is missing path: "{path}": missing value')
@@ -354,7 +415,7 @@ def _holds(value: Any, root: list, path: str) -> bool:
     return document is value
 
 
-def _copy(root: list, source: str, path: str) -> None:
+def _copy(root: list, source: str, path: str, growth: _Growth) -> None:
     found = _find_parent(root, source)
     if found is None:
         raise PatchError(f'copy operation does not apply: doc is missing from path: "{source}": missing value')
@@ -365,8 +426,9 @@ def _copy(root: list, source: str, path: str) -> None:
     target = _find_parent(root, path)
     if target is None:
         raise PatchError(f"copy operation does not apply: doc is missing destination path: {path}: missing value")
+    copied = growth.copy_of(value)  # counted (and refused) before it is added
     try:
-        _container_add(target[0], target[1], copy.deepcopy(value))
+        _container_add(target[0], target[1], copied)
     except PatchError as failure:
         raise PatchError(f"error while adding value during copy: {failure}") from failure
 

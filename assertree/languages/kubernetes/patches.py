@@ -15,6 +15,13 @@ of scalars (``finalizers``) take the union, other lists are replaced. The
 keyed lists are read from the Kubernetes schema table
 (`assertree.languages.kubernetes.merge_schema`); for kinds it does not know
 (CRDs) every list is replaced, as structured-merge-diff does for atomic lists.
+
+Bounded: a JSON patch is held to the apiserver's patch limits
+(`jsonpatch.MAX_OPERATIONS`, `jsonpatch.MAX_GROWTH`); a keyed list merges
+through an index of its elements' keys, in time growing with the list (a scan
+per element was quadratic: 5,000 containers); a merge too deep or too large to
+build is a `MutationError`. The index finds what the scan found (the first
+element with those keys) whenever the keys can be hashed; others are scanned.
 """
 
 from __future__ import annotations
@@ -47,6 +54,44 @@ def apply_json_patch(resource: Any, operations: Any, *, strict: bool = False) ->
         raise MutationError(str(error)) from None
 
 
+def _keyed(target: list, patch: list, keys: tuple, items: Any) -> list:
+    """`patch`'s elements merged into `target`'s by their `keys`: an element with the keys of an existing one
+    (the first) is merged into it, any other is appended."""
+    merged = list(target)
+    first: dict[tuple, int] = {}
+    for place, existing in enumerate(merged):
+        identity = tuple(existing.get(key) for key in keys)
+        try:
+            first.setdefault(identity, place)
+        except TypeError:  # a key holding a map or a list: this list is merged by scanning
+            return _keyed_by_scan(merged, patch, keys, items)
+    for position, element in enumerate(patch):
+        identity = tuple(element.get(key) for key in keys)
+        try:
+            found = first.get(identity)
+        except TypeError:
+            return _keyed_by_scan(merged, patch[position:], keys, items)
+        if found is None:
+            first[identity] = len(merged)
+            merged.append(copy.deepcopy(element))
+        else:
+            merged[found] = _merge(merged[found], element, items)
+    return merged
+
+
+def _keyed_by_scan(merged: list, patch: list, keys: tuple, items: Any) -> list:
+    """`_keyed` for keys that cannot be hashed: each element looked for from the start."""
+    for element in patch:
+        identity = tuple(element.get(key) for key in keys)
+        for index, existing in enumerate(merged):
+            if tuple(existing.get(key) for key in keys) == identity:
+                merged[index] = _merge(existing, element, items)
+                break
+        else:
+            merged.append(copy.deepcopy(element))
+    return merged
+
+
 def _merge(target: Any, patch: Any, schema: Any) -> Any:
     from assertree.languages.kubernetes.merge_schema import element_schema, field_schema, merge_strategy
 
@@ -62,17 +107,7 @@ def _merge(target: Any, patch: Any, schema: Any) -> Any:
             return [*target, *(item for item in patch if item not in target)]  # a set: the union
         if not keys or not all(isinstance(item, dict) for item in (*patch, *target)):
             return copy.deepcopy(patch)
-        items = element_schema(schema)
-        merged = list(target)
-        for element in patch:
-            identity = tuple(element.get(key) for key in keys)
-            for index, existing in enumerate(merged):
-                if tuple(existing.get(key) for key in keys) == identity:
-                    merged[index] = _merge(existing, element, items)
-                    break
-            else:
-                merged.append(copy.deepcopy(element))
-        return merged
+        return _keyed(target, patch, tuple(keys), element_schema(schema))
     return copy.deepcopy(patch)
 
 
@@ -85,4 +120,7 @@ def apply_configuration(resource: Any, configuration: Any) -> Any:
     if not isinstance(resource, dict):
         raise MutationError("an apply configuration needs an object to merge into")
     schema = resource_schema(resource.get("apiVersion"), resource.get("kind"))
-    return _merge(resource, configuration, schema)
+    try:
+        return _merge(resource, configuration, schema)
+    except (RecursionError, MemoryError):
+        raise MutationError("the merged object is too large or too deeply nested to build") from None

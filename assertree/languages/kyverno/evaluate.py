@@ -32,9 +32,11 @@ from typing import TYPE_CHECKING, Any
 
 from assertree.errors import field_path_text
 from assertree.explanation import active
+from assertree.jp.limits import evaluation_budget
 from assertree.languages.kubernetes.resources import resource_key
 from assertree.languages.kyverno import bridge
 from assertree.languages.kyverno.manifests import is_kubernetes_object, to_float64, with_default_namespace
+from assertree.languages.kyverno.mutate.foreach import ForEachBudget, ForEachLimitError
 from assertree.languages.kyverno.prelude import check_context_and_preconditions, enter_rule
 from assertree.results import ERROR, FAIL, PASS, SKIP, WARN, RuleError, RuleResult, Violation
 
@@ -153,7 +155,13 @@ def rule_runner(compiled: CompiledKyvernoRule, context: ScanContext) -> RuleRunn
             return None
         if seen[0] is not resource:
             seen[:] = [resource, replace(resource, value=to_float64(with_default_namespace(resource.value, scoped)))]
-        result = evaluate_rule(compiled, plan, seen[1], context)
+        try:
+            with evaluation_budget():  # the rule's JMESPath (context, conditions, patterns) builds within one budget
+                result = evaluate_rule(compiled, plan, seen[1], context)
+        except MemoryError:  # a request no limit foresaw: the rule's error, not a lost report
+            text = "out of memory"
+            return RuleResult(resource, compiled.policy, compiled.rule, ERROR, identifier=resource_key(resource.value),
+                              message=text, error=RuleError(text, kind="evaluation"))
         if result is not None:
             result.resource = resource  # reports point at the resource as it was read
         return result
@@ -187,7 +195,11 @@ def evaluate_rule(compiled: CompiledKyvernoRule, plan: Plan, resource: Resource,
     elif plan.manifests is not None:
         outcome = _run_manifests(plan.manifests, entered.session)
     else:
-        outcome = _run_body(check, entered.session, rule.name, plan.message, nesting=0)
+        try:
+            outcome = _run_body(check, entered.session, rule.name, plan.message, 0, ForEachBudget())
+        except ForEachLimitError as failure:
+            text = f"failed to process foreach: {failure}"
+            outcome = Outcome(ERROR, text, RuleError(text, check.path, "foreach"))
     if outcome.status is None:
         return None
     status = outcome.status
@@ -260,16 +272,16 @@ def _run_pod_security(compiled: CompiledKyvernoRule, security: Any, session: Any
 
 
 def _run_check(check: Check, session: Any, rule_name: str, message: str | None, nesting: int,
-               element: Any = None, scoped: bool = False) -> Outcome:
+               budget: ForEachBudget, element: Any = None, scoped: bool = False) -> Outcome:
     """One level of validation (Kyverno's ``validator.validate``): context, preconditions, then the body."""
     stop = check_context_and_preconditions(session, check.context, check.preconditions)
     if stop is not None:
         return Outcome(stop.status, stop.message, stop.error)
-    return _run_body(check, session, rule_name, message, nesting, element, scoped)
+    return _run_body(check, session, rule_name, message, nesting, budget, element, scoped)
 
 
 def _run_body(check: Check, session: Any, rule_name: str, message: str | None, nesting: int,
-              element: Any = None, scoped: bool = False) -> Outcome:
+              budget: ForEachBudget, element: Any = None, scoped: bool = False) -> Outcome:
     """The check itself, in Kyverno's precedence: deny, then pattern/anyPattern, then foreach."""
     if check.has_deny:
         return _deny(check, session, rule_name, message)
@@ -279,7 +291,7 @@ def _run_body(check: Check, session: Any, rule_name: str, message: str | None, n
         target = element if scoped else bridge.resource_of(session)
         return _patterns(check, session, target, rule_name, message)
     if check.foreach:
-        return _foreach(check, session, rule_name, message, nesting)
+        return _foreach(check, session, rule_name, message, nesting, budget)
     return Outcome(None)  # nothing to check (Kyverno gives no rule response)
 
 
@@ -316,7 +328,8 @@ def _patterns(check: Check, session: Any, target: Any, rule_name: str, message: 
     return Outcome(status, outcome.message, path=getattr(outcome, "path", "") or "")
 
 
-def _foreach(check: Check, session: Any, rule_name: str, message: str | None, nesting: int) -> Outcome:
+def _foreach(check: Check, session: Any, rule_name: str, message: str | None, nesting: int,
+             budget: ForEachBudget) -> Outcome:
     applied = 0
     list_problem: bridge.EvaluationProblem | None = None
     for loop in check.foreach:
@@ -327,7 +340,8 @@ def _foreach(check: Check, session: Any, rule_name: str, message: str | None, ne
                 continue
             list_problem = problem
             continue
-        outcome, count = _elements(loop, elements, session, rule_name, message, nesting)
+        budget.enter(nesting, len(elements))  # ForEachLimitError: the rule's error (evaluate_rule)
+        outcome, count = _elements(loop, elements, session, rule_name, message, nesting, budget)
         if outcome.status != PASS:
             return outcome
         applied += count
@@ -339,7 +353,7 @@ def _foreach(check: Check, session: Any, rule_name: str, message: str | None, ne
 
 
 def _elements(loop: Foreach, elements: list, session: Any, rule_name: str, message: str | None,
-              nesting: int) -> tuple[Outcome, int]:
+              nesting: int, budget: ForEachBudget) -> tuple[Outcome, int]:
     applied = 0
     bridge.begin_elements(session)
     try:
@@ -350,7 +364,7 @@ def _elements(loop: Foreach, elements: list, session: Any, rule_name: str, messa
                 scoped = bridge.enter_element(session, element, index, nesting, loop.element_scope)
             except bridge.EvaluationProblem as problem:
                 return _error(f"failed to process foreach: {problem}", problem), applied
-            outcome = _run_check(loop.check, session, rule_name, message, nesting + 1, element, scoped)
+            outcome = _run_check(loop.check, session, rule_name, message, nesting + 1, budget, element, scoped)
             if outcome.status is None or outcome.status == SKIP:
                 continue
             if outcome.status != PASS:

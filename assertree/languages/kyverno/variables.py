@@ -50,6 +50,7 @@ from typing import Any
 from assertree import jp
 from assertree.errors import shorten
 from assertree.jp.compiler import Compiler
+from assertree.jp.limits import MAX_STRING_LENGTH
 from assertree.jp.values import is_false, json_excerpt, to_json
 from assertree.languages.kyverno.images import images
 from assertree.languages.kyverno.manifests import copy_json
@@ -493,9 +494,21 @@ def substitute_variables(document: Any, context: KyvernoContext, *, path: Path =
     return traverse(document, tuple(path), lambda text, where: _substitute_string(text, where, lookup))
 
 
+MAX_SUBSTITUTION_ROUNDS = 100
+"""Times a string is scanned again for ``{{ }}`` that substituted values brought in (Kyverno sets no
+limit: a value that writes its own variable twice doubled the string at every round, forever)."""
+MAX_SUBSTITUTION_WORK = 10 * MAX_STRING_LENGTH
+"""Characters the substitutions in one string may rewrite together (each rewrites the whole string)."""
+
+
 def _substitute_string(value: str, where: Path, lookup: Callable[[str, Path], Any]) -> Any:
     found = [match.group(0) for match in _VARIABLE.finditer(value)]
+    rounds = work = 0
     while found:
+        rounds += 1
+        if rounds > MAX_SUBSTITUTION_ROUNDS:
+            raise VariableError(f"variables substituted {MAX_SUBSTITUTION_ROUNDS} times over in one string "
+                                "(a value that brings in its own variable?), assertree's limit")
         original = value
         shallow = False
         for text in found:
@@ -510,7 +523,15 @@ def _substitute_string(value: str, where: Path, lookup: Callable[[str, Path], An
             prefix = "" if initial else old[0]
             if shallow and isinstance(result, str):
                 result = result.replace("{{", "\\{{")
-            value = value.replace(prefix + text, prefix + render(result), 1)
+            rendered = render(result)
+            work += len(value) + len(rendered)
+            if len(value) + len(rendered) > MAX_STRING_LENGTH:
+                raise VariableError(f"the string would be longer than {MAX_STRING_LENGTH:,} characters once its "
+                                    "variables are substituted, assertree's limit")
+            if work > MAX_SUBSTITUTION_WORK:
+                raise VariableError(f"substituting the variables of one string would rewrite more than "
+                                    f"{MAX_SUBSTITUTION_WORK:,} characters, assertree's limit")
+            value = value.replace(prefix + text, prefix + rendered, 1)
         found = [] if shallow else [match.group(0) for match in _VARIABLE.finditer(value)]
     return value.replace("\\{{", "{{")
 

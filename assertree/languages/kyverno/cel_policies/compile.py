@@ -27,6 +27,7 @@ from assertree.languages.cel.engine import CelCompileError, CelUnavailableError,
 from assertree.languages.cel.fallback import Fallback, Runnable
 from assertree.languages.cel.functions.kyverno import GZIP_BASE64, ROUND_DIGITS
 from assertree.languages.cel.lexer import rename_calls
+from assertree.languages.cel.limits import budgeted
 from assertree.languages.cel.or_value import or_value_compat
 from assertree.languages.cel.presence import null_safe_presence
 from assertree.languages.cel.rewrite import rewrite
@@ -261,6 +262,7 @@ class CompiledCelRule:
 
         return run
 
+    @budgeted  # the policy's expressions share one cost budget, as in Kubernetes
     def _generate(self, resource: Resource, data: dict[str, Any], lookups: Lookups,
                   exceptions: list[CompiledException]) -> RuleResult | None:
         """A GeneratingPolicy on one selected trigger: no result when its match conditions are false."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from assertree.languages.cel.limits import budgeted
 from assertree.languages.kyverno.cel_policies.conditions import check_conditions
 from assertree.languages.kyverno.cel_policies.evaluate import CompiledSpec, Outcome, begin, noted
 from assertree.languages.kyverno.cel_policies.exceptions import CompiledException
@@ -30,6 +31,7 @@ from assertree.results import ERROR, PASS, SKIP, RuleError
 __all__ = ["evaluate_conditions"]
 
 
+@budgeted  # the policy's expressions share one cost budget, as in Kubernetes
 def evaluate_conditions(spec: CompiledSpec, data: dict[str, Any], lookups: Any, describe: str,
                         exceptions: Sequence[CompiledException] = ()) -> Outcome:
     """PASS (``would delete <describe>``), SKIP (a condition is false, an exception) or ERROR, for one selected

@@ -35,6 +35,7 @@ from typing import Any
 
 from assertree.languages.cel.engine import CelError
 from assertree.languages.cel.fallback import Runnable
+from assertree.languages.cel.limits import budgeted
 from assertree.languages.kubernetes.expressions import Mutation, Validation
 from assertree.languages.kyverno.cel_policies.conditions import check_conditions
 from assertree.languages.kyverno.cel_policies.exceptions import CompiledException, check_exceptions
@@ -158,6 +159,7 @@ def noted(outcome: Outcome, note: str) -> Outcome:
     return outcome
 
 
+@budgeted  # the policy's expressions share one cost budget, as in Kubernetes
 def evaluate_validations(spec: CompiledSpec, data: dict[str, Any], lookups: Any = None,
                          exceptions: Sequence[CompiledException] = ()) -> Outcome:
     """PASS, FAIL (the first false validation), SKIP (match conditions, an exception) or ERROR for one resource."""
@@ -183,6 +185,7 @@ def run_validations(spec: CompiledSpec, scope: dict[str, Any], lookups: Any) -> 
     return None
 
 
+@budgeted
 def evaluate_mutations(spec: CompiledSpec, data: dict[str, Any], lookups: Any = None,
                        exceptions: Sequence[CompiledException] = ()) -> Outcome:
     """PASS with the patched object, SKIP (match conditions, an exception) or ERROR for one resource."""

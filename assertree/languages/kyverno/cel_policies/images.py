@@ -26,6 +26,7 @@ from functools import lru_cache
 from typing import Any
 
 from assertree.languages.cel.engine import CelError
+from assertree.languages.cel.limits import budgeted
 from assertree.languages.kyverno.cel_policies.evaluate import CompiledSpec, Outcome, begin, noted, run_validations
 from assertree.languages.kyverno.cel_policies.exceptions import CompiledException
 from assertree.results import ERROR, FAIL, PASS, RuleError
@@ -102,6 +103,7 @@ def standard_images(resource: Any, plural: str) -> dict[str, list[str]]:
     return out
 
 
+@budgeted  # the policy's expressions share one cost budget, as in Kubernetes
 def evaluate_images(spec: CompiledSpec, data: dict[str, Any], lookups: Any, plural: str,
                     exceptions: Sequence[CompiledException] = ()) -> Outcome:
     """PASS, FAIL, SKIP (match conditions, an exception) or ERROR for one resource (see the module docstring)."""

@@ -34,6 +34,7 @@ from typing import Any
 from assertree.errors import PolicyError
 from assertree.languages.cel.engine import CelError
 from assertree.languages.cel.fallback import Runnable
+from assertree.languages.cel.limits import evaluation_budget
 from assertree.languages.kubernetes.request import admission_request
 from assertree.languages.kyverno.cel_policies.compile import compile_reading_variables
 from assertree.languages.kyverno.cel_policies.evaluate import NO_EXCEPTIONS, CompiledSpec, prepare_variables
@@ -100,6 +101,11 @@ class CompiledValidateCel:
         return prepare_variables(self.spec, data, lookups), lookups  # every variable's value, to be shown
 
     def _validate(self, data: dict[str, Any], context: Any) -> tuple[Status, str]:
+        """One evaluation (one per param): its expressions share one cost budget, as in Kubernetes."""
+        with evaluation_budget():
+            return self._validate_within_budget(data, context)
+
+    def _validate_within_budget(self, data: dict[str, Any], context: Any) -> tuple[Status, str]:
         lookups = getattr(context, "lookups", None)
         scope = self._scope(data, lookups)
         for name, program, _path in self.preconditions:

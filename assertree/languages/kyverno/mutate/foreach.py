@@ -21,6 +21,11 @@ A port of pkg/engine/handlers/mutation/common.go (forEachMutator) and mutate.For
 
 The callers supply the expression work through `ForEachHooks`: evaluating ``list``, substituting
 ``{{ }}``, loading ``context`` entries and checking ``preconditions`` are the variables engine's job.
+
+Bounded (Kyverno sets no limit: a foreach nested 12 deep over 6 elements would visit two billion of
+them): a foreach may nest `MAX_FOREACH_NESTING` levels, and one rule on one resource may visit
+`MAX_FOREACH_ELEMENTS` elements at all levels together (`ForEachBudget`, which validate's
+foreach shares); past either, the rule is an ERROR.
 """
 
 from __future__ import annotations
@@ -39,6 +44,33 @@ from assertree.results import Status
 
 Bindings = Mapping[str, Any]
 """Variables of the loops around: ``element``, ``elementIndex``, ``element0``, ... and context entries."""
+
+MAX_FOREACH_NESTING = 10
+"""Levels of ``foreach`` inside ``foreach`` (policies use two or three: containers, then their ports)."""
+MAX_FOREACH_ELEMENTS = 10_000
+"""Elements one rule may visit on one resource, every level together (each may patch the whole resource)."""
+
+
+class ForEachLimitError(Exception):
+    """A foreach nested too deeply or visiting too many elements; the message names the limit."""
+
+
+class ForEachBudget:
+    """The elements a rule's foreach loops may still visit on one resource (`MAX_FOREACH_ELEMENTS`)."""
+
+    __slots__ = ("left",)
+
+    def __init__(self) -> None:
+        self.left = MAX_FOREACH_ELEMENTS
+
+    def enter(self, nesting: int, count: int) -> None:
+        """Before `count` elements at `nesting` (0 for the outermost foreach): ForEachLimitError past a limit."""
+        if nesting >= MAX_FOREACH_NESTING:
+            raise ForEachLimitError(f"foreach nested more than {MAX_FOREACH_NESTING} levels deep, assertree's limit")
+        if count > self.left:
+            raise ForEachLimitError(f"foreach would visit more than {MAX_FOREACH_ELEMENTS:,} elements in one rule, "
+                                    "assertree's limit")
+        self.left -= count
 
 
 def _no_substitution(value: Any, resource: dict, bindings: Bindings) -> Any:
@@ -70,14 +102,18 @@ def apply_foreach(
     foreach: list[dict], resource: dict, hooks: ForEachHooks, bindings: Bindings | None = None
 ) -> MutateResult:
     """Run a rule's ``mutate.foreach`` on `resource` (not changed); the rule's status and message."""
-    outcome = _foreach(foreach, resource, resource, dict(bindings or {}), 0, hooks)
+    try:
+        outcome = _foreach(foreach, resource, resource, dict(bindings or {}), 0, hooks, ForEachBudget())
+    except ForEachLimitError as failure:
+        return error(f"failed to mutate elements: {failure}", resource)
     if outcome.status is Status.PASS:
         return MutateResult(Status.PASS, outcome.resource, success_message(outcome.resource))
     return outcome
 
 
 def _foreach(
-    entries: list[dict], resource: dict, context_resource: dict, bindings: Bindings, nesting: int, hooks: ForEachHooks
+    entries: list[dict], resource: dict, context_resource: dict, bindings: Bindings, nesting: int, hooks: ForEachHooks,
+    budget: ForEachBudget,
 ) -> MutateResult:
     """forEachMutator.mutateForEach: every entry in turn, each on the result of the ones before."""
     applied = 0
@@ -87,7 +123,9 @@ def _foreach(
             elements = hooks.evaluate_list(expression, context_resource, bindings)
         except Exception as failure:  # noqa: BLE001 (any hook failure is the rule's error, as in Kyverno)
             return error(f"failed to evaluate list {expression}: {failure}: {failure}", resource)
-        outcome = _elements(entry, _as_list(elements), resource, context_resource, bindings, nesting, hooks)
+        elements = _as_list(elements)
+        budget.enter(nesting, len(elements))
+        outcome = _elements(entry, elements, resource, context_resource, bindings, nesting, hooks, budget)
         if outcome.status is Status.ERROR:
             return error(f"failed to mutate elements: {outcome.message}", resource)
         if outcome.status is not Status.SKIP:
@@ -112,6 +150,7 @@ def _elements(
     outer: Bindings,
     nesting: int,
     hooks: ForEachHooks,
+    budget: ForEachBudget,
 ) -> MutateResult:
     """forEachMutator.mutateElements: the entry's patch (or nested loop) for each element."""
     patched = copy.deepcopy(resource)
@@ -148,7 +187,7 @@ def _elements(
             if not met:
                 continue
         if entry.get("foreach"):
-            outcome = _foreach(entry["foreach"], patched, context_resource, bindings, nesting + 1, hooks)
+            outcome = _foreach(entry["foreach"], patched, context_resource, bindings, nesting + 1, hooks, budget)
         else:
             outcome = _patch(entry, patched, context_resource, bindings, hooks)
         if outcome.status in (Status.FAIL, Status.ERROR):

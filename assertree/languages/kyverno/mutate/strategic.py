@@ -59,6 +59,9 @@ def apply_strategic_merge(
         patched = strategic_merge(copy.deepcopy(resource), pattern)
     except MergeError as failure:
         return error(f"failed to patch resource: {failure}", resource)
+    except (RecursionError, MemoryError):
+        return error("failed to patch resource: the resource or the patch is too large or too deeply nested to merge",
+                     resource)
     if json_equal(patched, resource):
         return MutateResult(Status.SKIP, resource, NO_PATCHES)
     return MutateResult(Status.PASS, patched, success_message(patched))
