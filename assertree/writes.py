@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import signal
 import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -109,8 +110,9 @@ class ReplacingFile:
                 return
             self.original = self._existing()
             self.target.parent.mkdir(parents=True, exist_ok=True)
-            descriptor, self.temporary = tempfile.mkstemp(
-                dir=self.target.parent, prefix=f".{self.target.name[:_NAME_IN_TEMPORARY]}.", suffix=".tmp")
+            with _signals_held():  # the name is kept before a SIGTERM's handler can raise (see _signals_held)
+                descriptor, self.temporary = tempfile.mkstemp(
+                    dir=self.target.parent, prefix=f".{self.target.name[:_NAME_IN_TEMPORARY]}.", suffix=".tmp")
             if binary:
                 self.stream = os.fdopen(descriptor, "wb")
             else:
@@ -262,3 +264,18 @@ def write_files(files: Iterable[tuple[str | Path, str | bytes]], what: str = "th
     finally:
         for out in ready:
             out.discard()
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM held back while the block runs: the handler that turns them into an exception
+    would otherwise raise between the temporary file's creation and its name being kept, and the file
+    would stay behind. A signal that came meanwhile is delivered when the block ends."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - not on Windows
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)

@@ -24,6 +24,7 @@ def build() -> typer.Typer:
     from assertree.cli import jp as jp_commands
     from assertree.cli import kyverno as kyverno_commands
     from assertree.cli import lint as lint_command
+    from assertree.cli import migrate as migrate_command
     from assertree.cli import scan as scan_command
     from assertree.cli import serve as serve_command
     from assertree.cli import test as test_command
@@ -68,6 +69,8 @@ def build() -> typer.Typer:
     app.command("compare", no_args_is_help=True, epilog=compare_command.EXAMPLES, cls=Command)(
         compare_command.compare)
     app.command("lint", no_args_is_help=True, epilog=lint_command.EXAMPLES, cls=Command)(lint_command.lint)
+    app.command("migrate", no_args_is_help=True, epilog=migrate_command.EXAMPLES, cls=Command)(
+        migrate_command.migrate)
     app.command("serve", cls=Command)(serve_command.serve)
     jp_commands.app.rich_markup_mode = markup_mode()
     jp_commands.app.info.context_settings = context_settings()

@@ -47,9 +47,10 @@ def _payloads(folder: Path) -> list[tuple[str, Path]]:
 def build_examples(samples: Path = SAMPLES, extra: Path = EXTRA) -> list[dict[str, Any]]:
     """Every example: category, name, policy and payload text, whether it should fail, how to read it."""
     examples = []
-    # a sample set with parameter resources (params/) needs --params, which the playground has not
+    # a sample set with parameter resources (params/) needs --params, which the playground has not; a
+    # migration sample (migrated/) holds a kyverno test beside its policies: docs/migrate.md shows it
     folders = [p for p in sorted(samples.iterdir()) if (p / "policies").is_dir() and not (p / "params").is_dir()
-               ] if samples.is_dir() else []
+               and not (p / "migrated").is_dir()] if samples.is_dir() else []
     folders += [p for p in sorted(extra.iterdir()) if (p / "policy.yaml").is_file()]
     for folder in folders:
         category, terraform, only_bad = _SETS.get(folder.name, (folder.name, False, False))

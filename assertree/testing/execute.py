@@ -65,21 +65,34 @@ def load_test(test: KyvernoTest) -> LoadedTest:
     refused) does not stop the test: it is kept in `LoadedTest.invalid` under
     its name, so that its rows are errors while the other policies run.
     """
-    from assertree.languages.kyverno import bridge
-    from assertree.languages.kyverno.language import load_kyverno_documents
-    from assertree.languages.kyverno.manifests import read_manifests, unique
     from assertree.languages.load import link
-    from assertree.testing.payloads import load_payloads
 
     policies, invalid = _load_policies([file for name in test.policies for file in _files(test, name, "policies")])
     policies, unlinked = link(policies)  # admission policies and their bindings; the CLI ignores a stray binding
+    loaded = load_inputs(test)
+    loaded.policies = policies
+    loaded.invalid = invalid
+    loaded.warnings = [*(f"binding ignored: {problem}" for problem in unlinked),
+                       *(str(item) for policy in policies for item in refused_rules(policy)), *loaded.warnings,
+                       *(f"policy {name}: {why}" for name, why in invalid.items())]
+    return loaded
+
+
+def load_inputs(test: KyvernoTest) -> LoadedTest:
+    """Everything `test` names except its policies (resources, values, user info, exceptions, params,
+    payloads): for callers that bring their own policies (``assertree migrate`` runs a test's resources
+    through converted ones)."""
+    from assertree.languages.kyverno import bridge
+    from assertree.languages.kyverno.language import load_kyverno_documents
+    from assertree.languages.kyverno.manifests import read_manifests, unique
+    from assertree.testing.payloads import load_payloads
+
     exceptions = []  # as in the CLI, only the files under `exceptions:` give PolicyExceptions
     for name in test.exceptions:
         path = test.existing(name, "exceptions")
         exceptions.extend(bridge.parse_exceptions(load_kyverno_documents([path]).exceptions, str(path)))
     manifests = []
-    warnings = [f"binding ignored: {problem}" for problem in unlinked]
-    warnings.extend(str(item) for policy in policies for item in refused_rules(policy))
+    warnings: list[str] = []
     for name in test.resources:  # a missing file fails the test (the CLI warns and carries on, see the docs)
         for file in _files(test, name, "resources"):
             manifests.extend(read_manifests(file))
@@ -96,8 +109,7 @@ def load_test(test: KyvernoTest) -> LoadedTest:
     context.params = tuple(params)
     context.run_unbound = True  # the Kyverno CLI runs a policy no binding names (only its matchConstraints decide)
     context.kubernetes_defaults = False  # the Kyverno CLI evaluates the manifest as written
-    warnings.extend(f"policy {name}: {why}" for name, why in invalid.items())
-    return LoadedTest(test, policies, manifests, context, exceptions, warnings, invalid, load_payloads(test), targets)
+    return LoadedTest(test, [], manifests, context, exceptions, warnings, {}, load_payloads(test), targets)
 
 
 def _clone_sources(test: KyvernoTest) -> list:

@@ -32,6 +32,7 @@ STAGES = [
     ("assertree.report",),
     ("assertree.testing", "assertree.apply"),
     ("assertree.kyverno_cli",),  # the Kyverno CLI's command lines and outputs, over testing and apply
+    ("assertree.migrate",),  # reads one language, writes another, runs both (and their tests)
     ("assertree.serve",),
     ("assertree.cli", "assertree.__main__"),
     ("assertree",),  # the public API may reach everything, lazily

@@ -44,6 +44,7 @@ from assertree.languages.kyverno import wildcard
 
 __all__ = [
     "Operator",
+    "alternatives_hold",
     "compare_quantities",
     "format_float_e",
     "go_type_name",
@@ -308,6 +309,12 @@ def _validate_nil(value: Any) -> bool:
 def _validate_string_patterns(value: Any, pattern: str) -> bool:
     if isinstance(value, str) and value == pattern:
         return True
+    return alternatives_hold(value, pattern)
+
+
+def alternatives_hold(value: Any, pattern: str) -> bool:
+    """Whether `value` satisfies the string leaf `pattern` read as its operator language alone (``a | b`` of
+    ``c & d`` parts), without the exact-text shortcut `validate_value` takes first."""
     return any(_validate_all(value, alternative.strip(" ")) for alternative in pattern.split("|"))
 
 

@@ -1,0 +1,44 @@
+"""``samples/migrate`` is what ``assertree migrate`` writes: the converted policies, the rewritten test and the
+report are made afresh from ``samples/migrate/policies`` and compared file by file, and the migrated sample's
+own test passes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from assertree.cli import main
+from assertree.migrate import migrate
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLE = REPO / "samples" / "migrate"
+
+
+def files(folder: Path) -> dict[str, str]:
+    return {path.relative_to(folder).as_posix(): path.read_text() for path in sorted(folder.rglob("*"))
+            if path.is_file()}
+
+
+@pytest.mark.parametrize("to", ["validating", "vap"])
+def test_the_sample_migrates_verified(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, to: str) -> None:
+    monkeypatch.chdir(REPO)
+    report = migrate(["samples/migrate/policies"], tmp_path / "migrated", to=to)
+    statuses = [rule.status for policy in report.policies for rule in policy.rules]
+    assert statuses == ["verified"] * 4 and report.all_verified and report.tests_failed == 0
+    if to == "validating":
+        assert files(tmp_path / "migrated") == files(SAMPLE / "migrated")
+        assert json.loads(report.json_text()) == json.loads((SAMPLE / "report.json").read_text())
+    else:
+        kinds = {document.split("\nkind: ", 1)[1].split("\n", 1)[0]
+                 for document in (tmp_path / "migrated" / "require-team-label.yaml").read_text().split("---")
+                 if "\nkind: " in document}
+        assert kinds == {"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"}
+
+
+def test_the_migrated_sample_passes_its_rewritten_test(monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(REPO)
+    assert main(["test", "samples/migrate/migrated"]) == 0
+    assert "8 tests passed and 0 tests failed" in capsys.readouterr().out
