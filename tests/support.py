@@ -161,3 +161,24 @@ def scan_case(capsys: Any, *args: str) -> tuple[int, str]:
 
     code = main(["scan", "--policy", "policy.yaml", "pods.yaml", *args])
     return code, capsys.readouterr().out
+
+
+def severity_policy(name: str, severity: str | None) -> str:
+    """A kyverno-json ValidatingPolicy named `name` (annotated with `severity` when given) whose one rule fails
+    every payload without ``ok: true``."""
+    notes = f"\n  annotations:\n    policies.kyverno.io/severity: {severity}" if severity else ""
+    return f"""\
+apiVersion: json.kyverno.io/v1alpha1
+kind: ValidatingPolicy
+metadata:
+  name: {name}{notes}
+spec:
+  rules:
+  - name: check
+    identifier: name
+    assert:
+      all:
+      - message: "{name} fails"
+        check:
+          ok: true
+"""

@@ -1,7 +1,8 @@
 """``assertree migrate``: ClusterPolicies to Kyverno's CEL policy kinds, each rule proven against its source.
 
 Exit codes: 0 every rule converted and verified (and the rewritten tests pass), 1 a rule differs or was
-not converted (or a rewritten test row fails), 2 a source that cannot be read or a bad flag.
+not converted (or a rewritten test row fails), 2 a source that cannot be read, no ClusterPolicy or Policy to
+migrate, or a bad flag.
 """
 
 from __future__ import annotations
@@ -57,6 +58,10 @@ def migrate(
     for problem in result.problems:
         print(f"assertree: {problem}", file=sys.stderr)
     if result.problems:
+        raise typer.Exit(EXIT_BAD_INPUT)
+    if not result.policies:  # nothing was converted or proven: not a success
+        print(f"assertree: error: no ClusterPolicy or Policy found in {', '.join(map(str, sources))}: nothing to "
+              "migrate", file=sys.stderr)
         raise typer.Exit(EXIT_BAD_INPUT)
     if not result.all_verified or result.tests_failed:
         raise typer.Exit(EXIT_FAILED)

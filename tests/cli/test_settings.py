@@ -6,26 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from support import severity_policy
 
 from assertree.cli import main
-
-POLICY = """\
-apiVersion: json.kyverno.io/v1alpha1
-kind: ValidatingPolicy
-metadata:
-  name: {name}
-  annotations:
-    policies.kyverno.io/severity: {severity}
-spec:
-  rules:
-  - name: check
-    identifier: name
-    assert:
-      all:
-      - message: "{name} fails"
-        check:
-          ok: true
-"""
 
 
 @pytest.fixture
@@ -36,8 +19,8 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     tmp_path.mkdir()
     (tmp_path / ".git").mkdir()
     (tmp_path / "policies").mkdir()
-    (tmp_path / "policies" / "high.yaml").write_text(POLICY.format(name="high", severity="high"))
-    (tmp_path / "policies" / "low.yaml").write_text(POLICY.format(name="low", severity="low"))
+    (tmp_path / "policies" / "high.yaml").write_text(severity_policy("high", "high"))
+    (tmp_path / "policies" / "low.yaml").write_text(severity_policy("low", "low"))
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "r.json").write_text('{"name": "r", "ok": false}')
     work = tmp_path / "apps" / "web"

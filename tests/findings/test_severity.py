@@ -6,27 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from support import severity_policy as policy
 
 from assertree.cli import main
-
-
-def policy(name: str, severity: str | None) -> str:
-    notes = f"\n  annotations:\n    policies.kyverno.io/severity: {severity}" if severity else ""
-    return f"""\
-apiVersion: json.kyverno.io/v1alpha1
-kind: ValidatingPolicy
-metadata:
-  name: {name}{notes}
-spec:
-  rules:
-  - name: check
-    identifier: name
-    assert:
-      all:
-      - message: "{name} fails"
-        check:
-          ok: true
-"""
 
 
 @pytest.fixture

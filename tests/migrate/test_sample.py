@@ -42,3 +42,14 @@ def test_the_migrated_sample_passes_its_rewritten_test(monkeypatch: pytest.Monke
     monkeypatch.chdir(REPO)
     assert main(["test", "samples/migrate/migrated"]) == 0
     assert "8 tests passed and 0 tests failed" in capsys.readouterr().out
+
+
+def test_sources_without_a_kyverno_policy_are_an_error_not_a_success(tmp_path: Path, capsys) -> None:
+    """Nothing migrated is exit 2 with one line naming the sources, as a file that cannot be read is."""
+    source = tmp_path / "policies"
+    source.mkdir()
+    (source / "policy.yaml").write_text(
+        "apiVersion: json.kyverno.io/v1alpha1\nkind: ValidatingPolicy\nmetadata:\n  name: p\nspec:\n  rules: []\n")
+    code = main(["migrate", str(source), "--out", str(tmp_path / "out")])
+    assert code == 2
+    assert f"no ClusterPolicy or Policy found in {source}: nothing to migrate" in capsys.readouterr().err

@@ -214,32 +214,28 @@ def split_top_level(text: str, operator: str) -> list[str]:
 
 def and_(parts: Iterable[str]) -> str:
     """The conjunction, with ``true`` parts left out, ``false`` absorbing and repeated parts once."""
-    kept: list[str] = []
-    for part in _flatten(parts, " && "):
-        if part == FALSE:
-            return FALSE
-        if part != TRUE and part not in kept:
-            kept.append(part)
-    if not kept:
-        return TRUE
-    if len(kept) == 1:
-        return kept[0]
-    return " && ".join(paren(part) if _top_level(part, (" || ", "?")) else part for part in kept)
+    return _joined(parts, " && ", TRUE, FALSE, (" || ", "?"))
 
 
 def or_(parts: Iterable[str]) -> str:
     """The disjunction, with ``false`` parts left out, ``true`` absorbing and repeated parts once."""
+    return _joined(parts, " || ", FALSE, TRUE, ("?",))
+
+
+def _joined(parts: Iterable[str], operator: str, unit: str, absorbing: str, bracketed: tuple[str, ...]) -> str:
+    """`parts` (flattened) joined by `operator`: `unit` parts left out, `absorbing` taking the whole, repeated
+    parts once, a part with one of `bracketed` at its top level in parentheses."""
     kept: list[str] = []
-    for part in _flatten(parts, " || "):
-        if part == TRUE:
-            return TRUE
-        if part != FALSE and part not in kept:
+    for part in _flatten(parts, operator):
+        if part == absorbing:
+            return absorbing
+        if part != unit and part not in kept:
             kept.append(part)
     if not kept:
-        return FALSE
+        return unit
     if len(kept) == 1:
         return kept[0]
-    return " || ".join(paren(part) if _top_level(part, ("?",)) else part for part in kept)
+    return operator.join(paren(part) if _top_level(part, bracketed) else part for part in kept)
 
 
 _FLIPPED = {" == ": " != ", " != ": " == ", " >= ": " < ", " < ": " >= ", " <= ": " > ", " > ": " <= "}
