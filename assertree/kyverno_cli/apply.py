@@ -32,7 +32,7 @@ context file only, as the CLI's fake context provider does offline.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -102,12 +102,16 @@ class Sources:
 
 
 def load(sources: Sources, stdin: Any = None) -> ApplyInputs:
-    """Read everything `sources` names; UsageError or PolicyError (exit 2) for what stops the command."""
-    stdin = stdin if stdin is not None else sys.stdin
+    """Read everything `sources` names; UsageError or PolicyError (exit 2) for what stops the command.
+    `stdin` is a text stream read in place of standard input (which is read as every command reads it:
+    capped, decoded as files are, a closed one named)."""
+    from assertree.documents.reader import read_stdin_text
+
+    read_stdin: Callable[[], str] = stdin.read if stdin is not None else read_stdin_text
     notes: list[Problem] = []
-    policies = _policies(sources, stdin, notes)
+    policies = _policies(sources, read_stdin, notes)
     inputs = ApplyInputs(policies, [], [], ScanContext(), notes=notes)
-    _resources(sources, inputs, stdin)
+    _resources(sources, inputs, read_stdin)
     inputs.targets = _targets(sources, inputs)
     for path in sources.json_payloads:
         inputs.payloads.extend(_payload(path, inputs.problems))
@@ -129,7 +133,7 @@ def run(inputs: ApplyInputs, on_response: Any = None) -> ApplyRun:
 # -- policies -------------------------------------------------------------------------------------
 
 
-def _policies(sources: Sources, stdin: Any, notes: list[Problem]) -> list[Any]:
+def _policies(sources: Sources, read_stdin: Callable[[], str], notes: list[Problem]) -> list[Any]:
     from assertree.languages.load import load_policy_set
 
     paths = []
@@ -139,7 +143,7 @@ def _policies(sources: Sources, stdin: Any, notes: list[Problem]) -> list[Any]:
             raise UsageError(f"{raw}: policies from a URL or a git repository need the network; assertree runs "
                              "offline: clone or download them and name the local path")
         if raw == STDIN:
-            found.extend(_stdin_policies(stdin.read(), notes))
+            found.extend(_stdin_policies(read_stdin(), notes))
         else:
             paths.append(raw)
     if paths:
@@ -201,13 +205,13 @@ def resource_files(paths: Iterable[str], exclude: Exclude = NO_EXCLUDE) -> list[
     return out
 
 
-def _resources(sources: Sources, inputs: ApplyInputs, stdin: Any) -> None:
+def _resources(sources: Sources, inputs: ApplyInputs, read_stdin: Callable[[], str]) -> None:
     from assertree.languages.kyverno.manifests import parse_manifests, read_manifests
 
     for file in resource_files(sources.resources, sources.exclude):
         try:
             if file == STDIN:
-                manifests = parse_manifests(stdin.read(), "<stdin>")
+                manifests = parse_manifests(read_stdin(), "<stdin>")
             elif not Path(file).exists():
                 inputs.missing.append(file)
                 continue

@@ -38,6 +38,8 @@ def closed_stdin(*args: str | Path) -> subprocess.CompletedProcess:
     ["jp", "query", "a"],
     ["jp", "parse"],
     ["apply", "--policy", REPO / "samples" / "kubernetes" / "mutate", "-"],
+    ["kyverno", "apply", REPO / "samples" / "kubernetes" / "mutate", "--resource", "-"],
+    ["kyverno", "apply", "-", "--resource", POD],
 ], ids=lambda args: " ".join(str(arg).rsplit("/", 1)[-1] for arg in args))
 def test_closed_standard_input_is_one_line_naming_it(args):
     done = closed_stdin(*args)
@@ -97,6 +99,19 @@ def test_a_long_invalid_token_is_not_echoed_whole(tmp_path, capsys, expression):
     assert main(["scan", "--policy", str(POLICY), "-p", str(POD), "--pre-process", expression]) == 2
     [line] = capsys.readouterr().err.splitlines()
     assert line.startswith("assertree: error: invalid --pre-process expression") and len(line) < 600, len(line)
+
+
+@pytest.mark.parametrize("args", [
+    ["kyverno", "apply", str(REPO / "samples" / "kubernetes" / "mutate"), "--resource", "-"],
+    ["kyverno", "apply", "-", "--resource", str(POD)],
+])
+def test_kyverno_apply_reads_standard_input_as_the_other_commands_do(args):
+    """The drop-in read standard input as text: bytes that are not UTF-8 were an internal error (exit 3)."""
+    done = subprocess.run([sys.executable, "-m", "assertree", *args], input=b'{"a": "caf\xe9"}', capture_output=True,
+                          timeout=120, cwd=REPO)
+    err = done.stderr.decode()
+    assert done.returncode == 2 and "Traceback" not in err and "internal error" not in err, err
+    assert "assertree: error: <stdin>:1:11: not UTF-8 text (byte 10): save the file as UTF-8" in err.splitlines()
 
 
 @pytest.mark.parametrize(("name", "data", "where"), [
