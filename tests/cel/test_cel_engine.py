@@ -222,3 +222,21 @@ def test_the_activation_cache_never_changes_a_result(value):
     engine._local.__dict__.pop("activations", None)  # this thread's cache
     fresh = [program.evaluate({"object": value}) for program in programs]
     assert cached[0] == cached[1] == fresh
+
+
+
+def _held(value) -> bool:
+    return any(value is held for kept in engine._local.activations.values() for held in kept[0])
+
+
+def test_the_activation_cache_lets_the_previous_resource_go():
+    """Activations are kept for the resource being scanned; the next one releases the last one's (a long
+    process held its last 64 payloads and their CEL copies)."""
+    programs = [CHECKED.compile(text) for text in ("size(object)", "has(object.a)")]
+    first, second = {"a": list(range(1000))}, {"a": [1]}
+    for program in programs * 2:  # kept from the second use on
+        program.evaluate({"object": first})
+    assert _held(first)
+    for program in programs * 2:
+        assert program.evaluate({"object": second}) in (1, True)
+    assert _held(second) and not _held(first)

@@ -361,7 +361,10 @@ class Program:
     many activations used once (a Kyverno variable's, each holding all the
     variables before it, converted) do not stay in memory. It
     must never change a result, which holds while values are not mutated after
-    they are first evaluated: a scan only reads its payloads.
+    they are first evaluated: a scan only reads its payloads. Scans go resource
+    by resource, so the kept activations are those of one ``object``: a new one
+    lets the others go (a long process kept its last 64 resources and their CEL
+    copies: 180 MB over a fuzz run's large payloads).
     """
 
     __slots__ = ("_bounds", "_expression", "environment", "text")
@@ -422,6 +425,10 @@ def _activation(environment: Environment, variables: Mapping[str, Any]) -> Any:
             _local.recent = (key, tuple(variables.values()), activation)  # the values pin their ids
         return activation
     _local.recent = None
+    subject = id(variables.get("object"))
+    if subject != _local.__dict__.get("subject"):
+        _activations.clear()
+        _local.subject = subject
     if len(_activations) >= _ACTIVATIONS_KEPT:
         del _activations[next(iter(_activations))]
     _activations[key] = (tuple(variables.values()), activation)  # the values pin their ids
