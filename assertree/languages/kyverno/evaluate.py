@@ -35,6 +35,7 @@ from assertree.explanation import active
 from assertree.jp.limits import evaluation_budget
 from assertree.languages.kubernetes.resources import resource_key
 from assertree.languages.kyverno import bridge
+from assertree.languages.kyverno.kind_gate import gate_of
 from assertree.languages.kyverno.manifests import is_kubernetes_object, to_float64, with_default_namespace
 from assertree.languages.kyverno.mutate.foreach import ForEachBudget, ForEachLimitError
 from assertree.languages.kyverno.prelude import check_context_and_preconditions, enter_rule
@@ -147,14 +148,18 @@ def rule_runner(compiled: CompiledKyvernoRule, context: ScanContext) -> RuleRunn
     # namespace, float64 numbers): converted once for all rules
     seen: list[Any] = context.memo.setdefault("kyverno.float64", [None, None])
     scoped = context.cluster_scoped
+    # without a values file nothing changes a resource's kind before matching (`kind_gate`'s invariant)
+    gate = gate_of(compiled.rule) if context.values is None else None
 
     def run(resource: Resource) -> RuleResult | None:
         if not is_kubernetes_object(resource.value):
             return None  # not a Kubernetes object: no kind or no usable metadata, so no rule selects it
-        if any(_applied(runner(resource)) for runner in earlier_runners):
-            return None
         if seen[0] is not resource:
             seen[:] = [resource, replace(resource, value=to_float64(with_default_namespace(resource.value, scoped)))]
+        if gate is not None and not gate.admits(seen[1].value):
+            return None  # match cannot select this kind: no result, as `evaluate_rule` would find
+        if any(_applied(runner(resource)) for runner in earlier_runners):
+            return None
         try:
             with evaluation_budget():  # the rule's JMESPath (context, conditions, patterns) builds within one budget
                 result = evaluate_rule(compiled, plan, seen[1], context)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assertree.languages.kyverno import bridge
+from assertree.languages.kyverno.kind_gate import gate_of
 from assertree.results import ERROR, SKIP, RuleError
 
 if TYPE_CHECKING:
@@ -49,6 +50,9 @@ def enter_rule(policy: Any, rule: Any, resource: Any, scan: ScanContext, *, cont
                preconditions: Any, exceptions: bool = True) -> Prelude:
     """Steps 1 to 4 for `rule` of `policy` on `resource` (see the module docstring); without `exceptions`,
     step 4 is left to the rule (a ``podSecurity`` rule weighs exceptions its own way)."""
+    if scan.values is None and isinstance(resource, dict) and (gate := gate_of(rule)) is not None \
+            and not gate.admits(resource):
+        return Prelude()  # match cannot select this kind (`kind_gate`; no values file can change the kind)
     try:
         session = bridge.session(policy, rule, resource, scan)
         if not bridge.selects(session):
