@@ -1,0 +1,76 @@
+"""The CEL kinds build one admission request per resource (`cel_policies.selection._request`), not one per
+(rule, resource): a scan gives the same report as building the request afresh for every rule."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+from unittest.mock import patch
+
+import yaml
+from conftest import CONFORMANCE
+
+from assertree.cli import main
+from assertree.languages.kubernetes.request import admission_request
+from assertree.languages.kyverno.cel_policies import selection
+from assertree.languages.kyverno.manifests import with_default_namespace
+
+FOLDERS = ("best-practices-vpol", "pod-security-vpol", "other-mpol", "other-gpol")
+
+
+def _fresh(resource: Any, context: Any) -> tuple[Any, Any]:
+    """The general path: the request made again for every rule."""
+    lookups = getattr(context, "lookups", None)
+    defaulted = with_default_namespace(resource, context.cluster_scoped)
+    return defaulted, admission_request(defaulted, operation=context.operation, values=context.values,
+                                        user_info=context.user_info, types=getattr(lookups, "cluster", None))
+
+
+def _scan(capsys: Any, policies: Path, resources: Path) -> tuple[int, Any]:
+    capsys.readouterr()
+    code = main(["scan", str(resources), "--policy", str(policies), "-o", "json", "--jobs", "1"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def _library(tmp_path: Path, folders: tuple[str, ...]) -> tuple[Path, Path]:
+    policies, resources = tmp_path / "policies", tmp_path / "resources"
+    policies.mkdir()
+    resources.mkdir()
+    for folder in folders:
+        for test in sorted((CONFORMANCE / "kyverno-policies" / folder).glob("*/.kyverno-test")):
+            for path in test.parent.glob("*.yaml"):
+                shutil.copy(path, policies / f"{folder}-{test.parent.name}-{path.name}")
+            for path in test.glob("resource*.yaml"):
+                shutil.copy(path, resources / f"{folder}-{test.parent.name}-{path.name}")
+    return policies, resources
+
+
+def test_one_request_per_resource_reports_as_one_per_rule(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("ASSERTREE_CACHE", "off")
+    policies, resources = _library(tmp_path, FOLDERS)
+    memoised = _scan(capsys, policies, resources)
+    with patch.object(selection, "_request", _fresh):
+        general = _scan(capsys, policies, resources)
+    assert memoised == general
+    assert memoised[0] == 1 and len(json.dumps(memoised[1])) > 10_000  # a real scan, with failures
+
+
+def test_validating_policies_build_one_request_per_resource(tmp_path, capsys, monkeypatch):
+    """Mutating policies hand later ones a new (patched) resource, which needs its own request; validating
+    policies never do, so each resource's request is built once for all of them."""
+    monkeypatch.setenv("ASSERTREE_CACHE", "off")
+    policies, resources = _library(tmp_path, FOLDERS[:2])
+    built = []
+    real = selection.admission_request
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        built.append(args[0])
+        return real(*args, **kwargs)
+
+    with patch.object(selection, "admission_request", counting):
+        _scan(capsys, policies, resources)
+    documents = sum(1 for path in resources.iterdir() for document in yaml.safe_load_all(path.read_text())
+                    if isinstance(document, dict))
+    assert 0 < len(built) <= documents  # one request per resource, not one per (rule, resource)
