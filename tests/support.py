@@ -182,3 +182,19 @@ spec:
         check:
           ok: true
 """
+
+
+def policy_library(tmp_path: Path, folders: tuple[str, ...]) -> tuple[Path, Path]:
+    """The policies and the test resources of kyverno/policies tiers (conformance folders), copied into
+    ``policies/`` and ``resources/`` under `tmp_path` for one scan over all of them."""
+    data = Path(__file__).parent / "conformance" / "data" / "kyverno-policies"
+    policies, resources = tmp_path / "policies", tmp_path / "resources"
+    policies.mkdir()
+    resources.mkdir()
+    for folder in folders:
+        for test in sorted((data / folder).glob("*/.kyverno-test")):
+            for path in test.parent.glob("*.yaml"):
+                shutil.copy(path, policies / f"{folder}-{test.parent.name}-{path.name}")
+            for path in test.glob("resource*.yaml"):
+                shutil.copy(path, resources / f"{folder}-{test.parent.name}-{path.name}")
+    return policies, resources

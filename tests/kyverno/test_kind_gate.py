@@ -16,7 +16,6 @@ before a session is made. These hold it to the general path:
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 from unittest.mock import patch
@@ -26,6 +25,7 @@ import yaml
 from conftest import CONFORMANCE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import policy_library
 
 from assertree.cli import main
 from assertree.languages.kyverno import evaluate, prelude
@@ -144,19 +144,6 @@ def test_the_gate_agrees_with_rule_matches_on_random_match_blocks(match, api_ver
         assert matched  # kinds alone decide: the gate is exact, so a gate that closes too rarely fails too
 
 
-def _library(tmp_path: Path, folders: tuple[str, ...]) -> tuple[Path, Path]:
-    policies, resources = tmp_path / "policies", tmp_path / "resources"
-    policies.mkdir()
-    resources.mkdir()
-    for folder in folders:
-        for test in sorted((CONFORMANCE / "kyverno-policies" / folder).glob("*/.kyverno-test")):
-            for path in test.parent.glob("*.yaml"):
-                shutil.copy(path, policies / f"{test.parent.name}-{path.name}")
-            for path in test.glob("resource*.yaml"):
-                shutil.copy(path, resources / f"{test.parent.name}-{path.name}")
-    return policies, resources
-
-
 def _scan_json(capsys: pytest.CaptureFixture, policies: Path, resources: Path) -> Any:
     capsys.readouterr()
     code = main(["scan", str(resources), "--policy", str(policies), "-o", "json", "--jobs", "1"])
@@ -165,7 +152,7 @@ def _scan_json(capsys: pytest.CaptureFixture, policies: Path, resources: Path) -
 
 def test_a_scan_reports_the_same_with_and_without_the_gate(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("ASSERTREE_CACHE", "off")
-    policies, resources = _library(tmp_path, ("best-practices", "pod-security"))
+    policies, resources = policy_library(tmp_path, ("best-practices", "pod-security"))
     fast = _scan_json(capsys, policies, resources)
     with patch.object(evaluate, "gate_of", lambda rule: None), patch.object(prelude, "gate_of", lambda rule: None):
         general = _scan_json(capsys, policies, resources)

@@ -4,13 +4,12 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 from unittest.mock import patch
 
 import yaml
-from conftest import CONFORMANCE
+from support import policy_library
 
 from assertree.cli import main
 from assertree.languages.kubernetes.request import admission_request
@@ -34,22 +33,9 @@ def _scan(capsys: Any, policies: Path, resources: Path) -> tuple[int, Any]:
     return code, json.loads(capsys.readouterr().out)
 
 
-def _library(tmp_path: Path, folders: tuple[str, ...]) -> tuple[Path, Path]:
-    policies, resources = tmp_path / "policies", tmp_path / "resources"
-    policies.mkdir()
-    resources.mkdir()
-    for folder in folders:
-        for test in sorted((CONFORMANCE / "kyverno-policies" / folder).glob("*/.kyverno-test")):
-            for path in test.parent.glob("*.yaml"):
-                shutil.copy(path, policies / f"{folder}-{test.parent.name}-{path.name}")
-            for path in test.glob("resource*.yaml"):
-                shutil.copy(path, resources / f"{folder}-{test.parent.name}-{path.name}")
-    return policies, resources
-
-
 def test_one_request_per_resource_reports_as_one_per_rule(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("ASSERTREE_CACHE", "off")
-    policies, resources = _library(tmp_path, FOLDERS)
+    policies, resources = policy_library(tmp_path, FOLDERS)
     memoised = _scan(capsys, policies, resources)
     with patch.object(selection, "_request", _fresh):
         general = _scan(capsys, policies, resources)
@@ -61,7 +47,7 @@ def test_validating_policies_build_one_request_per_resource(tmp_path, capsys, mo
     """Mutating policies hand later ones a new (patched) resource, which needs its own request; validating
     policies never do, so each resource's request is built once for all of them."""
     monkeypatch.setenv("ASSERTREE_CACHE", "off")
-    policies, resources = _library(tmp_path, FOLDERS[:2])
+    policies, resources = policy_library(tmp_path, FOLDERS[:2])
     built = []
     real = selection.admission_request
 
