@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from assertree.errors import AssertreeError
+from assertree.errors import AssertreeError, Location
 from assertree.languages.base import ScanContext
 from assertree.migrate import probes as probing
 from assertree.migrate.convert.policy import PolicyConversion, convert_policy
@@ -132,7 +132,7 @@ def _read_tests(files: list[Path], sources: set[Path], report: Report) -> list[_
         try:
             tests = read_test_file(file)
         except AssertreeError as error:
-            report.problems.append(f"{file}: {error.message}")
+            report.problems.append(str(error.problem.located(Location(str(file)))))  # file:line:col: field: why
             continue
         named = {Path(os.path.normpath(test.path(name).absolute())).resolve() for test in tests
                  for name in test.policies}

@@ -53,3 +53,17 @@ def test_sources_without_a_kyverno_policy_are_an_error_not_a_success(tmp_path: P
     code = main(["migrate", str(source), "--out", str(tmp_path / "out")])
     assert code == 2
     assert f"no ClusterPolicy or Policy found in {source}: nothing to migrate" in capsys.readouterr().err
+
+
+def test_a_test_file_that_cannot_be_read_is_named_with_its_line_and_field(tmp_path: Path, capsys) -> None:
+    """A kyverno-test.yaml with a field Kyverno does not read: one line naming file, line and field, exit 2."""
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "policy.yaml").write_text((SAMPLE / "policies" / "require-team-label.yaml").read_text())
+    (source / "kyverno-test.yaml").write_text(
+        "apiVersion: cli.kyverno.io/v1alpha1\nkind: Test\nmetadata:\n  name: t\npolicies: [policy.yaml]\n"
+        "resources: [pods.yaml]\nresults:\n- policy: require-team-label\n  resource: bad\n  kind: Pod\n"
+        "  result: fail\n")
+    assert main(["migrate", str(source), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert f"{source / 'kyverno-test.yaml'}:9:3: results[0].resource: unknown field 'resource'" in err
