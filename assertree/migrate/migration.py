@@ -421,7 +421,10 @@ def _match_kinds(rule: dict) -> set[str]:
 
 
 def _made_up(rule: dict) -> list[dict]:
-    """A resource of each kind the rule matches, when no test gives one (the variants fill it in)."""
+    """A resource of each kind the rule matches, when no test gives one (the variants fill it in): in the
+    ``default`` namespace unless the kind is cluster-scoped (a ClusterRole or a Node in a namespace is an
+    object the API server never admits)."""
+    from assertree.languages.kubernetes.resources import is_namespaced
     from assertree.migrate.convert.matching import BUILT_IN_KINDS
 
     out = []
@@ -430,8 +433,8 @@ def _made_up(rule: dict) -> list[dict]:
             continue
         group, version = BUILT_IN_KINDS.get(kind, ("example.com", "v1"))
         api_version = f"{group}/{version}" if group else version
-        out.append({"apiVersion": api_version, "kind": kind,
-                    "metadata": {"name": "probe", "namespace": "default"}})
+        metadata = {"name": "probe", "namespace": "default"} if is_namespaced(api_version, kind) else {"name": "probe"}
+        out.append({"apiVersion": api_version, "kind": kind, "metadata": metadata})
     return out
 
 
