@@ -90,7 +90,22 @@ def layout(sources: list[str | Path], out: str | Path) -> Layout:
             found.policy_files.append(file)
     found.other_files = [file for file in found.other_files if file.resolve() not in seen]
     found.test_files = _tests(test_roots)
+    _refuse_collisions(found)
     return found
+
+
+def _refuse_collisions(found: Layout) -> None:
+    """SourceError when two SRC files land on one path under DIR (``migrate a/ b/`` with ``a/p.yaml`` and
+    ``b/p.yaml``): the second would replace the first's conversion while the report called both written."""
+    placed: dict[Path, Path] = {}
+    for file in [*found.policy_files, *found.other_files]:
+        target = found.target(file)
+        if target is None:
+            continue
+        first = placed.setdefault(target, file)
+        if first.resolve() != file.resolve():
+            raise SourceError(f"{first} and {file} would both be written to {target}: migrate them in separate "
+                              "runs (one --out each), or migrate the folder that holds both")
 
 
 def _all_files(folder: Path) -> list[Path]:

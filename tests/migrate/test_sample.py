@@ -67,3 +67,16 @@ def test_a_test_file_that_cannot_be_read_is_named_with_its_line_and_field(tmp_pa
     assert main(["migrate", str(source), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert f"{source / 'kyverno-test.yaml'}:9:3: results[0].resource: unknown field 'resource'" in err
+
+
+def test_two_sources_that_would_write_the_same_file_are_refused(tmp_path: Path, capsys) -> None:
+    """``migrate a b`` with ``a/p.yaml`` and ``b/p.yaml``: one conversion would silently replace the other."""
+    policy = (SAMPLE / "policies" / "require-team-label.yaml").read_text()
+    for folder, name in (("a", "require-team-label"), ("b", "other-team-label")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "p.yaml").write_text(policy.replace("name: require-team-label", f"name: {name}"))
+    out = tmp_path / "out"
+    assert main(["migrate", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(out)]) == 2
+    assert f"{tmp_path / 'a' / 'p.yaml'} and {tmp_path / 'b' / 'p.yaml'} would both be written to {out / 'p.yaml'}" \
+        in capsys.readouterr().err
+    assert not out.exists()
