@@ -422,8 +422,9 @@ def _match_kinds(rule: dict) -> set[str]:
 
 def _made_up(rule: dict) -> list[dict]:
     """A resource of each kind the rule matches, when no test gives one (the variants fill it in): in the
-    ``default`` namespace unless the kind is cluster-scoped (a ClusterRole or a Node in a namespace is an
-    object the API server never admits)."""
+    ``default`` namespace unless the kind is cluster-scoped, and a Pod with a container: a ClusterRole in a
+    namespace, or a Pod without ``spec.containers``, is an object the API server never admits, on which the
+    source and its conversion may disagree for no reason a cluster would ever show."""
     from assertree.languages.kubernetes.resources import is_namespaced
     from assertree.migrate.convert.matching import BUILT_IN_KINDS
 
@@ -434,7 +435,10 @@ def _made_up(rule: dict) -> list[dict]:
         group, version = BUILT_IN_KINDS.get(kind, ("example.com", "v1"))
         api_version = f"{group}/{version}" if group else version
         metadata = {"name": "probe", "namespace": "default"} if is_namespaced(api_version, kind) else {"name": "probe"}
-        out.append({"apiVersion": api_version, "kind": kind, "metadata": metadata})
+        made: dict[str, Any] = {"apiVersion": api_version, "kind": kind, "metadata": metadata}
+        if kind == "Pod":  # the API server admits no Pod without a container
+            made["spec"] = {"containers": [{"name": "probe", "image": "probe"}]}
+        out.append(made)
     return out
 
 
