@@ -82,7 +82,7 @@ def migrate(sources: Sequence[str | Path], out: str | Path, *, to: str = "valida
     if to not in TARGETS:
         raise SourceError(f"unknown --to {to!r} (choose from: {', '.join(TARGETS)})")
     plan = layout(list(sources), out)
-    report = Report(out=str(out))
+    report = Report(out=str(out), notes=list(plan.notes))
     files = [_read(path, report) for path in plan.policy_files]
     policies = [document for file in files for document in file.documents if isinstance(document, _Source)]
     tests = _read_tests(plan.test_files, {source.file.resolve() for source in policies}, report)

@@ -37,6 +37,7 @@ class Layout:
     policy_files: list[Path] = field(default_factory=list)
     other_files: list[Path] = field(default_factory=list)  # copied as they are
     test_files: list[Path] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # files two SRCs both hold, copied once
 
     def target(self, path: Path) -> Path | None:
         """Where a source file goes under DIR (None when it is under no SRC)."""
@@ -95,17 +96,25 @@ def layout(sources: list[str | Path], out: str | Path) -> Layout:
 
 
 def _refuse_collisions(found: Layout) -> None:
-    """SourceError when two SRC files land on one path under DIR (``migrate a/ b/`` with ``a/p.yaml`` and
-    ``b/p.yaml``): the second would replace the first's conversion while the report called both written."""
+    """Two SRC files that land on one path under DIR (``migrate a/ b/`` with ``a/p.yaml`` and ``b/p.yaml``).
+    A policy or a test would replace the other's conversion while the report called both written: a
+    SourceError. Another file (a README, a kustomization) is copied once: the later one is left out, with a
+    note when its bytes differ."""
+    tests = {file.resolve() for file in found.test_files}
     placed: dict[Path, Path] = {}
     for file in [*found.policy_files, *found.other_files]:
         target = found.target(file)
         if target is None:
             continue
         first = placed.setdefault(target, file)
-        if first.resolve() != file.resolve():
+        if first.resolve() == file.resolve():
+            continue
+        if first in found.policy_files or file.resolve() in tests or first.resolve() in tests:
             raise SourceError(f"{first} and {file} would both be written to {target}: migrate them in separate "
                               "runs (one --out each), or migrate the folder that holds both")
+        found.other_files.remove(file)
+        if first.read_bytes() != file.read_bytes():
+            found.notes.append(f"{file} is not copied: {first} is written to {target}")
 
 
 def _all_files(folder: Path) -> list[Path]:

@@ -80,3 +80,19 @@ def test_two_sources_that_would_write_the_same_file_are_refused(tmp_path: Path, 
     assert f"{tmp_path / 'a' / 'p.yaml'} and {tmp_path / 'b' / 'p.yaml'} would both be written to {out / 'p.yaml'}" \
         in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_two_sources_holding_the_same_other_file_copy_it_once_with_a_note(tmp_path: Path, capsys) -> None:
+    """A README (or kustomization) in each of two SRC folders is copied once; when they differ, a note."""
+    policy = (SAMPLE / "policies" / "require-team-label.yaml").read_text()
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / f"{folder}.yaml").write_text(
+            policy.replace("name: require-team-label", f"name: {folder}-team-label"))
+        (tmp_path / folder / "README.md").write_text(f"folder {folder}\n")
+    out = tmp_path / "out"
+    assert main(["migrate", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(out)]) == 0
+    assert (out / "README.md").read_text() == "folder a\n"
+    assert sorted(path.name for path in out.iterdir()) == ["README.md", "a.yaml", "b.yaml"]
+    note = f"{tmp_path / 'b' / 'README.md'} is not copied: {tmp_path / 'a' / 'README.md'} is written to {out}"
+    assert note in capsys.readouterr().out
