@@ -97,9 +97,9 @@ def layout(sources: list[str | Path], out: str | Path) -> Layout:
 
 def _refuse_collisions(found: Layout) -> None:
     """Two SRC files that land on one path under DIR (``migrate a/ b/`` with ``a/p.yaml`` and ``b/p.yaml``).
-    A policy or a test would replace the other's conversion while the report called both written: a
-    SourceError. Another file (a README, a kustomization) is copied once: the later one is left out, with a
-    note when its bytes differ."""
+    With the same bytes, one is copied. When either is a test or a YAML file that may hold a Kyverno policy,
+    one conversion would replace the other while the report called both written: a SourceError. Another
+    file (a README, a kustomization) is copied once, from the first SRC, with a note."""
     tests = {file.resolve() for file in found.test_files}
     placed: dict[Path, Path] = {}
     for file in [*found.policy_files, *found.other_files]:
@@ -109,13 +109,17 @@ def _refuse_collisions(found: Layout) -> None:
         first = placed.setdefault(target, file)
         if first.resolve() == file.resolve():
             continue
-        if first in found.policy_files or file.resolve() in tests or first.resolve() in tests:
-            raise SourceError(f"{first} and {file} would both be written to {target}: migrate them in separate "
-                              "runs (one --out each), or migrate the folder that holds both")
-        found.other_files.remove(file)
-        if first.read_bytes() != file.read_bytes():
+        first_bytes, later_bytes = first.read_bytes(), file.read_bytes()
+        if first_bytes != later_bytes:
+            yaml_file = file.suffix.lower() in (".yaml", ".yml", ".json")
+            policy_like = yaml_file and b"kyverno.io/" in first_bytes + later_bytes
+            if {first.resolve(), file.resolve()} & tests or policy_like:
+                raise SourceError(f"{first} and {file} would both be written to {target}: migrate them in "
+                                  "separate runs (one --out each), or migrate the folder that holds both")
             found.notes.append(f"{file} is not copied: {first} is written to {target}")
-
+        for files in (found.policy_files, found.other_files):
+            if file in files:
+                files.remove(file)
 
 def _all_files(folder: Path) -> list[Path]:
     out: list[Path] = []
