@@ -108,29 +108,3 @@ def test_a_mutation_that_patches_differently_is_caught(migrated, monkeypatch: py
 """, [pod()])
     assert result.statuses == ["differs"]
     assert "patched to" in result.reasons[0]
-
-
-def test_merged_mutate_rules_each_keep_their_own_status(migrated) -> None:
-    # Kyverno applies the rules in turn: on a Pod without the label, `first` adds it and `second` then finds
-    # nothing to change (skip); the one merged MutatingPolicy passes, so a test row expecting `second`'s skip
-    # would fail: the proof says so rather than calling `second` verified
-    result = migrated("""
-- name: first
-  match: {any: [{resources: {kinds: [Pod]}}]}
-  mutate:
-    patchStrategicMerge:
-      metadata:
-        labels:
-          +(team): platform
-- name: second
-  match: {any: [{resources: {kinds: [Pod]}}]}
-  mutate:
-    patchStrategicMerge:
-      metadata:
-        labels:
-          +(team): platform
-""", [pod()])
-    assert result.statuses == ["verified", "differs"]
-    assert "its own status is not the merged policy's" in result.reasons[1]
-    assert "Pod/default/app" in result.reasons[1] and "source skip, converted pass" in result.reasons[1]
-    assert result.kinds().count("MutatingPolicy") >= 1
