@@ -5,7 +5,7 @@ A policy counts as migrated when every rule is ``verified`` and every row of its
 ``assertree test``. The others are listed in `NOT_MIGRATED` with what the report must say about them (a
 refusal's reason, a rule that differs); a listed policy that starts migrating fails its test, so the list only
 shrinks. `FLOOR` holds the share migrated; `REFUSALS` the count of listed policies by reason. Every converted
-document also passes ``assertree lint`` and the ``policies.kyverno.io`` schema (`converted`).
+document also passes ``assertree lint`` (`converted`).
 
 All 161 policies take minutes, so the default run migrates a fixed sample (every eighth policy from the third,
 and the first listed policy of each reason); ``pytest -m slow`` runs the others.
