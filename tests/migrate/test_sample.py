@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 from assertree.cli import main
 from assertree.migrate import migrate
@@ -96,3 +97,51 @@ def test_two_sources_holding_the_same_other_file_copy_it_once_with_a_note(tmp_pa
     assert sorted(path.name for path in out.iterdir()) == ["README.md", "a.yaml", "b.yaml"]
     note = f"{tmp_path / 'b' / 'README.md'} is not copied: {tmp_path / 'a' / 'README.md'} is written to {out}"
     assert note in capsys.readouterr().out
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+POLICY = """apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: protect}
+spec:
+  rules:
+    - name: no-changes
+      match: {any: [{resources: {kinds: [ConfigMap]}}]}
+      validate:
+        deny:
+          conditions:
+            all: [{key: "{{request.operation}}", operator: Equals, value: UPDATE}]
+"""
+
+
+@pytest.mark.parametrize(("rows", "values", "left"), [
+    # every row names a rule the policy lacks: kyverno test passes them whatever the policy does
+    ("- {policy: protect, rule: no-such-rule, resources: [cm], result: pass}\n", None, None),
+    # the values give every row's resource UPDATE: the rows move to a Test of their own, the first is empty
+    ("- {policy: protect, rule: no-changes, resources: [cm], result: fail}\n",
+     ("apiVersion: cli.kyverno.io/v1alpha1\nkind: Values\npolicies:\n- name: protect\n  resources:\n"
+      "  - name: cm\n    values: {request.operation: UPDATE}\n"), "protect-update"),
+])
+def test_a_test_left_with_no_row_is_not_written(tmp_path: Path, rows: str, values: str | None,
+                                                left: str | None) -> None:
+    source = tmp_path / "src"
+    _write(source / "protect.yaml", POLICY)
+    _write(source / "test" / "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: x}\n")
+    test = ("apiVersion: cli.kyverno.io/v1alpha1\nkind: Test\nmetadata: {name: protect}\npolicies: [../protect.yaml]\n"
+            "resources: [cm.yaml]\n" + ("variables: values.yaml\n" if values else "") + "results:\n" + rows)
+    _write(source / "test" / "kyverno-test.yaml", test)
+    if values:
+        _write(source / "test" / "values.yaml", values)
+    report = migrate([source], tmp_path / "out")
+    written = tmp_path / "out" / "test" / "kyverno-test.yaml"
+    assert any("Test protect left out: none of its rows is left for it to check" in note for note in report.notes)
+    assert report.tests_failed == 0
+    if left is None:
+        assert not written.exists() and report.tests == ""
+    else:
+        assert [document["metadata"]["name"] for document in yaml.safe_load_all(written.read_text())] == [left]
+        assert report.tests == "Test Summary: 1 tests passed and 0 tests failed"
