@@ -202,6 +202,28 @@ def test_a_repository_loads_its_policies_and_counts_the_rest(repository):
                                     "1 kustomizations)")
 
 
+def test_chainsaw_test_folders_beside_a_policy_are_passed_over(tmp_path, capsys):
+    """An ``e2e/`` folder holding ``chainsaw-test.yaml`` asserts a partial copy of the policy (no rules, a
+    ``status``): not a policy to run, so neither lint nor scan reads it as one."""
+    assert_ready = ("apiVersion: kyverno.io/v1\nkind: ClusterPolicy\nmetadata:\n  name: require-team\n"
+                    "status:\n  ready: true\n")
+    repository = write(tmp_path / "policies", {
+        "require-team/require-team.yaml": POLICY.format(name="require-team"),
+        "require-team/e2e/chainsaw-test.yaml": "apiVersion: chainsaw.kyverno.io/v1alpha1\nkind: Test\n"
+                                               "metadata:\n  name: e2e\nspec:\n  steps: []\n",
+        "require-team/e2e/policy-assert.yaml": assert_ready,
+        "require-team/e2e/nested/more-assert.yaml": assert_ready,
+        "other/e2e-like/policy-assert.yaml": assert_ready,  # no chainsaw-test.yaml beside it: still read
+    })
+    found = load_policy_set([repository])
+    assert [item.policy.name for item in found.policies] == ["require-team"]
+    assert [problem.location.source for problem in found.refused] == [
+        str(repository / "other/e2e-like/policy-assert.yaml")]
+    assert found.skipped["in Chainsaw test folders"] == 3
+    assert main(["lint", str(repository / "require-team")]) == 0
+    assert "3 in Chainsaw test folders" in capsys.readouterr().err
+
+
 def test_a_file_named_explicitly_must_hold_policies(repository):
     found = load_policy_set([repository / "broken/broken.yaml", repository / "kustomization.yaml",
                              repository / "best-practices/require-team/require-team.yaml"])

@@ -63,6 +63,7 @@ class FoundFiles:
     files: list[Path] = field(default_factory=list)
     named: set[Path] = field(default_factory=set)
     hidden: int = 0  # YAML/JSON files in hidden folders (or hidden themselves) under a directory named
+    chainsaw: int = 0  # YAML/JSON files of Chainsaw test folders (`CHAINSAW_TEST_FILES`) under a directory named
 
 
 def find_policy_files(paths: Iterable[str | Path], exclude: Exclude = NO_EXCLUDE) -> FoundFiles:
@@ -74,9 +75,12 @@ def find_policy_files(paths: Iterable[str | Path], exclude: Exclude = NO_EXCLUDE
                               "(is a variable in the command line unset?)")
         path = Path(raw)
         if path.is_dir():
+            tests: dict[Path, bool] = {}
             for file in walk(path, SUFFIXES, exclude):
                 if any(part.startswith(".") for part in file.relative_to(path).parts):
                     found.hidden += 1
+                elif _in_chainsaw_test(file, path, tests):
+                    found.chainsaw += 1
                 else:
                     found.files.append(file)
         elif path.exists():
@@ -87,6 +91,27 @@ def find_policy_files(paths: Iterable[str | Path], exclude: Exclude = NO_EXCLUDE
             raise PolicyError("policy file or directory not found", source=str(raw))
     found.files = list(dict.fromkeys(found.files))
     return found
+
+
+CHAINSAW_TEST_FILES = ("chainsaw-test.yaml", "chainsaw-test.yml", "chainsaw-test.json")
+"""The names Chainsaw looks for a test by (its ``--test-file`` default, ``chainsaw-test``, with each suffix)."""
+
+
+def _in_chainsaw_test(file: Path, root: Path, tests: dict[Path, bool]) -> bool:
+    """Whether `file` is in a Chainsaw test's folder (one holding a `CHAINSAW_TEST_FILES` file), or below
+    one, under `root`: repositories that keep their end-to-end tests beside a policy (``e2e/``, not the
+    hidden ``.chainsaw-test/``) hold there the partial policies Chainsaw asserts (``status: ready``, no
+    rules) and the resources it applies, none of them a policy to run. `tests` caches each folder's answer."""
+    folder = file.parent
+    while True:
+        held = tests.get(folder)
+        if held is None:
+            held = tests[folder] = any((folder / name).is_file() for name in CHAINSAW_TEST_FILES)
+        if held:
+            return True
+        if folder == root or folder == folder.parent:
+            return False
+        folder = folder.parent
 
 
 def language_of(document: Any) -> ModuleType | None:
@@ -209,17 +234,17 @@ def load_policy_set(paths: Iterable[str | Path], *, selector: Callable[[Mapping[
     """Every policy in `paths`, as a real repository holds them: nothing stops at the first problem.
 
     A file named explicitly must hold policies, and each document that cannot be used is an error. Under
-    a directory, only policies are read: hidden folders (``.kyverno-test/``, ``.chainsaw-test/``) and
-    files that hold no policy document (Kyverno and Chainsaw tests, kustomizations, Artifact Hub
-    metadata, manifests, CRDs, PolicyExceptions, Helm templates) are counted in `PolicySet.skipped`;
+    a directory, only policies are read: hidden folders (``.kyverno-test/``, ``.chainsaw-test/``), Chainsaw
+    test folders (`CHAINSAW_TEST_FILES`) and files that hold no policy document (Kyverno and Chainsaw
+    tests, kustomizations, Artifact Hub metadata, manifests, CRDs, PolicyExceptions, Helm templates) are
+    counted in `PolicySet.skipped`;
     a policy that cannot be loaded is one entry of `PolicySet.refused` and the others still load; a rule
     that is not run is one entry of `PolicySet.not_run` and its policy's other rules still run.
     """
     found = find_policy_files(paths, exclude)
     out = PolicySet()
     skipped = _Skipped()
-    if found.hidden:
-        skipped.add_many("in hidden folders", found.hidden)
+    _count_left_out(found, skipped)
     for file in found.files:
         named = file in found.named
         for item in _read_file(file, named, skipped):
@@ -240,6 +265,14 @@ def load_policy_set(paths: Iterable[str | Path], *, selector: Callable[[Mapping[
     out.not_run = [refused.problem for item in out.policies for refused in refused_rules(item)]
     out.skipped = skipped.files
     return out
+
+
+def _count_left_out(found: FoundFiles, skipped: _Skipped) -> None:
+    """The files a directory walk left unread, for the skipped-files note."""
+    if found.hidden:
+        skipped.add_many("in hidden folders", found.hidden)
+    if found.chainsaw:
+        skipped.add_many("in Chainsaw test folders", found.chainsaw)
 
 
 @dataclass
@@ -487,8 +520,7 @@ def lint_files(paths: Iterable[str | Path], exclude: Iterable[str] = (), *, exce
         found = find_policy_files(paths, Exclude.of(exclude))
     except AssertreeError as error:
         return [error.problem], 0
-    if found.hidden:
-        skipped.add_many("in hidden folders", found.hidden)
+    _count_left_out(found, skipped)
     checked = 0
     for file in found.files:
         before = sum(skipped.files.values())

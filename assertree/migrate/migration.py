@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from assertree.errors import AssertreeError
+from assertree.errors import AssertreeError, Location
 from assertree.languages.base import ScanContext
 from assertree.migrate import probes as probing
 from assertree.migrate.convert.policy import PolicyConversion, convert_policy
@@ -82,7 +82,7 @@ def migrate(sources: Sequence[str | Path], out: str | Path, *, to: str = "valida
     if to not in TARGETS:
         raise SourceError(f"unknown --to {to!r} (choose from: {', '.join(TARGETS)})")
     plan = layout(list(sources), out)
-    report = Report(out=str(out))
+    report = Report(out=str(out), notes=list(plan.notes))
     files = [_read(path, report) for path in plan.policy_files]
     policies = [document for file in files for document in file.documents if isinstance(document, _Source)]
     tests = _read_tests(plan.test_files, {source.file.resolve() for source in policies}, report)
@@ -132,7 +132,7 @@ def _read_tests(files: list[Path], sources: set[Path], report: Report) -> list[_
         try:
             tests = read_test_file(file)
         except AssertreeError as error:
-            report.problems.append(f"{file}: {error.message}")
+            report.problems.append(str(error.problem.located(Location(str(file)))))  # file:line:col: field: why
             continue
         named = {Path(os.path.normpath(test.path(name).absolute())).resolve() for test in tests
                  for name in test.policies}
@@ -306,7 +306,7 @@ def _merge_mutate_rules(source: _Source, bases: list[tuple[dict, str, ScanContex
         return
     source_side = MutationRunner([source_mutator(source.compiled, *(rule.name for rule, _ in chosen))])
     probes = (probe for rule, _ in chosen for probe in _probes(raw_rules[rule.index], source, bases, source_side))
-    proof = prove(source_side, MutationRunner(compiled), probes)
+    proof = prove(source_side, MutationRunner(compiled), probes, each_rule=[rule.name for rule, _ in chosen])
     if not proof.verified:
         example = proof.disagreements[0].text() if proof.disagreements else "no resource to prove it on"
         report.notes.append(f"{_relative_to_cwd(source.file)}: rules {names} stay one MutatingPolicy each (Kyverno "
@@ -323,7 +323,15 @@ def _merge_mutate_rules(source: _Source, bases: list[tuple[dict, str, ScanContex
                               f"policy {documents[1]['metadata']['name']} does")
         rule.notes.append(f"one MutatingPolicy with rules {names}, applied in turn as Kyverno applies them "
                           f"(verified together on {proof.probes:,} resources)")
-        if entry.status == VERIFIED:
+        own = proof.rule_disagreements.get(rule.name)
+        if own and entry.status != NOT_CONVERTED:
+            examples = [disagreement.text() for disagreement in own]
+            entry.status = DIFFERS
+            entry.examples = examples[:5]
+            entry.reason = "; ".join([*rule.notes, (
+                f"its own status is not the merged policy's on {len(own)}{'+' if len(own) >= 20 else ''} resources "
+                "(a test row naming this rule expects the rule's status), e.g. " + "; ".join(examples[:3]))])
+        elif entry.status == VERIFIED:
             entry.reason = "; ".join(rule.notes)
 
 
@@ -421,7 +429,11 @@ def _match_kinds(rule: dict) -> set[str]:
 
 
 def _made_up(rule: dict) -> list[dict]:
-    """A resource of each kind the rule matches, when no test gives one (the variants fill it in)."""
+    """A resource of each kind the rule matches, when no test gives one (the variants fill it in): in the
+    ``default`` namespace unless the kind is cluster-scoped, and a Pod with a container: a ClusterRole in a
+    namespace, or a Pod without ``spec.containers``, is an object the API server never admits, on which the
+    source and its conversion may disagree for no reason a cluster would ever show."""
+    from assertree.languages.kubernetes.resources import is_namespaced
     from assertree.migrate.convert.matching import BUILT_IN_KINDS
 
     out = []
@@ -430,8 +442,11 @@ def _made_up(rule: dict) -> list[dict]:
             continue
         group, version = BUILT_IN_KINDS.get(kind, ("example.com", "v1"))
         api_version = f"{group}/{version}" if group else version
-        out.append({"apiVersion": api_version, "kind": kind,
-                    "metadata": {"name": "probe", "namespace": "default"}})
+        metadata = {"name": "probe", "namespace": "default"} if is_namespaced(api_version, kind) else {"name": "probe"}
+        made: dict[str, Any] = {"apiVersion": api_version, "kind": kind, "metadata": metadata}
+        if kind == "Pod":  # the API server admits no Pod without a container
+            made["spec"] = {"containers": [{"name": "probe", "image": "probe"}]}
+        out.append(made)
     return out
 
 
@@ -441,9 +456,10 @@ def _made_up(rule: dict) -> list[dict]:
 def _write(plan: Layout, files: list[_File], tests: list[_Test], report: Report) -> None:
     from assertree.migrate.writing import copy_file, write_documents
 
+    written_tests = {test.file.resolve() for test in tests}  # rewritten by `_write_test`, or left out there
     for file in files:
         target = plan.target(file.path)
-        if target is None:
+        if target is None or file.path.resolve() in written_tests:
             continue
         if any(document is None for document in file.documents):
             continue  # unreadable: reported, not written
@@ -458,7 +474,6 @@ def _write(plan: Layout, files: list[_File], tests: list[_Test], report: Report)
             target = target.with_suffix(".yaml")
             _retarget(file.documents, plan, target)
         write_documents(target, documents, json_file=json_file)
-    written_tests = {test.file.resolve() for test in tests}
     for path in plan.other_files:
         if path.resolve() in written_tests:
             continue
@@ -558,8 +573,16 @@ def _write_test(test: _Test, plan: Layout, files: list[_File], report: Report) -
                          + (f" and the service account of {request.user}" if request.user else "")
                          + f" moved to Test {split['metadata']['name']} (the CEL kinds read the operation of "
                          "globalValues and the requester of a user info file)")
+    kept = []
+    for original, document in zip(test.documents, documents):
+        if original.get("results") and not document.get("results"):
+            name = (document.get("metadata") or {}).get("name") or "without a name"
+            notes.append(f"Test {name} left out: none of its rows is left for it to check")
+        else:
+            kept.append(document)
     report.notes.extend(f"{_relative_to_cwd(test.file)}: {note}" for note in notes)
-    write_documents(target, [*documents, *extra])
+    if kept or extra:
+        write_documents(target, [*kept, *extra])
 
 
 def _run_rewritten(plan: Layout, tests: list[_Test], report: Report) -> None:

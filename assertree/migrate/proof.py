@@ -77,6 +77,9 @@ class RuleProof:
     differing: int = 0
     disagreements: list[Disagreement] = field(default_factory=list)  # the first few, as examples
     applied: int = 0  # probes the source rule gave a result for
+    # rules merged into one converted policy whose own status (as Kyverno gives it, in turn) is not the merged
+    # policy's, each with the probes where it is not (`prove`'s `each_rule`)
+    rule_disagreements: dict[str, list[Disagreement]] = field(default_factory=dict)
 
     @property
     def verified(self) -> bool:
@@ -119,6 +122,7 @@ class MutationRunner:
     def __init__(self, policies: Sequence[Any]) -> None:
         self.policies = list(policies)
         self._mutators: dict[int, tuple[ScanContext, list[Any]]] = {}
+        self.rule_statuses: dict[str, str] = {}  # of the last call: each rule's status (autogen rules folded in)
 
     def __call__(self, value: dict, context: ScanContext) -> tuple[str | None, Any]:
         from assertree.languages.kyverno.mutate.compare import tidy
@@ -130,10 +134,15 @@ class MutationRunner:
             self._mutators[id(context)] = found
         resource = Resource(value)
         status: str | None = None
+        self.rule_statuses = {}
         for mutate in found[1]:
             resource, results = mutate(resource)
             for result in results:
                 status = _worst(status, str(result.status))
+                rule = getattr(result, "rule", None)
+                name = getattr(rule, "autogen_of", None) or getattr(rule, "name", None)
+                if isinstance(name, str):
+                    self.rule_statuses[name] = _worst(self.rule_statuses.get(name), str(result.status))
         return status, _by_name(tidy(resource.value)) if status == "pass" else None
 
 
@@ -176,9 +185,12 @@ def converted_rules(policies: Iterable[Any]) -> list[Any]:
     return [rule for policy in policies for rule in policy.rules]
 
 
-def prove(source: Any, converted: Any, probes: Iterable[Probe], *, keep: int = 20) -> RuleProof:
+def prove(source: Any, converted: Any, probes: Iterable[Probe], *, keep: int = 20,
+          each_rule: Sequence[str] = ()) -> RuleProof:
     """Run both sides (two `Runner`s or two `MutationRunner`s) on every probe; keep the first `keep`
-    disagreements (all are counted in `probes`)."""
+    disagreements (all are counted in `probes`). With `each_rule` (mutate rules of the source merged into one
+    converted policy), each of those rules' own verdict must also be the converted policy's: a test row names
+    one rule and expects its status, which one policy's single status has to give."""
     proof = RuleProof()
     from assertree.languages.kyverno.mutate.compare import json_equal
 
@@ -190,6 +202,12 @@ def prove(source: Any, converted: Any, probes: Iterable[Probe], *, keep: int = 2
         if isinstance(left, tuple):  # mutation runners: (status, the patched resource)
             left, left_patched = left
             right, right_patched = right
+        for name in each_rule:
+            own = source.rule_statuses.get(name)
+            if VERDICTS.get(own) != VERDICTS.get(right):
+                found = proof.rule_disagreements.setdefault(name, [])
+                if len(found) < keep:
+                    found.append(Disagreement(probe, own or "no result", right or "no result"))
         if left is not None:
             proof.applied += 1
         if VERDICTS.get(left) != VERDICTS.get(right) or (probe.exact and left in ("fail", "error")

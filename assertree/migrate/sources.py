@@ -37,6 +37,7 @@ class Layout:
     policy_files: list[Path] = field(default_factory=list)
     other_files: list[Path] = field(default_factory=list)  # copied as they are
     test_files: list[Path] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # files two SRCs both hold, copied once
 
     def target(self, path: Path) -> Path | None:
         """Where a source file goes under DIR (None when it is under no SRC)."""
@@ -90,8 +91,35 @@ def layout(sources: list[str | Path], out: str | Path) -> Layout:
             found.policy_files.append(file)
     found.other_files = [file for file in found.other_files if file.resolve() not in seen]
     found.test_files = _tests(test_roots)
+    _refuse_collisions(found)
     return found
 
+
+def _refuse_collisions(found: Layout) -> None:
+    """Two SRC files that land on one path under DIR (``migrate a/ b/`` with ``a/p.yaml`` and ``b/p.yaml``).
+    With the same bytes, one is copied. When either is a test or a YAML file that may hold a Kyverno policy,
+    one conversion would replace the other while the report called both written: a SourceError. Another
+    file (a README, a kustomization) is copied once, from the first SRC, with a note."""
+    tests = {file.resolve() for file in found.test_files}
+    placed: dict[Path, Path] = {}
+    for file in [*found.policy_files, *found.other_files]:
+        target = found.target(file)
+        if target is None:
+            continue
+        first = placed.setdefault(target, file)
+        if first.resolve() == file.resolve():
+            continue
+        first_bytes, later_bytes = first.read_bytes(), file.read_bytes()
+        if first_bytes != later_bytes:
+            yaml_file = file.suffix.lower() in (".yaml", ".yml", ".json")
+            policy_like = yaml_file and b"kyverno.io/" in first_bytes + later_bytes
+            if {first.resolve(), file.resolve()} & tests or policy_like:
+                raise SourceError(f"{first} and {file} would both be written to {target}: migrate them in "
+                                  "separate runs (one --out each), or migrate the folder that holds both")
+            found.notes.append(f"{file} is not copied: {first} is written to {target}")
+        for files in (found.policy_files, found.other_files):
+            if file in files:
+                files.remove(file)
 
 def _all_files(folder: Path) -> list[Path]:
     out: list[Path] = []

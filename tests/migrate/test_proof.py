@@ -108,3 +108,36 @@ def test_a_mutation_that_patches_differently_is_caught(migrated, monkeypatch: py
 """, [pod()])
     assert result.statuses == ["differs"]
     assert "patched to" in result.reasons[0]
+
+
+def test_resources_made_up_for_a_rule_are_objects_the_api_server_admits() -> None:
+    """With no test to give one, the proof makes a resource of each matched kind: a cluster-scoped kind
+    (ClusterRole, Node) has no namespace, as no admitted object of it has."""
+    from assertree.migrate.migration import _made_up
+
+    rule = {"match": {"any": [{"resources": {"kinds": ["ClusterRole", "Node", "Role", "Pod"]}}]}}
+    made = {resource["kind"]: resource["metadata"] for resource in _made_up(rule)}
+    assert made == {"ClusterRole": {"name": "probe"}, "Node": {"name": "probe"},
+                    "Role": {"name": "probe", "namespace": "default"}, "Pod": {"name": "probe", "namespace": "default"}}
+
+
+def test_a_deny_rule_on_containers_is_verified_without_a_test(migrated) -> None:
+    """With no test, the Pod the proof makes up has a container, as every admitted Pod has: a rule reading
+    ``spec.containers`` is not called ``differs`` on a Pod without a spec, where JMESPath gives null and CEL
+    an error, a Pod no cluster would ever admit."""
+    result = migrated("""
+- name: no-added-capabilities
+  match:
+    any:
+    - resources:
+        kinds: [Pod]
+  validate:
+    message: no capabilities may be added
+    deny:
+      conditions:
+        all:
+        - key: "{{ request.object.spec.containers[].securityContext.capabilities.add[] }}"
+          operator: AnyNotIn
+          value: [CHOWN]
+""")
+    assert result.statuses == ["verified"], result.reasons

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 from assertree.cli import main
 from assertree.migrate import migrate
@@ -53,3 +54,94 @@ def test_sources_without_a_kyverno_policy_are_an_error_not_a_success(tmp_path: P
     code = main(["migrate", str(source), "--out", str(tmp_path / "out")])
     assert code == 2
     assert f"no ClusterPolicy or Policy found in {source}: nothing to migrate" in capsys.readouterr().err
+
+
+def test_a_test_file_that_cannot_be_read_is_named_with_its_line_and_field(tmp_path: Path, capsys) -> None:
+    """A kyverno-test.yaml with a field Kyverno does not read: one line naming file, line and field, exit 2."""
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "policy.yaml").write_text((SAMPLE / "policies" / "require-team-label.yaml").read_text())
+    (source / "kyverno-test.yaml").write_text(
+        "apiVersion: cli.kyverno.io/v1alpha1\nkind: Test\nmetadata:\n  name: t\npolicies: [policy.yaml]\n"
+        "resources: [pods.yaml]\nresults:\n- policy: require-team-label\n  resource: bad\n  kind: Pod\n"
+        "  result: fail\n")
+    assert main(["migrate", str(source), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert f"{source / 'kyverno-test.yaml'}:9:3: results[0].resource: unknown field 'resource'" in err
+
+
+def test_two_sources_that_would_write_the_same_file_are_refused(tmp_path: Path, capsys) -> None:
+    """``migrate a b`` with ``a/p.yaml`` and ``b/p.yaml``: one conversion would silently replace the other."""
+    policy = (SAMPLE / "policies" / "require-team-label.yaml").read_text()
+    for folder, name in (("a", "require-team-label"), ("b", "other-team-label")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "p.yaml").write_text(policy.replace("name: require-team-label", f"name: {name}"))
+    out = tmp_path / "out"
+    assert main(["migrate", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(out)]) == 2
+    assert f"{tmp_path / 'a' / 'p.yaml'} and {tmp_path / 'b' / 'p.yaml'} would both be written to {out / 'p.yaml'}" \
+        in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_two_sources_holding_the_same_other_file_copy_it_once_with_a_note(tmp_path: Path, capsys) -> None:
+    """A README (or kustomization) in each of two SRC folders is copied once; when they differ, a note."""
+    policy = (SAMPLE / "policies" / "require-team-label.yaml").read_text()
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / f"{folder}.yaml").write_text(
+            policy.replace("name: require-team-label", f"name: {folder}-team-label"))
+        (tmp_path / folder / "README.md").write_text(f"folder {folder}\n")
+    out = tmp_path / "out"
+    assert main(["migrate", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(out)]) == 0
+    assert (out / "README.md").read_text() == "folder a\n"
+    assert sorted(path.name for path in out.iterdir()) == ["README.md", "a.yaml", "b.yaml"]
+    note = f"{tmp_path / 'b' / 'README.md'} is not copied: {tmp_path / 'a' / 'README.md'} is written to {out}"
+    assert note in capsys.readouterr().out
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+POLICY = """apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: protect}
+spec:
+  rules:
+    - name: no-changes
+      match: {any: [{resources: {kinds: [ConfigMap]}}]}
+      validate:
+        deny:
+          conditions:
+            all: [{key: "{{request.operation}}", operator: Equals, value: UPDATE}]
+"""
+
+
+@pytest.mark.parametrize(("rows", "values", "left"), [
+    # every row names a rule the policy lacks: kyverno test passes them whatever the policy does
+    ("- {policy: protect, rule: no-such-rule, resources: [cm], result: pass}\n", None, None),
+    # the values give every row's resource UPDATE: the rows move to a Test of their own, the first is empty
+    ("- {policy: protect, rule: no-changes, resources: [cm], result: fail}\n",
+     ("apiVersion: cli.kyverno.io/v1alpha1\nkind: Values\npolicies:\n- name: protect\n  resources:\n"
+      "  - name: cm\n    values: {request.operation: UPDATE}\n"), "protect-update"),
+])
+def test_a_test_left_with_no_row_is_not_written(tmp_path: Path, rows: str, values: str | None,
+                                                left: str | None) -> None:
+    source = tmp_path / "src"
+    _write(source / "protect.yaml", POLICY)
+    _write(source / "test" / "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: x}\n")
+    test = ("apiVersion: cli.kyverno.io/v1alpha1\nkind: Test\nmetadata: {name: protect}\npolicies: [../protect.yaml]\n"
+            "resources: [cm.yaml]\n" + ("variables: values.yaml\n" if values else "") + "results:\n" + rows)
+    _write(source / "test" / "kyverno-test.yaml", test)
+    if values:
+        _write(source / "test" / "values.yaml", values)
+    report = migrate([source], tmp_path / "out")
+    written = tmp_path / "out" / "test" / "kyverno-test.yaml"
+    assert any("Test protect left out: none of its rows is left for it to check" in note for note in report.notes)
+    assert report.tests_failed == 0
+    if left is None:
+        assert not written.exists() and report.tests == ""
+    else:
+        assert [document["metadata"]["name"] for document in yaml.safe_load_all(written.read_text())] == [left]
+        assert report.tests == "Test Summary: 1 tests passed and 0 tests failed"
