@@ -160,30 +160,11 @@ def is_term(text: str) -> bool:
 
 
 def _balanced_group(text: str) -> bool:
-    """Whether `text` is one parenthesised group ``( ... )`` (strings inside skipped)."""
+    """Whether `text` is one parenthesised group ``( ... )`` (strings inside skipped): its first bracket closes
+    at its last character and nowhere before."""
     if not text.startswith("(") or not text.endswith(")"):
         return False
-    depth = 0
-    quote = ""
-    escaped = False
-    for position, char in enumerate(text):
-        if quote:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == quote:
-                quote = ""
-            continue
-        if char in "'\"":
-            quote = char
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-            if depth == 0 and position != len(text) - 1:
-                return False
-    return depth == 0
+    return [position for position, _, depth in _unquoted(text) if depth == 0] == [len(text) - 1]
 
 
 def _flatten(parts: Iterable[str], operator: str) -> list[str]:
@@ -286,6 +267,12 @@ def _top_level(text: str, tokens: tuple[str, ...]) -> bool:
 
 def _top_level_positions(text: str) -> Iterator[int]:
     """The positions in `text` outside string literals and brackets, except those of the quotes and brackets."""
+    return (position for position, char, depth in _unquoted(text) if depth == 0 and char not in ")]}")
+
+
+def _unquoted(text: str) -> Iterator[tuple[int, str, int]]:
+    """(position, character, bracket depth after it) of each character of `text` outside string literals,
+    the quotes excluded. The text is CEL the helpers wrote, so its brackets of every kind nest."""
     depth = 0
     quote = ""
     escaped = False
@@ -297,14 +284,15 @@ def _top_level_positions(text: str) -> Iterator[int]:
                 escaped = True
             elif char == quote:
                 quote = ""
-        elif char in "'\"":
+            continue
+        if char in "'\"":
             quote = char
-        elif char in "([{":
+            continue
+        if char in "([{":
             depth += 1
         elif char in ")]}":
             depth -= 1
-        elif depth == 0:
-            yield position
+        yield position, char, depth
 
 
 def ternary(condition: str, then: str, otherwise: str) -> str:
