@@ -48,9 +48,13 @@ def migrate(
     """Convert Kyverno ClusterPolicies and Policies to ValidatingPolicy/MutatingPolicy, prove each rule gives
     the source's verdicts (on the tests' resources, resources made from what the rule reads, and
     --resources), rewrite the kyverno-test.yaml files for the new policies and run them."""
+    from assertree.languages.cel.engine import CEL_EXTRA_MESSAGE, available
     from assertree.migrate import migrate as run_migration
     from assertree.migrate.writing import write_text
 
+    if not available():  # every conversion is CEL, proven by running it: nothing can be done without it
+        print(f"assertree: error: migrate writes and proves CEL policies; {CEL_EXTRA_MESSAGE}", file=sys.stderr)
+        raise typer.Exit(EXIT_BAD_INPUT)
     result = run_migration(sources, out, to=to, resources=resources or ())
     if report is not None:
         write_text(report, result.json_text(), "the migration report")

@@ -145,3 +145,16 @@ def test_a_test_left_with_no_row_is_not_written(tmp_path: Path, rows: str, value
     else:
         assert [document["metadata"]["name"] for document in yaml.safe_load_all(written.read_text())] == [left]
         assert report.tests == "Test Summary: 1 tests passed and 0 tests failed"
+
+
+def test_without_the_cel_extra_migrate_says_what_to_install(tmp_path: Path, monkeypatch, capsys) -> None:
+    """Without cel-expr-python nothing can be converted or proven: one line naming the extra, exit 2, nothing
+    written."""
+    from assertree.languages.cel import engine
+
+    monkeypatch.setattr(engine, "available", lambda: False)
+    out = tmp_path / "out"
+    assert main(["migrate", str(SAMPLE / "policies"), "--out", str(out)]) == 2
+    assert capsys.readouterr().err == ("assertree: error: migrate writes and proves CEL policies; CEL expressions "
+                                       "need the cel extra: pip install 'assertree[cel]'\n")
+    assert not out.exists()
