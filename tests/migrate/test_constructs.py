@@ -157,6 +157,20 @@ VALIDATE = [
             operator: AnyNotIn
             value: [docker.io]
 """, pod(containers=[NGINX]), pod(containers=[{"name": "app", "image": "ghcr.io/app:1"}])),
+    ("JMESPath merge() compared key by key and read by key", """
+- name: merged-labels
+  match: {any: [{resources: {kinds: [Pod]}}]}
+  validate:
+    deny:
+      conditions:
+        any:
+          - key: "{{ request.object.metadata.labels || `{}` | merge(@, {tier: 'web'}) }}"
+            operator: Equals
+            value: {app: shop, tier: web}
+          - key: "{{ merge(request.object.metadata.labels || `{}`, `{\\"tier\\": \\"db\\"}`).owner || '' }}"
+            operator: Equals
+            value: nobody
+""", pod(labels={"app": "shop", "tier": "db", "x": "y"}), pod(labels={"app": "shop", "tier": "db"})),
     ("validate.cel", """
 - name: replicas
   match: {any: [{resources: {kinds: [Deployment]}}]}
@@ -295,6 +309,18 @@ NOT_CONVERTED = [
     namespace: "{{ request.object.metadata.name }}"
     data: {spec: {hard: {pods: "10"}}}
 """, "spec.rules[0].generate: generate rules convert to a GeneratingPolicy"),
+    ("merge() of two maps known only at run time", """
+- name: merged
+  match: {any: [{resources: {kinds: [Pod]}}]}
+  validate:
+    deny:
+      conditions:
+        any:
+          - key: "{{ merge(request.object.metadata.labels, request.object.metadata.annotations) }}"
+            operator: Equals
+            value: {}
+""", ("spec.rules[0].validate.deny.conditions.any[0].key: {{ merge(request.object.metadata.labels, "
+         "request.object.metadata.annotations) }}: merge() of a second map whose keys are only known at run time")),
 ]
 
 

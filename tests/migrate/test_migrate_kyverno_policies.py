@@ -57,7 +57,6 @@ NOT_MIGRATED: dict[str, tuple[str, str]] = {
     "other/resolve-image-to-digest": ("context in a mutate foreach", "context entries inside a mutate foreach"),
     "other/block-updates-deletes": ("match/exclude clusterRoles", _ROLES),
     "traefik/disallow-default-tlsoptions": ("match/exclude clusterRoles", _ROLES),
-    "other/allowed-label-changes": ("JMESPath merge()", "merge() has no CEL equivalent"),
     # Both policies' mutate rules must be one MutatingPolicy (each test row expects the whole policy's patched
     # resource), and one policy has one status: set-memory skips Pod test4 after set-ephemeral-storage changed
     # it (the test expects that skip); prepend-registry-initcontainers skips a Pod without initContainers
@@ -66,9 +65,9 @@ NOT_MIGRATED: dict[str, tuple[str, str]] = {
     "other/prepend-image-registry": ("merged mutate rules with their own statuses", _MERGED),
 }
 
-FLOOR = 0.83  # of the core ClusterPolicies migrated (135 of 161, 83.9%, when written)
+FLOOR = 0.84  # of the core ClusterPolicies migrated (136 of 161, 84.5%, when written)
 REFUSALS = {"context apiCall": 11, "context configMap": 4, "context imageRegistry": 5,
-            "context in a mutate foreach": 1, "match/exclude clusterRoles": 2, "JMESPath merge()": 1,
+            "context in a mutate foreach": 1, "match/exclude clusterRoles": 2,
             "merged mutate rules with their own statuses": 2}
 
 

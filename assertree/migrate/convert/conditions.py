@@ -41,6 +41,7 @@ from assertree.migrate.convert.jmespath import (
     NO_DEFAULT,
     Expr,
     Names,
+    maps_equal,
     translate_template,
     translate_with_default,
     truthy,
@@ -87,7 +88,7 @@ def condition_test(condition: Any, names: Names, path: tuple) -> str:
     except NotConvertible as refusal:
         raise refusal.at((*path, "key")) from None
     value = condition.get("value")
-    if _is_constant(value):
+    if _is_constant(value) and key.kind != "merged":
         default_json = None if default is NO_DEFAULT else json.dumps(default)
         plain = key.text.startswith("request.operation")  # an admission operation holds no wildcard
         found = _form(operator, json.dumps(value, sort_keys=True), key.kind, default_json, key.optional, plain)
@@ -160,6 +161,9 @@ def _dynamic(operator: str, key: Expr, value: Expr, path: tuple) -> str:
     value is a list of items or one text (Kyverno reads a text as the one item), and an item ``*`` matches
     every key item, as Kyverno's wildcards do."""
     kind = operator.lower()
+    same = maps_equal(key, value)
+    if same is not None and kind in ("equals", "equal", "notequals", "notequal"):
+        return same if kind.startswith("equal") else cel.not_(same)
     if kind in ("equals", "equal"):
         return f"{cel.paren(key.value())} == {cel.paren(value.value())}"
     if kind in ("notequals", "notequal"):
