@@ -53,6 +53,7 @@ __all__ = ["block_test", "condition_test"]
 
 _KEY = "object.k"
 _SET_OPERATORS = ("anyin", "allin", "anynotin", "allnotin", "in", "notin")
+_JSON_ARRAY = r"^\s*\[[\s\S]*\]\s*$"
 _ORDERING = {"greaterthan": ">", "greaterthanorequals": ">=", "lessthan": "<", "lessthanorequals": "<="}
 
 
@@ -185,7 +186,10 @@ def _dynamic(operator: str, key: Expr, value: Expr, path: tuple) -> str:
 
         def member(item: str) -> str:
             in_list = f"{values}.exists(value, dyn(value) == dyn({item}) || dyn(value) == '*')"
-            one = f"dyn({values}) == dyn({item}) || dyn({values}) == '*'"
+            # a text holding a JSON array is its items (a ConfigMap's data is text: '["a", "b"]')
+            listed = (f"(type({values}) == string && {values}.matches({cel.string(_JSON_ARRAY)}) && "
+                      f"json.unmarshal({values}).exists(value, dyn(value) == dyn({item})))")
+            one = f"dyn({values}) == dyn({item}) || dyn({values}) == '*' || {listed}"
             if value.kind == "list":
                 return in_list
             if value.kind == "string":
