@@ -252,7 +252,8 @@ def _prove(source: _Source, plan: Layout, tests: list[_Test], extra: list[dict],
             audit = any(document["kind"] == "ValidatingAdmissionPolicyBinding"
                         and "Deny" not in document["spec"]["validationActions"] for document in rule.documents)
             converted_side = Runner(converted_rules(compiled), audit=audit)
-        proof = prove(source_side, converted_side, _probes(raw_rule, source, bases, source_side))
+        cel_rule = (raw_rule.get("validate") or {}).get("cel") is not None
+        proof = prove(source_side, converted_side, _probes(raw_rule, source, bases, source_side), exact=cel_rule)
         notes = "; ".join(rule.notes)
         if proof.verified:
             entry.rules.append(RuleEntry(rule.name, VERIFIED, notes, refs, proof.probes))
@@ -260,6 +261,10 @@ def _prove(source: _Source, plan: Layout, tests: list[_Test], extra: list[dict],
             examples = [disagreement.text() for disagreement in proof.disagreements[:3]]
             reason = (f"{proof.differing} of {proof.probes} resources get another verdict, e.g. "
                       + "; ".join(examples)) if proof.probes else "no resource to prove it on"
+            if cel_rule and any((d.source, d.converted) == ("fail", "error") for d in proof.disagreements):
+                reason = ("an expression that cannot be evaluated fails a validate.cel rule in Kyverno (its "
+                          "admission validator denies on an evaluation error) and is an error in a "
+                          "ValidatingPolicy: " + reason)
             overridden = _values_of_the_resource(source, bases, rule.name)
             if overridden:
                 reason = (f"the test's values set {', '.join(overridden)}, which Kyverno reads instead of the "
