@@ -53,6 +53,7 @@ class _Source:
     compiled: Any = None
     problem: str | None = None
     entry: PolicyEntry | None = None
+    unselected: dict[str, frozenset[tuple[str, str]]] = field(default_factory=dict)  # `PolicyNames.unselected`
     served: dict[int, tuple[ScanContext, ScanContext]] = field(default_factory=dict)  # a test's context -> it
     # with the ConfigMaps its values give (`migrate.lookups`), by the id of the test's context
 
@@ -255,6 +256,9 @@ def _prove(source: _Source, plan: Layout, tests: list[_Test], extra: list[dict],
         cel_rule = (raw_rule.get("validate") or {}).get("cel") is not None
         proof = prove(source_side, converted_side, _probes(raw_rule, source, bases, source_side), exact=cel_rule)
         notes = "; ".join(rule.notes)
+        source.unselected[rule.name] = frozenset(
+            (str((probe.value.get("metadata") or {}).get("namespace") or ""),
+             str((probe.value.get("metadata") or {}).get("name") or "")) for probe in proof.unselected)
         if proof.verified:
             entry.rules.append(RuleEntry(rule.name, VERIFIED, notes, refs, proof.probes))
         else:
@@ -575,7 +579,7 @@ def _names(sources: Iterable[_Source]) -> dict[str, PolicyNames]:
         namespace = metadata.get("namespace") if source.document.get("kind") == "Policy" else None
         out[str(metadata.get("name"))] = PolicyNames(
             str(metadata.get("name")), namespace, names, [rule.name for rule in source.conversion.rules],
-            any(entry.status == NOT_CONVERTED for entry in source.entry.rules))
+            any(entry.status == NOT_CONVERTED for entry in source.entry.rules), source.unselected)
     return out
 
 

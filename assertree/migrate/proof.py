@@ -80,6 +80,9 @@ class RuleProof:
     # rules merged into one converted policy whose own status (as Kyverno gives it, in turn) is not the merged
     # policy's, each with the probes where it is not (`prove`'s `each_rule`)
     rule_disagreements: dict[str, list[Disagreement]] = field(default_factory=dict)
+    # a test's own resources the source rule does not select (``kyverno test`` passes any row on them, Excluded)
+    # while the converted policy selects and skips them (a match condition): such a row checks nothing
+    unselected: list[Probe] = field(default_factory=list)
 
     @property
     def verified(self) -> bool:
@@ -212,6 +215,8 @@ def prove(source: Any, converted: Any, probes: Iterable[Probe], *, keep: int = 2
                     found.append(Disagreement(probe, own or "no result", right or "no result"))
         if left is not None:
             proof.applied += 1
+        elif probe.exact and right == "skip":
+            proof.unselected.append(probe)
         if VERDICTS.get(left) != VERDICTS.get(right) or ((probe.exact or exact) and left in ("fail", "error")
                                                              and left != right):
             proof.differing += 1
