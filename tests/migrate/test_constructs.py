@@ -358,3 +358,52 @@ def test_to_vap_writes_an_admission_policy_and_its_binding(migrated) -> None:
     assert result.kinds() == ["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]
     assert result.documents()[1]["spec"] == {"policyName": "sample", "validationActions": ["Deny"]}
     assert "fail" in result.run(bad)[0] and "fail" not in result.run(good)[0]
+
+
+def test_a_foreach_merge_of_each_container_list_item_under_conditions_converts(migrated) -> None:
+    # nirmata's pod-security remediations: each element (a container of any of the three lists) patches its own
+    # item of its own list, under a condition on that item's fields; the Pod-level part once, when some element is
+    rules = """
+- name: run-as-non-root-user
+  match: {any: [{resources: {kinds: [Deployment]}}]}
+  mutate:
+    foreach:
+      - list: "request.object.spec.template.spec.[containers, initContainers, ephemeralContainers][]"
+        patchStrategicMerge:
+          spec:
+            template:
+              spec:
+                securityContext:
+                  runAsUser: 1000
+                containers:
+                  - (name): "{{ element.name }}"
+                    securityContext:
+                      (runAsUser): 0
+                      runAsUser: 1000
+                initContainers:
+                  - (name): "{{ element.name }}"
+                    securityContext:
+                      (runAsUser): 0
+                      runAsUser: 1000
+"""
+
+    def deployment(name: str, **spec: list) -> dict:
+        return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": "default"},
+                "spec": {"selector": {"matchLabels": {"app": "x"}},
+                         "template": {"metadata": {"labels": {"app": "x"}}, "spec": spec}}}
+
+    root = {"name": "root", "image": "nginx", "securityContext": {"runAsUser": 0}}
+    other = {"name": "other", "image": "nginx", "securityContext": {"runAsUser": 5}}
+    init = {"name": "init", "image": "busybox", "securityContext": {"runAsUser": 0}}
+    mixed = deployment("mixed", containers=[root, other, {"name": "plain", "image": "nginx"}], initContainers=[init])
+    result = migrated(rules, [mixed, deployment("none", containers=[])])
+    assert result.statuses == ["verified"], result.reasons
+    assert result.kinds() == ["MutatingPolicy"]
+    statuses, patched = result.run(mixed)
+    assert statuses == {"pass"}
+    spec = patched["spec"]["template"]["spec"]
+    assert spec["securityContext"] == {"runAsUser": 1000}
+    assert [container.get("securityContext") for container in spec["containers"]] == [
+        {"runAsUser": 1000}, {"runAsUser": 5}, None]
+    assert spec["initContainers"][0]["securityContext"] == {"runAsUser": 1000}
+    assert result.run(deployment("none", containers=[]))[0] == {"skip"}
