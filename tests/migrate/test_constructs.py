@@ -439,3 +439,21 @@ def test_without_resources_the_proof_makes_up_objects_the_api_server_admits(migr
             value: [/etc]
 """)
     assert result.statuses == ["verified"], result.reasons
+
+
+def test_an_excluded_subject_matches_no_request_without_a_user(migrated) -> None:
+    # offline, without a user info file, a request has no user name: Kyverno excludes nothing by subject, and the
+    # converted exclusion reads the missing name as '' (it failed on it: an error where Kyverno denies)
+    result = migrated("""
+- name: no-task-runs
+  match: {any: [{resources: {kinds: [Pod]}}]}
+  exclude:
+    any:
+      - subjects:
+          - {kind: User, name: "system:serviceaccount:ci:controller"}
+  validate:
+    message: not allowed
+    deny: {}
+""", [pod()], spec="validationFailureAction: Enforce")
+    assert result.statuses == ["verified"], result.reasons
+    assert result.run(pod())[0] == {"fail"}
