@@ -49,7 +49,8 @@ from assertree.languages.kyverno.manifests import copy_json, to_float64
 from assertree.languages.kyverno.operators import go_type_name, sprint, validate_value
 from assertree.results import Status
 
-__all__ = ["PatternResult", "RuleOutcome", "match_pattern", "validate_rule"]
+__all__ = ["PatternResult", "RuleOutcome", "any_pattern_outcome", "match_pattern", "pattern_outcome", "validate_rule",
+           "verdict"]
 
 _CONDITIONAL_MISMATCH = "conditional anchor mismatch"
 _GLOBAL_MISMATCH = "global anchor mismatch"
@@ -421,6 +422,11 @@ def match_pattern(resource: Any, pattern: Any) -> PatternResult:
     """
     walk = _Walk()
     failed_path, error = walk.element(resource, copy_json(pattern), "/")
+    return verdict(walk, failed_path, error)
+
+
+def verdict(walk: _Walk, failed_path: str, error: _Error | None) -> PatternResult:
+    """What a finished walk decided: Kyverno's reading of the error the root element returned."""
     if error is None:
         return PatternResult(Status.PASS)
     if _is_skip(error):
@@ -472,21 +478,31 @@ def validate_rule(
     when every pattern skipped, and otherwise fails listing each failure.
     """
     if pattern is not None:
-        result = match_pattern(resource, pattern)
-        if result.status is Status.PASS:
-            return RuleOutcome(Status.PASS, f"validation rule '{rule}' passed.")
-        if result.status is Status.SKIP:
-            return RuleOutcome(Status.SKIP, result.error)
-        text = _error_message(rule, message, result.error, result.path)
-        return RuleOutcome(result.status, text, result.path)
+        return pattern_outcome(match_pattern(resource, pattern), rule, message)
     if any_pattern is None:
         return RuleOutcome(Status.PASS, message)
     if not isinstance(any_pattern, list):
         return RuleOutcome(Status.ERROR, "failed to deserialize anyPattern, expected type array")
+    # Go's JSON round trip: float64 numbers
+    return any_pattern_outcome((match_pattern(resource, candidate) for candidate in to_float64(any_pattern)),
+                               rule, message)
+
+
+def pattern_outcome(result: PatternResult, rule: str, message: str) -> RuleOutcome:
+    """A `pattern` rule's outcome from its pattern's result."""
+    if result.status is Status.PASS:
+        return RuleOutcome(Status.PASS, f"validation rule '{rule}' passed.")
+    if result.status is Status.SKIP:
+        return RuleOutcome(Status.SKIP, result.error)
+    text = _error_message(rule, message, result.error, result.path)
+    return RuleOutcome(result.status, text, result.path)
+
+
+def any_pattern_outcome(results: Iterable[PatternResult], rule: str, message: str) -> RuleOutcome:
+    """An `anyPattern` rule's outcome from its patterns' results, in order (read up to the first pass)."""
     failures: list[str] = []
     skips: list[str] = []
-    for index, candidate in enumerate(to_float64(any_pattern)):  # Go's JSON round trip: float64 numbers
-        result = match_pattern(resource, candidate)
+    for index, result in enumerate(results):
         if result.status is Status.PASS:
             return RuleOutcome(Status.PASS, f"validation rule '{rule}' anyPattern[{index}] passed.")
         if result.status is Status.SKIP:
