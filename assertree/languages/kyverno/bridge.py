@@ -258,10 +258,10 @@ def compile_patterns(pattern: Any, any_pattern: Any) -> Any:
     return compiled(pattern, any_pattern)
 
 
-def validate_patterns(target: Any, rule_name: str, pattern: Any, any_pattern: Any, message: str | None,
+def validate_patterns(target: Any, rule_name: str, pattern: Any, any_pattern: Any, message: Any,
                       compiled: Any = None) -> Any:
-    """Kyverno's pattern/anyPattern verdict with its message (`pattern.validate_rule`), through `compiled`
-    (`compile_patterns` of the same patterns) when given."""
+    """Kyverno's pattern/anyPattern verdict with its message (`pattern.validate_rule`; `message` may be the
+    function that substitutes it), through `compiled` (`compile_patterns` of the same patterns) when given."""
     from assertree.languages.kyverno.pattern import validate_rule
 
     if compiled is not None:

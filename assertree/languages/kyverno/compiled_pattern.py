@@ -55,6 +55,7 @@ from assertree.languages.kyverno.pattern import (
     _MISSING_TRACKED,
     _NEGATION_MATCHED,
     _OK,
+    Message,
     PatternResult,
     RuleOutcome,
     _anchor_of,
@@ -103,7 +104,7 @@ class CompiledPatterns:
         self._patterns = patterns
         self._any = any_pattern
 
-    def validate(self, resource: Any, rule: str, message: str) -> RuleOutcome:
+    def validate(self, resource: Any, rule: str, message: Message) -> RuleOutcome:
         if not self._any:
             return pattern_outcome(self._patterns[0].match(resource), rule, message)
         return any_pattern_outcome((pattern.match(resource) for pattern in self._patterns), rule, message)

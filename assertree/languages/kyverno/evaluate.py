@@ -330,9 +330,11 @@ def _patterns(check: Check, session: Any, target: Any, rule_name: str, message: 
             pattern, any_pattern = None, bridge.substitute(check.any_pattern, session)
     except bridge.EvaluationProblem as problem:
         return _error(f"variable substitution failed: {problem}", problem)
-    text = _substituted_message(session, message) if message else ""
-    outcome = bridge.validate_patterns(target, rule_name, pattern, any_pattern, text if text is not None else message,
-                                       compiled)
+    def text() -> str:  # substituted only when the outcome words it (a failure, mostly)
+        substituted = _substituted_message(session, message) if message else ""
+        return substituted if substituted is not None else message or ""
+
+    outcome = bridge.validate_patterns(target, rule_name, pattern, any_pattern, text, compiled)
     status = str(outcome.status)
     if status == ERROR:
         where = check.path + (("pattern",) if pattern is not None else ("anyPattern",))

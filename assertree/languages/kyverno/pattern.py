@@ -39,7 +39,7 @@ Kyverno quirks kept on purpose (each changes results users see):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -115,6 +115,8 @@ def _combined_skip(errors: list[_Error]) -> _Error:
 
 
 _Outcome = tuple[str, "_Error | None"]
+Message = str | Callable[[], str]
+"""A rule's message, or the function that substitutes its variables (called only if the outcome words it)."""
 _OK: _Outcome = ("", None)
 
 
@@ -467,12 +469,13 @@ def validate_rule(
     *,
     pattern: Any = None,
     any_pattern: Any = None,
-    message: str = "",
+    message: Message = "",
 ) -> RuleOutcome:
     """The result of a validate rule with `pattern` or `any_pattern` on `resource`, as Kyverno reports it.
 
     `rule` is the rule name and `message` its ``validate.message`` with
-    variables already substituted (empty when absent). Patterns must already
+    variables already substituted (empty when absent), or a function that
+    substitutes them, called only when the outcome words the message. Patterns must already
     be variable-substituted too. `pattern` wins when both are given, as in
     Kyverno. ``anyPattern`` passes on the first pattern that passes, skips
     when every pattern skipped, and otherwise fails listing each failure.
@@ -480,7 +483,7 @@ def validate_rule(
     if pattern is not None:
         return pattern_outcome(match_pattern(resource, pattern), rule, message)
     if any_pattern is None:
-        return RuleOutcome(Status.PASS, message)
+        return RuleOutcome(Status.PASS, _text(message))
     if not isinstance(any_pattern, list):
         return RuleOutcome(Status.ERROR, "failed to deserialize anyPattern, expected type array")
     # Go's JSON round trip: float64 numbers
@@ -488,17 +491,21 @@ def validate_rule(
                                rule, message)
 
 
-def pattern_outcome(result: PatternResult, rule: str, message: str) -> RuleOutcome:
+def _text(message: Message) -> str:
+    return message() if callable(message) else message
+
+
+def pattern_outcome(result: PatternResult, rule: str, message: Message) -> RuleOutcome:
     """A `pattern` rule's outcome from its pattern's result."""
     if result.status is Status.PASS:
         return RuleOutcome(Status.PASS, f"validation rule '{rule}' passed.")
     if result.status is Status.SKIP:
         return RuleOutcome(Status.SKIP, result.error)
-    text = _error_message(rule, message, result.error, result.path)
+    text = _error_message(rule, _text(message), result.error, result.path)
     return RuleOutcome(result.status, text, result.path)
 
 
-def any_pattern_outcome(results: Iterable[PatternResult], rule: str, message: str) -> RuleOutcome:
+def any_pattern_outcome(results: Iterable[PatternResult], rule: str, message: Message) -> RuleOutcome:
     """An `anyPattern` rule's outcome from its patterns' results, in order (read up to the first pass)."""
     failures: list[str] = []
     skips: list[str] = []
@@ -514,5 +521,5 @@ def any_pattern_outcome(results: Iterable[PatternResult], rule: str, message: st
     if skips and not failures:
         return RuleOutcome(Status.SKIP, " ".join(skips))
     if failures:
-        return RuleOutcome(Status.FAIL, _any_pattern_message(message, failures))
-    return RuleOutcome(Status.PASS, message)
+        return RuleOutcome(Status.FAIL, _any_pattern_message(_text(message), failures))
+    return RuleOutcome(Status.PASS, _text(message))
