@@ -9,6 +9,7 @@ from assertree.errors import PolicyError, Problem, Severity
 from assertree.languages.kyverno.cel_policies.compile import CompiledCelPolicy, compile_policy, compile_problems
 from assertree.languages.kyverno.cel_policies.model import GROUP, KINDS
 from assertree.languages.kyverno.cel_policies.reading import ReadError, build_policy, problems, read_policy
+from assertree.languages.schema_problems import in_document_order
 
 __all__ = ["DESCRIPTION", "GROUP", "compile_document", "is_cel_policy", "lint_document"]
 
@@ -40,13 +41,10 @@ def lint_document(document: Any) -> Iterator[Problem]:
     expression of the well-formed fields that does not compile, and a warning when it is not run offline (no
     location yet: the loader adds the file and line)."""
     found = problems(document)
-    yield from found
     policy = build_policy(document)
-    if policy is None or policy.kind not in KINDS:
-        return
-    compiled = compile_problems(policy)
-    yield from compiled
-    if compiled or any(problem.severity == Severity.ERROR for problem in found):
+    compiled = compile_problems(policy) if policy is not None and policy.kind in KINDS else []
+    yield from in_document_order(document, [*found, *compiled])
+    if policy is None or compiled or any(problem.severity == Severity.ERROR for problem in found):
         return
     try:  # the autogen variants, which the policy as written does not show
         compile_document(document)
