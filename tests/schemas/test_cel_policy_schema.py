@@ -13,9 +13,10 @@ from conftest import CONFORMANCE, REPO
 
 import assertree.schemas
 from assertree.cli import main
+from assertree.documents.cache import DocumentCache
 from assertree.documents.reader import SUFFIXES, load_documents
 from assertree.errors import AssertreeError, PolicyError, Severity
-from assertree.languages.checked_files import _POLICY_CACHE
+from assertree.languages import checked_files
 from assertree.languages.kyverno.cel_policies.language import compile_document, is_cel_policy, lint_document
 from assertree.languages.kyverno.cel_policies.reading import SCHEMA_FILE, problems
 
@@ -241,9 +242,9 @@ def test_lint_reports_each_problem_with_file_line_and_field(tmp_path: Path, caps
 def test_the_schema_takes_part_in_the_cache_of_checked_files() -> None:
     # the cache's folder is named after the size and modification time of every file of these folders, so an edited
     # schema never passes a document that the schema it replaces let through
-    schema = Path(assertree.schemas.__file__).parent / SCHEMA_FILE
+    schema = (Path(assertree.schemas.__file__).parent / SCHEMA_FILE).resolve()
     assert schema.is_file()
-    assert any(schema.is_relative_to(module) for module in map(Path, _POLICY_CACHE.modules))
+    assert any(schema.is_relative_to(Path(module).resolve()) for module in checked_files._POLICY_CACHE.modules)
 
 
 def test_a_document_from_the_cache_is_not_validated_again(tmp_path: Path, monkeypatch) -> None:
@@ -253,8 +254,8 @@ def test_a_document_from_the_cache_is_not_validated_again(tmp_path: Path, monkey
     file = tmp_path / "policy.yaml"
     file.write_text(yaml.safe_dump(policy("ValidatingPolicy", {"matchConstraints": {"resourceRules": PODS},
                                                                "validations": [{"expression": "true"}]})))
-    monkeypatch.setenv("ASSERTREE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(_POLICY_CACHE, "_folder", False)  # worked out again, under the folder above
+    monkeypatch.setenv("ASSERTREE_CACHE_DIR", str(tmp_path / "cache"))  # a cache of this test alone
+    monkeypatch.setattr(checked_files, "_POLICY_CACHE", DocumentCache("policies", checked_files._POLICY_CACHE.modules))
     validated: list[str] = []
     validate = schema_problems._fast_validator
 
