@@ -236,6 +236,7 @@ def _prove(source: _Source, plan: Layout, tests: list[_Test], extra: list[dict],
             entry.rules.append(RuleEntry(rule.name, NOT_CONVERTED, source.problem or "the source policy cannot run"))
             rule.refusal = None
             continue
+        _declare_exclusions(source.document["spec"]["rules"][rule.index], rule.documents, bases)
         try:
             compiled = _compile_converted(rule.documents)
         except PolicyError as error:
@@ -276,6 +277,25 @@ def _prove(source: _Source, plan: Layout, tests: list[_Test], extra: list[dict],
             entry.rules.append(RuleEntry(rule.name, DIFFERS, reason, refs, proof.probes,
                                          [d.text() for d in proof.disagreements[:5]]))
     _merge_mutate_rules(source, bases, report, taken)
+
+
+def _declare_exclusions(rule: dict, documents: list[dict], bases: list[tuple[dict, str, ScanContext]]) -> None:
+    """The converted ValidatingPolicies of `rule` also exclude declaratively what its ``exclude`` excludes by
+    name (`matching.declared_exclusions`; the tests' resources its wildcard names match), unless that would
+    stop Kyverno's CEL autogen (which takes match constraints that select Pods and nothing else)."""
+    from assertree.languages.kyverno.cel_policies.autogen import can_autogen
+    from assertree.migrate.convert.matching import declared_exclusions
+
+    seen = [(str(value.get("kind") or ""), str((value.get("metadata") or {}).get("name") or ""))
+            for value, _origin, _context in bases]
+    excluded = declared_exclusions(rule, seen)
+    if not excluded:
+        return
+    for document in documents:
+        constraints = (document.get("spec") or {}).get("matchConstraints")
+        if document.get("kind") in ("ValidatingPolicy", "NamespacedValidatingPolicy") and \
+                isinstance(constraints, dict) and not can_autogen(constraints):
+            constraints["excludeResourceRules"] = copy.deepcopy(excluded)
 
 
 def _values_of_the_resource(source: _Source, bases: list[tuple[dict, str, ScanContext]], rule: str) -> list[str]:

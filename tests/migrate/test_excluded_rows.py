@@ -1,6 +1,8 @@
 """A test row on a resource the source rule excludes checks nothing in ``kyverno test`` (Excluded passes it,
-whatever it expects); the converted policy says the exclusion as a match condition and skips the resource, so
-the rewritten row leaves that resource out, with a note, and keeps every resource it does check."""
+whatever it expects). The converted policy says the exclusion as a match condition, which skips the resource;
+where the exclusion goes by kind and name only, the names (and the tests' resources its wildcards match) are
+also excluded declaratively, so that the converted policy gives no result either and every row stands.
+Otherwise the rewritten row leaves that resource out, with a note, and keeps every resource it does check."""
 
 from __future__ import annotations
 
@@ -44,12 +46,13 @@ results:
 """
 
 
-def _role(name: str, verb: str) -> dict:
-    return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": name},
+def _role(name: str, verb: str, **labels: str) -> dict:
+    metadata: dict = {"name": name, "labels": labels} if labels else {"name": name}
+    return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": metadata,
             "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": [verb]}]}
 
 
-def test_rows_on_excluded_resources_lose_them_with_a_note(tmp_path: Path) -> None:
+def test_an_exclusion_by_name_is_also_declared_and_every_row_stands(tmp_path: Path) -> None:
     source = tmp_path / "src"
     source.mkdir()
     (source / "policy.yaml").write_text(POLICY)
@@ -57,6 +60,26 @@ def test_rows_on_excluded_resources_lose_them_with_a_note(tmp_path: Path) -> Non
     (source / "resources.yaml").write_text(yaml.safe_dump_all(
         [_role("system:admin", "delete"), _role("system:reader", "delete"), _role("wild", "delete"),
          _role("tame", "get")]))
+    report = migrate([source], tmp_path / "out")
+    assert [rule.status for policy in report.policies for rule in policy.rules] == ["verified"]
+    assert report.tests_failed == 0 and report.tests == "Test Summary: 4 tests passed and 0 tests failed"
+    rows = yaml.safe_load((tmp_path / "out" / "kyverno-test.yaml").read_text())["results"]
+    assert [row["resources"] for row in rows] == [["system:admin", "wild"], ["system:reader"], ["tame"]]
+    converted = yaml.safe_load((tmp_path / "out" / "policy.yaml").read_text())
+    assert converted["spec"]["matchConstraints"]["excludeResourceRules"] == [{
+        "apiGroups": ["rbac.authorization.k8s.io"], "apiVersions": ["*"], "resources": ["clusterroles"],
+        "operations": ["*"], "resourceNames": ["system:admin", "system:reader"]}]
+    assert not any("the source rule does not select" in note for note in report.notes)
+
+
+def test_rows_on_resources_excluded_otherwise_lose_them_with_a_note(tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "policy.yaml").write_text(POLICY.replace('names: ["system:*"]', "selector: {matchLabels: {core: 'yes'}}"))
+    (source / "kyverno-test.yaml").write_text(TEST)
+    (source / "resources.yaml").write_text(yaml.safe_dump_all(
+        [_role("system:admin", "delete", core="yes"), _role("system:reader", "delete", core="yes"),
+         _role("wild", "delete"), _role("tame", "get")]))
     report = migrate([source], tmp_path / "out")
     assert [rule.status for policy in report.policies for rule in policy.rules] == ["verified"]
     assert report.tests_failed == 0 and report.tests, report.test_failures

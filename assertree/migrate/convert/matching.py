@@ -33,7 +33,7 @@ from assertree.languages.kyverno.match import parse_kind_selector
 from assertree.migrate.convert import cel
 from assertree.migrate.convert.refusal import NotConvertible
 
-__all__ = ["BUILT_IN_KINDS", "Selection", "kind_rule", "selection"]
+__all__ = ["BUILT_IN_KINDS", "Selection", "declared_exclusions", "kind_rule", "selection"]
 
 BUILT_IN_KINDS: dict[str, tuple[str, str]] = {
     **{kind: ("", "v1") for kind in (
@@ -331,3 +331,53 @@ def selection(rule: Mapping[str, Any], path: tuple, default_operations: Sequence
 def _has_wildcards(selector: Mapping[str, Any]) -> bool:
     return any("*" in str(key) or "?" in str(key) or "*" in str(value) or "?" in str(value)
                for key, value in (selector.get("matchLabels") or {}).items())
+
+
+def declared_exclusions(rule: Mapping[str, Any], seen: Sequence[tuple[str, str]]) -> list[dict]:
+    """``excludeResourceRules`` that say declaratively part of what `rule`'s ``exclude`` says as a match
+    condition, when it excludes by kind and name only (so excluding a name excludes exactly what Kyverno
+    excludes): its names without wildcards, and those of `seen` (kind, name: the tests' resources) that its
+    wildcard names match. A resource that no rule of a policy selects gives no result, which ``kyverno test``
+    reads as it reads Kyverno's exclusion ("Excluded"); a match condition that is not met gives a skip. The
+    match condition stays: it holds for the other names."""
+    from assertree.languages.kyverno import wildcard
+
+    exclude = rule.get("exclude") or {}
+    how, filters = _filters(exclude)
+    if not filters or (how == "all" and len(filters) > 1):
+        return []
+    names_by_kind: dict[str, list[str]] = {}
+    match_kinds = [str(kind) for item in _filters(rule.get("match") or {})[1]
+                   for kind in (item.get("resources") or {}).get("kinds") or []]
+    for item in filters:
+        description = item.get("resources") or {}
+        patterns = [str(name) for name in description.get("names") or []]
+        if description.get("name"):
+            patterns.append(str(description["name"]))
+        if not patterns or any(item.get(key) for key in _USER_KEYS) or {
+                key for key, value in description.items() if value} - {"kinds", "names", "name"}:
+            # another criterion decides too, so a name alone does not say what this filter excludes: of
+            # `any` filters, the others still do (each excludes on its own)
+            if how == "any":
+                continue
+            return []
+        for kind in description.get("kinds") or match_kinds:
+            plain = parse_kind_selector(str(kind))[2]
+            found = names_by_kind.setdefault(str(kind), [])
+            for pattern in patterns:
+                if "*" in pattern or "?" in pattern:
+                    found.extend(name for seen_kind, name in seen if seen_kind == plain and name
+                                 and wildcard.match(pattern, name) and name not in found)
+                elif pattern not in found:
+                    found.append(pattern)
+    out = []
+    for kind, names in names_by_kind.items():
+        if not names:
+            continue
+        try:
+            group, version, resource = kind_rule(kind)
+        except NotConvertible:
+            return []
+        out.append({"apiGroups": [group], "apiVersions": [version], "resources": [resource],
+                    "operations": ["*"], "resourceNames": sorted(names)})
+    return out
