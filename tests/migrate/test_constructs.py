@@ -186,6 +186,17 @@ VALIDATE = [
             operator: Equals
             value: blocked
 """, pod("other"), pod("prod")),
+    ("a set operator against one text", """
+- name: no-web-tier
+  match: {any: [{resources: {kinds: [Pod]}}]}
+  validate:
+    deny:
+      conditions:
+        any:
+          - key: "{{ request.object.metadata.labels.tier || '' }}"
+            operator: AnyIn
+            value: web
+""", pod(labels={"tier": "db"}), pod(labels={"tier": "web"})),
     ("validate.cel", """
 - name: replicas
   match: {any: [{resources: {kinds: [Deployment]}}]}

@@ -250,8 +250,9 @@ def _set_values(value: Any) -> list[str] | None:
 
 
 def _set_form(operator: str, key: str, value: Any, *, scalar: bool = True, lists: bool = True,
-              guard: bool = False, reverse: bool = True) -> str:
-    """The set operators: each key item printed (``string()``) and matched against the values."""
+              guard: bool = False, reverse: bool = True, scalar_reverse: bool | None = None) -> str:
+    """The set operators: each key item printed (``string()``) and matched against the values (and the values
+    against a key item holding wildcards, with `reverse`; for a key that is no list, with `scalar_reverse`)."""
     kind = operator.lower()
     values = _set_values(value)
     if values is None or kind not in _SET_OPERATORS:
@@ -272,7 +273,7 @@ def _set_form(operator: str, key: str, value: Any, *, scalar: bool = True, lists
         over_list = f"{key}.exists(item, {cel.not_(member(printed('item')))})"
     else:
         over_list = cel.not_(f"{key}.exists(item, {member(printed('item'))})")
-    one = member(printed(key))
+    one = _matches_any(printed(key), values, reverse if scalar_reverse is None else scalar_reverse)
     one = cel.not_(one) if negate else one
     if guard:
         one = cel.and_([f"type({key}) in [bool, int, uint, double, string]", one])
@@ -463,6 +464,9 @@ _BUILDERS: dict[str, Callable[[str, str, Any], str]] = {
     "list-set": _list_set,
     "set": _either_set,
     "guarded-set": _guarded_set,
+    # a value that is one text: Kyverno matches a key that is no list with the text as a pattern, and the items
+    # of a list key both ways
+    "text-set": lambda operator, key, value: _set_form(operator, key, value, guard=True, scalar_reverse=False),
     "range-set": _range_set,
     "ordering": _ordering,
     "typed-ordering": _typed_ordering,
