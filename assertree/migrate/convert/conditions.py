@@ -30,6 +30,7 @@ the key at run time (`cel.reverse_wildcard`).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
@@ -54,6 +55,7 @@ __all__ = ["block_test", "condition_test"]
 _KEY = "object.k"
 _SET_OPERATORS = ("anyin", "allin", "anynotin", "allnotin", "in", "notin")
 _JSON_ARRAY = r"^\s*\[[\s\S]*\]\s*$"
+_MACRO = re.compile(r"\.(filter|map|exists|exists_one|all|optMap|optFlatMap)\(")
 _ORDERING = {"greaterthan": ">", "greaterthanorequals": ">=", "lessthan": "<", "lessthanorequals": "<="}
 
 
@@ -186,10 +188,12 @@ def _dynamic(operator: str, key: Expr, value: Expr, path: tuple) -> str:
 
         def member(item: str) -> str:
             in_list = f"{values}.exists(value, dyn(value) == dyn({item}) || dyn(value) == '*')"
-            # a text holding a JSON array is its items (a ConfigMap's data is text: '["a", "b"]')
-            listed = (f"(type({values}) == string && {values}.matches({cel.string(_JSON_ARRAY)}) && "
-                      f"json.unmarshal({values}).exists(value, dyn(value) == dyn({item})))")
-            one = f"dyn({values}) == dyn({item}) || dyn({values}) == '*' || {listed}"
+            one = f"dyn({values}) == dyn({item}) || dyn({values}) == '*'"
+            if not _MACRO.search(values):
+                # a text holding a JSON array is its items (a ConfigMap's data is text: '["a", "b"]'); read only
+                # from a value that is no comprehension, which would run again for each key item
+                one = cel.ternary(f"type({values}) == string && {values}.matches({cel.string(_JSON_ARRAY)})",
+                                  f"json.unmarshal({values}).exists(listed, dyn(listed) == dyn({item}))", one)
             if value.kind == "list":
                 return in_list
             if value.kind == "string":
