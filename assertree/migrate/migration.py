@@ -53,6 +53,9 @@ class _Source:
     compiled: Any = None
     problem: str | None = None
     entry: PolicyEntry | None = None
+    unselected: dict[str, frozenset[tuple[str, str]]] = field(default_factory=dict)  # `PolicyNames.unselected`
+    served: dict[int, tuple[ScanContext, ScanContext]] = field(default_factory=dict)  # a test's context -> it
+    # with the ConfigMaps its values give (`migrate.lookups`), by the id of the test's context
 
 
 @dataclass
@@ -250,17 +253,47 @@ def _prove(source: _Source, plan: Layout, tests: list[_Test], extra: list[dict],
             audit = any(document["kind"] == "ValidatingAdmissionPolicyBinding"
                         and "Deny" not in document["spec"]["validationActions"] for document in rule.documents)
             converted_side = Runner(converted_rules(compiled), audit=audit)
-        proof = prove(source_side, converted_side, _probes(raw_rule, source, bases, source_side))
+        cel_rule = (raw_rule.get("validate") or {}).get("cel") is not None
+        proof = prove(source_side, converted_side, _probes(raw_rule, source, bases, source_side), exact=cel_rule)
         notes = "; ".join(rule.notes)
+        source.unselected[rule.name] = frozenset(
+            (str((probe.value.get("metadata") or {}).get("namespace") or ""),
+             str((probe.value.get("metadata") or {}).get("name") or "")) for probe in proof.unselected)
         if proof.verified:
             entry.rules.append(RuleEntry(rule.name, VERIFIED, notes, refs, proof.probes))
         else:
             examples = [disagreement.text() for disagreement in proof.disagreements[:3]]
             reason = (f"{proof.differing} of {proof.probes} resources get another verdict, e.g. "
                       + "; ".join(examples)) if proof.probes else "no resource to prove it on"
+            if cel_rule and any((d.source, d.converted) == ("fail", "error") for d in proof.disagreements):
+                reason = ("an expression that cannot be evaluated fails a validate.cel rule in Kyverno (its "
+                          "admission validator denies on an evaluation error) and is an error in a "
+                          "ValidatingPolicy: " + reason)
+            overridden = _values_of_the_resource(source, bases, rule.name)
+            if overridden:
+                reason = (f"the test's values set {', '.join(overridden)}, which Kyverno reads instead of the "
+                          "resource's own field, while the converted policy reads the resource: " + reason)
             entry.rules.append(RuleEntry(rule.name, DIFFERS, reason, refs, proof.probes,
                                          [d.text() for d in proof.disagreements[:5]]))
     _merge_mutate_rules(source, bases, report, taken)
+
+
+def _values_of_the_resource(source: _Source, bases: list[tuple[dict, str, ScanContext]], rule: str) -> list[str]:
+    """The ``request.object``/``request.oldObject`` fields the tests' values set for `rule` of `source` (the
+    Kyverno CLI reads them in place of the resource's; a CEL policy reads the resource)."""
+    policy = str((source.document.get("metadata") or {}).get("name") or "")
+    found: set[str] = set()
+    for values in {id(context.values): context.values for _, _, context in bases if context.values is not None
+                   and hasattr(context.values, "policies")}.values():
+        given = [values.global_values]
+        given.extend(resource.values for candidate in values.policies if candidate.name == policy
+                     for resource in candidate.resources)
+        rule_values = values.rule(policy, rule)
+        if rule_values is not None:
+            given.append(rule_values.variables())
+        found.update(key for keys in given for key in keys
+                     if key.startswith(("request.object.", "request.oldObject.")))
+    return sorted(found)
 
 
 def _compile_converted(documents: list[dict]) -> list[Any]:
@@ -360,7 +393,9 @@ def _bases(source: _Source, tests: list[_Test], extra: list[dict]) -> list[tuple
 
 def _resource_context(context: ScanContext, source: _Source, value: dict) -> ScanContext:
     """`context`, under the operation the values file gives this resource for the source policy, if any (the
-    Kyverno CLI reads it for a ClusterPolicy; both sides of the proof run under it)."""
+    Kyverno CLI reads it for a ClusterPolicy; both sides of the proof run under it), and with the ConfigMaps its
+    values give the policy's ``configMap`` entries (`migrate.lookups`)."""
+    context = _served(context, source)
     values = context.values
     if values is None or not hasattr(values, "resource_values"):
         return context
@@ -374,6 +409,17 @@ def _resource_context(context: ScanContext, source: _Source, value: dict) -> Sca
     if operation in ("CREATE", "UPDATE", "DELETE") and operation != context.operation:
         return with_operation(context, operation)
     return context
+
+
+def _served(context: ScanContext, source: _Source) -> ScanContext:
+    """`context` with the ConfigMaps its values give `source`'s ``configMap`` entries, made once per context."""
+    from assertree.migrate.lookups import config_maps, with_config_maps
+
+    found = source.served.get(id(context))
+    if found is None or found[0] is not context:
+        found = (context, with_config_maps(context, config_maps([source.document], context.values)))
+        source.served[id(context)] = found
+    return found[1]
 
 
 def _probes(rule: dict, source: _Source, bases: list[tuple[dict, str, ScanContext]], runner: Any):
@@ -430,9 +476,10 @@ def _match_kinds(rule: dict) -> set[str]:
 
 def _made_up(rule: dict) -> list[dict]:
     """A resource of each kind the rule matches, when no test gives one (the variants fill it in): in the
-    ``default`` namespace unless the kind is cluster-scoped, and a Pod with a container: a ClusterRole in a
-    namespace, or a Pod without ``spec.containers``, is an object the API server never admits, on which the
-    source and its conversion may disagree for no reason a cluster would ever show."""
+    ``default`` namespace unless the kind is cluster-scoped, with the spec the API server requires (a Pod's
+    container, an Ingress's backend: `_MADE_UP_SPECS`): a ClusterRole in a namespace, or a Pod without
+    ``spec.containers``, is an object the API server never admits, on which the source and its conversion may
+    disagree for no reason a cluster would ever show."""
     from assertree.languages.kubernetes.resources import is_namespaced
     from assertree.migrate.convert.matching import BUILT_IN_KINDS
 
@@ -444,10 +491,27 @@ def _made_up(rule: dict) -> list[dict]:
         api_version = f"{group}/{version}" if group else version
         metadata = {"name": "probe", "namespace": "default"} if is_namespaced(api_version, kind) else {"name": "probe"}
         made: dict[str, Any] = {"apiVersion": api_version, "kind": kind, "metadata": metadata}
-        if kind == "Pod":  # the API server admits no Pod without a container
-            made["spec"] = {"containers": [{"name": "probe", "image": "probe"}]}
+        if kind in _MADE_UP_SPECS:  # what the API server requires of these kinds' specs
+            made["spec"] = copy.deepcopy(_MADE_UP_SPECS[kind])
         out.append(made)
     return out
+
+
+_POD_SPEC = {"containers": [{"name": "probe", "image": "probe"}]}
+_TEMPLATE = {"metadata": {"labels": {"app": "probe"}}, "spec": _POD_SPEC}
+_MADE_UP_SPECS: dict[str, dict] = {
+    "Pod": _POD_SPEC,
+    **{kind: {"selector": {"matchLabels": {"app": "probe"}}, "template": _TEMPLATE}
+       for kind in ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet")},
+    "ReplicationController": {"selector": {"app": "probe"}, "template": _TEMPLATE},
+    "Job": {"template": {**_TEMPLATE, "spec": {**_POD_SPEC, "restartPolicy": "Never"}}},
+    "CronJob": {"schedule": "0 * * * *", "jobTemplate": {"spec": {
+        "template": {**_TEMPLATE, "spec": {**_POD_SPEC, "restartPolicy": "Never"}}}}},
+    "Service": {"ports": [{"port": 80}]},
+    "Ingress": {"defaultBackend": {"service": {"name": "probe", "port": {"number": 80}}}},
+}
+"""The least spec the API server admits for the kinds that need one (a Pod's container, a controller's selector
+and template, a Service's port, an Ingress's backend)."""
 
 
 # -- writing --------------------------------------------------------------------------------------------------
@@ -533,7 +597,7 @@ def _names(sources: Iterable[_Source]) -> dict[str, PolicyNames]:
         namespace = metadata.get("namespace") if source.document.get("kind") == "Policy" else None
         out[str(metadata.get("name"))] = PolicyNames(
             str(metadata.get("name")), namespace, names, [rule.name for rule in source.conversion.rules],
-            any(entry.status == NOT_CONVERTED for entry in source.entry.rules))
+            any(entry.status == NOT_CONVERTED for entry in source.entry.rules), source.unselected)
     return out
 
 
@@ -549,6 +613,7 @@ def _write_test(test: _Test, plan: Layout, files: list[_File], report: Report) -
     relocate = relocator(test.file.parent, target.parent, plan.target)
     notes: list[str] = []
     documents = [rewrite_test(document, names, relocate, notes) for document in test.documents]
+    _give_config_maps(test, target, sources, documents, notes)
     converted = {name for policy in names.values() for documents_ in policy.rules.values()
                  for _, name, _ in documents_}
     extra: list[dict] = []
@@ -583,6 +648,44 @@ def _write_test(test: _Test, plan: Layout, files: list[_File], report: Report) -
     report.notes.extend(f"{_relative_to_cwd(test.file)}: {note}" for note in notes)
     if kept or extra:
         write_documents(target, [*kept, *extra])
+
+
+def _give_config_maps(test: _Test, target: Path, sources: list[_Source], documents: list[dict],
+                      notes: list[str]) -> None:
+    """Each rewritten Test whose values give the sources' ``configMap`` entries gets those ConfigMaps in a
+    context file (with what its own context file held), where ``resource.Get`` finds them (`migrate.lookups`)."""
+    from assertree.migrate.lookups import config_maps, context_document
+    from assertree.migrate.writing import write_documents
+    from assertree.testing.execute import load_inputs
+
+    policies = [source.document for source in sources]
+    for original, document in zip(test.documents, documents):
+        kyverno_test = next((found for found in test.tests if found.document == original), None)
+        if kyverno_test is None or kyverno_test.cluster_resources:
+            continue  # a fake cluster serves configMap entries and resource.Get alike
+        try:
+            values = load_inputs(kyverno_test).context.values
+        except AssertreeError:
+            continue
+        maps = config_maps(policies, values)
+        if not maps:
+            continue
+        existing = None
+        if kyverno_test.context:
+            read = _read_yaml(kyverno_test.path(kyverno_test.context))
+            existing = read if isinstance(read, dict) else None
+        name = f"configmaps-{_file_stem(kyverno_test.name)}.yaml" if len(documents) > 1 else "configmaps.yaml"
+        write_documents(target.parent / name, [context_document(maps, existing)])
+        document["context"] = name
+        held = ", ".join(f"{namespace}/{cm}" for namespace, cm in maps.objects)
+        notes.extend(maps.notes)
+        notes.append(f"the values give the ConfigMap{'s' if len(maps.objects) > 1 else ''} {held}: the converted "
+                     f"policies read {'them' if len(maps.objects) > 1 else 'it'} with resource.Get from the context "
+                     f"file {name}")
+
+
+def _file_stem(name: str) -> str:
+    return "".join(char if char.isalnum() or char in "-_." else "-" for char in name) or "test"
 
 
 def _run_rewritten(plan: Layout, tests: list[_Test], report: Report) -> None:

@@ -80,6 +80,9 @@ class RuleProof:
     # rules merged into one converted policy whose own status (as Kyverno gives it, in turn) is not the merged
     # policy's, each with the probes where it is not (`prove`'s `each_rule`)
     rule_disagreements: dict[str, list[Disagreement]] = field(default_factory=dict)
+    # a test's own resources the source rule does not select (``kyverno test`` passes any row on them, Excluded)
+    # while the converted policy selects and skips them (a match condition): such a row checks nothing
+    unselected: list[Probe] = field(default_factory=list)
 
     @property
     def verified(self) -> bool:
@@ -186,11 +189,13 @@ def converted_rules(policies: Iterable[Any]) -> list[Any]:
 
 
 def prove(source: Any, converted: Any, probes: Iterable[Probe], *, keep: int = 20,
-          each_rule: Sequence[str] = ()) -> RuleProof:
+          each_rule: Sequence[str] = (), exact: bool = False) -> RuleProof:
     """Run both sides (two `Runner`s or two `MutationRunner`s) on every probe; keep the first `keep`
     disagreements (all are counted in `probes`). With `each_rule` (mutate rules of the source merged into one
     converted policy), each of those rules' own verdict must also be the converted policy's: a test row names
-    one rule and expects its status, which one policy's single status has to give."""
+    one rule and expects its status, which one policy's single status has to give. With `exact`, a ``fail``
+    must stay a ``fail`` on every probe, not only on a test's own resources (a rule whose CEL runs as it is on
+    both sides, where the two report an erroring expression differently)."""
     proof = RuleProof()
     from assertree.languages.kyverno.mutate.compare import json_equal
 
@@ -210,7 +215,9 @@ def prove(source: Any, converted: Any, probes: Iterable[Probe], *, keep: int = 2
                     found.append(Disagreement(probe, own or "no result", right or "no result"))
         if left is not None:
             proof.applied += 1
-        if VERDICTS.get(left) != VERDICTS.get(right) or (probe.exact and left in ("fail", "error")
+        elif probe.exact and right == "skip":
+            proof.unselected.append(probe)
+        if VERDICTS.get(left) != VERDICTS.get(right) or ((probe.exact or exact) and left in ("fail", "error")
                                                              and left != right):
             proof.differing += 1
             if len(proof.disagreements) < keep:

@@ -15,7 +15,12 @@ resources); only what names a policy changes:
 - a row naming a rule the policy does not have checks nothing (``kyverno
   test`` passes it as Excluded whatever the policy does); the new kinds have
   no rule to miss, so the row is left out, with a note, rather than made to
-  check something the test's author did not write.
+  check something the test's author did not write;
+- likewise a resource the source rule does not select (an ``exclude``, a
+  ``match`` filter the converted policy says as a match condition), which the
+  converted policy skips: ``kyverno test`` passes any row on it for the source
+  (Excluded), so a row expecting anything but ``skip`` loses that resource,
+  with a note (the row, when it names no other).
 
 A values file giving one resource its own ``request.operation`` or
 ``serviceAccountName`` speaks to a ClusterPolicy only: the CEL kinds take
@@ -35,7 +40,7 @@ from __future__ import annotations
 import copy
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +63,8 @@ class PolicyNames:
     rules: dict[str, list[tuple[str, str, frozenset[str]]]]  # rule -> [(kind, name, resources it checks)]
     all_rules: list[str]
     remainder: bool
+    # rule -> the test resources (namespace, name) the source rule does not select and its conversion skips
+    unselected: Mapping[str, frozenset[tuple[str, str]]] = field(default_factory=dict)
 
     def qualified(self, name: str) -> str:
         return f"{self.namespace}/{name}" if self.namespace else name
@@ -92,23 +99,27 @@ def rewrite_test(document: dict, policies: Mapping[str, PolicyNames], relocate: 
             for key in _RESULT_PATH_LISTS:
                 if isinstance(row.get(key), list):
                     row[key] = [relocate(item) if isinstance(item, str) else item for item in row[key]]
-            rewritten = _rows(row, policies)
-            if not rewritten and notes is not None:
+            told: list[str] = []
+            rewritten = _rows(row, policies, told)
+            if not rewritten and not told and notes is not None:
                 notes.append(f"row {index + 1} (policy {row.get('policy')}, rule {row.get('rule')}) left out: the "
                              "policy has no such rule, so kyverno test passes the row whatever the policy does")
+            if notes is not None:
+                notes.extend(f"row {index + 1} (policy {row.get('policy')}): {text}" for text in told)
             rows.extend(rewritten)
         out["results"] = rows
     return out
 
 
-def _rows(row: dict, policies: Mapping[str, PolicyNames]) -> list[dict]:
+def _rows(row: dict, policies: Mapping[str, PolicyNames], told: list[str]) -> list[dict]:
     policy = str(row.get("policy") or "")
     found = policies.get(policy.rsplit("/", 1)[-1])
     if found is None:
         return [row]
     rule = row.get("rule")
     if not rule:
-        rows = [_converted(row, found, documents) for documents in found.rules.values()]
+        rows = [kept for name, documents in found.rules.items()
+                if (kept := _without_unselected(_converted(row, found, documents), row, found, name, told))]
         if found.remainder:
             rows.append(row)
         return rows
@@ -118,10 +129,36 @@ def _rows(row: dict, policies: Mapping[str, PolicyNames]) -> list[dict]:
             name = name[len(prefix):]
             break
     if name in found.rules:
-        return [_converted(row, found, found.rules[name])]
+        kept = _without_unselected(_converted(row, found, found.rules[name]), row, found, name, told)
+        return [kept] if kept else []
     if name not in found.all_rules and not found.remainder:
         return []
     return [row]
+
+
+def _without_unselected(converted: dict, row: dict, found: PolicyNames, rule: str, told: list[str]) -> dict | None:
+    """The `converted` row of `rule` without the resources the source rule does not select and its conversion
+    skips, where the row expects more than a skip (for the source such a row checks nothing there); None when
+    it names nothing else. What is left out is said in `told`."""
+    named = row.get("resources")
+    unselected = found.unselected.get(rule) or frozenset()
+    if not unselected or str(row.get("result")) == "skip" or not isinstance(named, list):
+        return converted
+
+    def left_out(entry: Any) -> bool:
+        namespace, _, name = str(entry).rpartition("/")
+        return any(name == known and namespace in ("", where) for where, known in unselected)
+
+    dropped = [str(entry) for entry in named if left_out(entry)]
+    if not dropped:
+        return converted
+    kept = [entry for entry in named if not left_out(entry)]
+    them = "it" if len(dropped) == 1 else "them"
+    told.append(f"{', '.join(dropped)} left out of the row of rule {rule}: the source rule does not select {them}, "
+                "so kyverno test passes the row there whatever it expects (Excluded), while the converted policy, "
+                f"which says the exclusion as a match condition, skips {them}"
+                + ("" if kept else "; the row names nothing else and is left out"))
+    return {**converted, "resources": kept} if kept else None
 
 
 def _converted(row: dict, found: PolicyNames, documents: list[tuple[str, str, frozenset[str]]]) -> dict:

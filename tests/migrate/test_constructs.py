@@ -157,6 +157,35 @@ VALIDATE = [
             operator: AnyNotIn
             value: [docker.io]
 """, pod(containers=[NGINX]), pod(containers=[{"name": "app", "image": "ghcr.io/app:1"}])),
+    ("JMESPath merge() compared key by key and read by key", """
+- name: merged-labels
+  match: {any: [{resources: {kinds: [Pod]}}]}
+  validate:
+    deny:
+      conditions:
+        any:
+          - key: "{{ request.object.metadata.labels || `{}` | merge(@, {tier: 'web'}) }}"
+            operator: Equals
+            value: {app: shop, tier: web}
+          - key: "{{ merge(request.object.metadata.labels || `{}`, `{\\"tier\\": \\"db\\"}`).owner || '' }}"
+            operator: Equals
+            value: nobody
+""", pod(labels={"app": "shop", "tier": "db", "x": "y"}), pod(labels={"app": "shop", "tier": "db"})),
+    ("a variable written into a field path", """
+- name: listed-names
+  match: {any: [{resources: {kinds: [Pod]}}]}
+  context:
+    - name: listed
+      variable:
+        value: {prod: blocked}
+  validate:
+    deny:
+      conditions:
+        any:
+          - key: "{{ listed.{{ request.object.metadata.name }} || '' }}"
+            operator: Equals
+            value: blocked
+""", pod("other"), pod("prod")),
     ("validate.cel", """
 - name: replicas
   match: {any: [{resources: {kinds: [Deployment]}}]}
@@ -295,6 +324,18 @@ NOT_CONVERTED = [
     namespace: "{{ request.object.metadata.name }}"
     data: {spec: {hard: {pods: "10"}}}
 """, "spec.rules[0].generate: generate rules convert to a GeneratingPolicy"),
+    ("merge() of two maps known only at run time", """
+- name: merged
+  match: {any: [{resources: {kinds: [Pod]}}]}
+  validate:
+    deny:
+      conditions:
+        any:
+          - key: "{{ merge(request.object.metadata.labels, request.object.metadata.annotations) }}"
+            operator: Equals
+            value: {}
+""", ("spec.rules[0].validate.deny.conditions.any[0].key: {{ merge(request.object.metadata.labels, "
+         "request.object.metadata.annotations) }}: merge() of a second map whose keys are only known at run time")),
 ]
 
 
@@ -332,3 +373,87 @@ def test_to_vap_writes_an_admission_policy_and_its_binding(migrated) -> None:
     assert result.kinds() == ["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]
     assert result.documents()[1]["spec"] == {"policyName": "sample", "validationActions": ["Deny"]}
     assert "fail" in result.run(bad)[0] and "fail" not in result.run(good)[0]
+
+
+def test_a_foreach_merge_of_each_container_list_item_under_conditions_converts(migrated) -> None:
+    # nirmata's pod-security remediations: each element (a container of any of the three lists) patches its own
+    # item of its own list, under a condition on that item's fields; the Pod-level part once, when some element is
+    rules = """
+- name: run-as-non-root-user
+  match: {any: [{resources: {kinds: [Deployment]}}]}
+  mutate:
+    foreach:
+      - list: "request.object.spec.template.spec.[containers, initContainers, ephemeralContainers][]"
+        patchStrategicMerge:
+          spec:
+            template:
+              spec:
+                securityContext:
+                  runAsUser: 1000
+                containers:
+                  - (name): "{{ element.name }}"
+                    securityContext:
+                      (runAsUser): 0
+                      runAsUser: 1000
+                initContainers:
+                  - (name): "{{ element.name }}"
+                    securityContext:
+                      (runAsUser): 0
+                      runAsUser: 1000
+"""
+
+    def deployment(name: str, **spec: list) -> dict:
+        return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": "default"},
+                "spec": {"selector": {"matchLabels": {"app": "x"}},
+                         "template": {"metadata": {"labels": {"app": "x"}}, "spec": spec}}}
+
+    root = {"name": "root", "image": "nginx", "securityContext": {"runAsUser": 0}}
+    other = {"name": "other", "image": "nginx", "securityContext": {"runAsUser": 5}}
+    init = {"name": "init", "image": "busybox", "securityContext": {"runAsUser": 0}}
+    mixed = deployment("mixed", containers=[root, other, {"name": "plain", "image": "nginx"}], initContainers=[init])
+    result = migrated(rules, [mixed, deployment("none", containers=[])])
+    assert result.statuses == ["verified"], result.reasons
+    assert result.kinds() == ["MutatingPolicy"]
+    statuses, patched = result.run(mixed)
+    assert statuses == {"pass"}
+    spec = patched["spec"]["template"]["spec"]
+    assert spec["securityContext"] == {"runAsUser": 1000}
+    assert [container.get("securityContext") for container in spec["containers"]] == [
+        {"runAsUser": 1000}, {"runAsUser": 5}, None]
+    assert spec["initContainers"][0]["securityContext"] == {"runAsUser": 1000}
+    assert result.run(deployment("none", containers=[]))[0] == {"skip"}
+
+
+def test_without_resources_the_proof_makes_up_objects_the_api_server_admits(migrated) -> None:
+    # an Ingress needs a backend or rules: the made-up one has a spec, so reading spec.rules through a projection
+    # is null on both sides (a spec-less Ingress, which no cluster admits, would make the CEL read fail)
+    result = migrated("""
+- name: paths
+  match: {any: [{resources: {kinds: [networking.k8s.io/v1/Ingress]}}]}
+  validate:
+    deny:
+      conditions:
+        any:
+          - key: "{{ request.object.spec.rules[].http.paths[].path }}"
+            operator: AnyIn
+            value: [/etc]
+""")
+    assert result.statuses == ["verified"], result.reasons
+
+
+def test_an_excluded_subject_matches_no_request_without_a_user(migrated) -> None:
+    # offline, without a user info file, a request has no user name: Kyverno excludes nothing by subject, and the
+    # converted exclusion reads the missing name as '' (it failed on it: an error where Kyverno denies)
+    result = migrated("""
+- name: no-task-runs
+  match: {any: [{resources: {kinds: [Pod]}}]}
+  exclude:
+    any:
+      - subjects:
+          - {kind: User, name: "system:serviceaccount:ci:controller"}
+  validate:
+    message: not allowed
+    deny: {}
+""", [pod()], spec="validationFailureAction: Enforce")
+    assert result.statuses == ["verified"], result.reasons
+    assert result.run(pod())[0] == {"fail"}

@@ -27,7 +27,7 @@ CORE = sorted({Path(test["test"]).parent.parent.as_posix()
                for test in json.loads((DATA / "manifest.json").read_text())["tests"]})
 
 _API_CALL = "calls the Kubernetes API or a service"
-_CONFIG_MAP = "reads a ConfigMap from the cluster"
+_VALUES_FOR_OBJECT = "which Kyverno reads instead of the resource's own field"
 _REGISTRY = "reads image data from a registry"
 _ROLES = "an admission request carries no roles for CEL to read"
 _MERGED = "its own status is not the merged policy's"
@@ -45,10 +45,9 @@ NOT_MIGRATED: dict[str, tuple[str, str]] = {
     "other/restrict-ingress-host": ("context apiCall", _API_CALL),
     "other/restrict-pod-count-per-node": ("context apiCall", _API_CALL),
     "other/restrict-secrets-by-label": ("context apiCall", _API_CALL),
-    "other/allowed-pod-priorities": ("context configMap", _CONFIG_MAP),
-    "other/dns-policy-and-dns-config": ("context configMap", _CONFIG_MAP),
-    "other/exclude-namespaces-dynamically": ("context configMap", _CONFIG_MAP),
-    "other/restrict-service-account": ("context configMap", _CONFIG_MAP),
+    # its values set request.object.spec.serviceAccountName for every Pod, which Kyverno reads in place of the
+    # Pod's own (badpod01 says demo): the converted policy reads the Pod, so badpod01's fail row cannot hold
+    "other/restrict-service-account": ("values stand for the resource", _VALUES_FOR_OBJECT),
     "other/block-large-images": ("context imageRegistry", _REGISTRY),
     "other/block-stale-images": ("context imageRegistry", _REGISTRY),
     "other/check-nvidia-gpu": ("context imageRegistry", _REGISTRY),
@@ -57,7 +56,6 @@ NOT_MIGRATED: dict[str, tuple[str, str]] = {
     "other/resolve-image-to-digest": ("context in a mutate foreach", "context entries inside a mutate foreach"),
     "other/block-updates-deletes": ("match/exclude clusterRoles", _ROLES),
     "traefik/disallow-default-tlsoptions": ("match/exclude clusterRoles", _ROLES),
-    "other/allowed-label-changes": ("JMESPath merge()", "merge() has no CEL equivalent"),
     # Both policies' mutate rules must be one MutatingPolicy (each test row expects the whole policy's patched
     # resource), and one policy has one status: set-memory skips Pod test4 after set-ephemeral-storage changed
     # it (the test expects that skip); prepend-registry-initcontainers skips a Pod without initContainers
@@ -66,9 +64,9 @@ NOT_MIGRATED: dict[str, tuple[str, str]] = {
     "other/prepend-image-registry": ("merged mutate rules with their own statuses", _MERGED),
 }
 
-FLOOR = 0.83  # of the core ClusterPolicies migrated (135 of 161, 83.9%, when written)
-REFUSALS = {"context apiCall": 11, "context configMap": 4, "context imageRegistry": 5,
-            "context in a mutate foreach": 1, "match/exclude clusterRoles": 2, "JMESPath merge()": 1,
+FLOOR = 0.86  # of the core ClusterPolicies migrated (139 of 161, 86.3%, when written)
+REFUSALS = {"context apiCall": 11, "values stand for the resource": 1, "context imageRegistry": 5,
+            "context in a mutate foreach": 1, "match/exclude clusterRoles": 2,
             "merged mutate rules with their own statuses": 2}
 
 

@@ -141,3 +141,23 @@ def test_a_deny_rule_on_containers_is_verified_without_a_test(migrated) -> None:
           value: [CHOWN]
 """)
     assert result.statuses == ["verified"], result.reasons
+
+
+def test_a_validate_cel_expression_that_errors_is_a_fail_in_kyverno_and_the_rule_differs(migrated) -> None:
+    # Kyverno's validate.cel handler denies on an evaluation error (a fail); the converted ValidatingPolicy
+    # reports an error: on every resource, not only the tests', that is another verdict
+    rules = """
+- name: replicas
+  match: {any: [{resources: {kinds: [Deployment]}}]}
+  validate:
+    cel:
+      expressions:
+        - expression: "object.spec.replicas <= 5"
+"""
+    without = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": "default"},
+               "spec": {"template": {"spec": {"containers": [{"name": "a", "image": "nginx"}]}}}}
+    result = migrated(rules, [without], spec="validationFailureAction: Enforce")
+    assert result.statuses == ["differs"]
+    assert result.reasons[0].startswith("an expression that cannot be evaluated fails a validate.cel rule in "
+                                        "Kyverno"), result.reasons[0]
+    assert "source fail, converted error" in result.reasons[0]

@@ -50,6 +50,16 @@ DISAGREEMENTS: dict[str, dict[tuple[int, str], tuple[str, str, str]]] = {
     "other-cel/require-emptydir-requests-limits": {
         (2, "pass-pod-02"): ("pass", "skip", "no verdict"),
     },
+    # the twin's ConfigMap lists the classes as "high, medium, low", the ClusterPolicy's values as a JSON array
+    # ('["high-priority", ...]'); on the twin's text Kyverno's AnyNotIn reads one item (the whole text), so the
+    # ClusterPolicy, given that ConfigMap, fails these Pods as its conversion does (no Kyverno row names them)
+    "other-vpol/allowed-pod-priorities": {
+        (2, "goodpod01"): ("pass", "fail", "no verdict"),
+        (2, "goodpod02"): ("pass", "fail", "no verdict"),
+        (2, "goodpod03"): ("pass", "fail", "no verdict"),
+        (4, "gooddeployment01"): ("pass", "fail", "no verdict"),
+        (6, "goodcronjob01"): ("pass", "fail", "no verdict"),
+    },
     # as other-cel's
     "other-vpol/disallow-localhost-services": {
         (2, "my-np-service"): ("pass", "skip", "conversion"),
@@ -58,11 +68,11 @@ DISAGREEMENTS: dict[str, dict[tuple[int, str], tuple[str, str, str]]] = {
 
 # source policies with a rule that is not converted (test_migrate_kyverno_policies.NOT_MIGRATED says why)
 NOT_COMPARED = {
-    "other-vpol/advanced-restrict-image-registries", "other-vpol/allowed-pod-priorities",
+    "other-vpol/advanced-restrict-image-registries",
     "other-vpol/block-stale-images", "other-vpol/check-nvidia-gpu", "traefik-cel/disallow-default-tlsoptions",
 }
 
-AGREEMENT_FLOOR = 1777  # of 1,787 rows compared (143 twins of 138 converted policies) when written
+AGREEMENT_FLOOR = 1786  # of 1,801 rows compared (139 of the 143 twins: those whose source policy converts) when written
 
 
 def _sample() -> set[str]:

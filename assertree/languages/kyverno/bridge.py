@@ -194,6 +194,8 @@ def load_context(current: Session, entries: list) -> None:
 
     values = current.scan.values
     rule_values = values.rule(current.policy.name, current.rule.name) if values is not None else None
+    if not entries and rule_values is None:
+        return  # nothing to add: the context is made only if something reads it (`Session.context`)
     try:
         register(entries, current.context, values=rule_values, lookups=getattr(current.scan, "lookups", None))
     except VariableError as error:
@@ -245,11 +247,27 @@ def conditions_met(conditions: Any, current: Session) -> tuple[bool, str]:
     return result.passed, result.message
 
 
-def validate_patterns(target: Any, rule_name: str, pattern: Any, any_pattern: Any, message: str | None) -> Any:
-    """Kyverno's pattern/anyPattern verdict with its message (`pattern.validate_rule`)."""
+def compile_patterns(pattern: Any, any_pattern: Any) -> Any:
+    """A rule's ``pattern``/``anyPattern`` compiled once (`compiled_pattern.CompiledPatterns`), or None when
+    they hold variables (substituted per resource) or the interpreter must walk them."""
+    from assertree.languages.kyverno.compiled_pattern import compile_patterns as compiled
+    from assertree.languages.kyverno.substitution import has_markers
+
+    if has_markers(pattern if pattern is not None else any_pattern):
+        return None
+    return compiled(pattern, any_pattern)
+
+
+def validate_patterns(target: Any, rule_name: str, pattern: Any, any_pattern: Any, message: Any,
+                      compiled: Any = None) -> Any:
+    """Kyverno's pattern/anyPattern verdict with its message (`pattern.validate_rule`; `message` may be the
+    function that substitutes it), through `compiled` (`compile_patterns` of the same patterns) when given."""
     from assertree.languages.kyverno.pattern import validate_rule
 
-    outcome = validate_rule(target, rule_name, pattern=pattern, any_pattern=any_pattern, message=message or "")
+    if compiled is not None:
+        outcome = compiled.validate(target, rule_name, message or "")
+    else:
+        outcome = validate_rule(target, rule_name, pattern=pattern, any_pattern=any_pattern, message=message or "")
     if (trace := active()) is not None:
         from assertree.languages.kyverno.tracing import trace_patterns
 

@@ -59,6 +59,7 @@ class Check:
     any_pattern: list | None = None
     foreach: list[Foreach] = field(default_factory=list)
     has_deny: bool = False
+    compiled_patterns: Any = None  # bridge.compile_patterns of a pattern without variables: no substitution
 
 
 @dataclass
@@ -122,14 +123,16 @@ def prepare_rule(compiled: CompiledKyvernoRule, path: tuple) -> None:
 
 def _check(part: dict, context: list, preconditions: Any, path: tuple) -> Check:
     deny = part.get("deny")
+    pattern, any_pattern = part.get("pattern"), part.get("anyPattern")
     return Check(
         path=path,
         context=list(context),
         preconditions=preconditions,
         deny=(deny or {}).get("conditions") if isinstance(deny, dict) else None,
         has_deny=deny is not None,
-        pattern=part.get("pattern"),
-        any_pattern=part.get("anyPattern"),
+        pattern=pattern,
+        any_pattern=any_pattern,
+        compiled_patterns=bridge.compile_patterns(pattern, any_pattern) if deny is None else None,
         foreach=[
             Foreach(entry["list"], _check(entry, entry.get("context") or [], entry.get("preconditions"),
                                           (*path, "foreach", position)), entry.get("elementScope"))
@@ -317,15 +320,21 @@ def _deny(check: Check, session: Any, rule_name: str, message: str | None) -> Ou
 
 
 def _patterns(check: Check, session: Any, target: Any, rule_name: str, message: str | None) -> Outcome:
+    compiled = check.compiled_patterns
     try:
-        if check.pattern is not None:
+        if compiled is not None:  # no variables: substitution would give an equal copy, and nothing mutates them
+            pattern, any_pattern = check.pattern, None if check.pattern is not None else check.any_pattern
+        elif check.pattern is not None:
             pattern, any_pattern = bridge.substitute(check.pattern, session), None
         else:
             pattern, any_pattern = None, bridge.substitute(check.any_pattern, session)
     except bridge.EvaluationProblem as problem:
         return _error(f"variable substitution failed: {problem}", problem)
-    text = _substituted_message(session, message) if message else ""
-    outcome = bridge.validate_patterns(target, rule_name, pattern, any_pattern, text if text is not None else message)
+    def text() -> str:  # substituted only when the outcome words it (a failure, mostly)
+        substituted = _substituted_message(session, message) if message else ""
+        return substituted if substituted is not None else message or ""
+
+    outcome = bridge.validate_patterns(target, rule_name, pattern, any_pattern, text, compiled)
     status = str(outcome.status)
     if status == ERROR:
         where = check.path + (("pattern",) if pattern is not None else ("anyPattern",))

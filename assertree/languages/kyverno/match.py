@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from assertree.languages.kyverno.wildcard import contains_wildcard
@@ -106,10 +107,13 @@ def parse_kind_selector(text: str) -> tuple[str, str, str, str]:
     return "", "", "", ""
 
 
+_parsed_kind = lru_cache(maxsize=4096)(parse_kind_selector)  # a rule's kinds are read for every resource it meets
+
+
 def check_kind(kinds: Iterable[str], gvk: GVK, subresource: str = "", *, allow_ephemeral: bool = True) -> bool:
     """Whether one of `kinds` selects a resource of `gvk` (and `subresource`)."""
     for entry in kinds:
-        group, version, kind, sub = parse_kind_selector(entry)
+        group, version, kind, sub = _parsed_kind(entry) if type(entry) is str else parse_kind_selector(entry)
         if wildcard(group, gvk.group) and wildcard(version, gvk.version) and wildcard(kind, gvk.kind):
             if wildcard(sub, subresource):
                 return True

@@ -39,7 +39,7 @@ Kyverno quirks kept on purpose (each changes results users see):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,7 +49,8 @@ from assertree.languages.kyverno.manifests import copy_json, to_float64
 from assertree.languages.kyverno.operators import go_type_name, sprint, validate_value
 from assertree.results import Status
 
-__all__ = ["PatternResult", "RuleOutcome", "match_pattern", "validate_rule"]
+__all__ = ["PatternResult", "RuleOutcome", "any_pattern_outcome", "match_pattern", "pattern_outcome", "validate_rule",
+           "verdict"]
 
 _CONDITIONAL_MISMATCH = "conditional anchor mismatch"
 _GLOBAL_MISMATCH = "global anchor mismatch"
@@ -114,6 +115,8 @@ def _combined_skip(errors: list[_Error]) -> _Error:
 
 
 _Outcome = tuple[str, "_Error | None"]
+Message = str | Callable[[], str]
+"""A rule's message, or the function that substitutes its variables (called only if the outcome words it)."""
 _OK: _Outcome = ("", None)
 
 
@@ -421,6 +424,11 @@ def match_pattern(resource: Any, pattern: Any) -> PatternResult:
     """
     walk = _Walk()
     failed_path, error = walk.element(resource, copy_json(pattern), "/")
+    return verdict(walk, failed_path, error)
+
+
+def verdict(walk: _Walk, failed_path: str, error: _Error | None) -> PatternResult:
+    """What a finished walk decided: Kyverno's reading of the error the root element returned."""
     if error is None:
         return PatternResult(Status.PASS)
     if _is_skip(error):
@@ -461,32 +469,47 @@ def validate_rule(
     *,
     pattern: Any = None,
     any_pattern: Any = None,
-    message: str = "",
+    message: Message = "",
 ) -> RuleOutcome:
     """The result of a validate rule with `pattern` or `any_pattern` on `resource`, as Kyverno reports it.
 
     `rule` is the rule name and `message` its ``validate.message`` with
-    variables already substituted (empty when absent). Patterns must already
+    variables already substituted (empty when absent), or a function that
+    substitutes them, called only when the outcome words the message. Patterns must already
     be variable-substituted too. `pattern` wins when both are given, as in
     Kyverno. ``anyPattern`` passes on the first pattern that passes, skips
     when every pattern skipped, and otherwise fails listing each failure.
     """
     if pattern is not None:
-        result = match_pattern(resource, pattern)
-        if result.status is Status.PASS:
-            return RuleOutcome(Status.PASS, f"validation rule '{rule}' passed.")
-        if result.status is Status.SKIP:
-            return RuleOutcome(Status.SKIP, result.error)
-        text = _error_message(rule, message, result.error, result.path)
-        return RuleOutcome(result.status, text, result.path)
+        return pattern_outcome(match_pattern(resource, pattern), rule, message)
     if any_pattern is None:
-        return RuleOutcome(Status.PASS, message)
+        return RuleOutcome(Status.PASS, _text(message))
     if not isinstance(any_pattern, list):
         return RuleOutcome(Status.ERROR, "failed to deserialize anyPattern, expected type array")
+    # Go's JSON round trip: float64 numbers
+    return any_pattern_outcome((match_pattern(resource, candidate) for candidate in to_float64(any_pattern)),
+                               rule, message)
+
+
+def _text(message: Message) -> str:
+    return message() if callable(message) else message
+
+
+def pattern_outcome(result: PatternResult, rule: str, message: Message) -> RuleOutcome:
+    """A `pattern` rule's outcome from its pattern's result."""
+    if result.status is Status.PASS:
+        return RuleOutcome(Status.PASS, f"validation rule '{rule}' passed.")
+    if result.status is Status.SKIP:
+        return RuleOutcome(Status.SKIP, result.error)
+    text = _error_message(rule, _text(message), result.error, result.path)
+    return RuleOutcome(result.status, text, result.path)
+
+
+def any_pattern_outcome(results: Iterable[PatternResult], rule: str, message: Message) -> RuleOutcome:
+    """An `anyPattern` rule's outcome from its patterns' results, in order (read up to the first pass)."""
     failures: list[str] = []
     skips: list[str] = []
-    for index, candidate in enumerate(to_float64(any_pattern)):  # Go's JSON round trip: float64 numbers
-        result = match_pattern(resource, candidate)
+    for index, result in enumerate(results):
         if result.status is Status.PASS:
             return RuleOutcome(Status.PASS, f"validation rule '{rule}' anyPattern[{index}] passed.")
         if result.status is Status.SKIP:
@@ -498,5 +521,5 @@ def validate_rule(
     if skips and not failures:
         return RuleOutcome(Status.SKIP, " ".join(skips))
     if failures:
-        return RuleOutcome(Status.FAIL, _any_pattern_message(message, failures))
-    return RuleOutcome(Status.PASS, message)
+        return RuleOutcome(Status.FAIL, _any_pattern_message(_text(message), failures))
+    return RuleOutcome(Status.PASS, _text(message))

@@ -38,6 +38,8 @@ def match(pattern: str, text: str) -> bool:
         return not text
     if pattern == "*":
         return True
+    if "*" not in pattern and "?" not in pattern:
+        return pattern == text  # the scan below compares such a pattern character by character: equality
     p = t = 0
     star = -1  # index in pattern just after the last '*' seen
     resume = 0  # text index the last '*' is currently assumed to cover up to

@@ -41,6 +41,7 @@ from assertree.migrate.convert.jmespath import (
     NO_DEFAULT,
     Expr,
     Names,
+    maps_equal,
     translate_template,
     translate_with_default,
     truthy,
@@ -52,6 +53,7 @@ __all__ = ["block_test", "condition_test"]
 
 _KEY = "object.k"
 _SET_OPERATORS = ("anyin", "allin", "anynotin", "allnotin", "in", "notin")
+_JSON_ARRAY = r"^\s*\[[\s\S]*\]\s*$"
 _ORDERING = {"greaterthan": ">", "greaterthanorequals": ">=", "lessthan": "<", "lessthanorequals": "<="}
 
 
@@ -87,7 +89,7 @@ def condition_test(condition: Any, names: Names, path: tuple) -> str:
     except NotConvertible as refusal:
         raise refusal.at((*path, "key")) from None
     value = condition.get("value")
-    if _is_constant(value):
+    if _is_constant(value) and key.kind != "merged":
         default_json = None if default is NO_DEFAULT else json.dumps(default)
         plain = key.text.startswith("request.operation")  # an admission operation holds no wildcard
         found = _form(operator, json.dumps(value, sort_keys=True), key.kind, default_json, key.optional, plain)
@@ -160,6 +162,9 @@ def _dynamic(operator: str, key: Expr, value: Expr, path: tuple) -> str:
     value is a list of items or one text (Kyverno reads a text as the one item), and an item ``*`` matches
     every key item, as Kyverno's wildcards do."""
     kind = operator.lower()
+    same = maps_equal(key, value)
+    if same is not None and kind in ("equals", "equal", "notequals", "notequal"):
+        return same if kind.startswith("equal") else cel.not_(same)
     if kind in ("equals", "equal"):
         return f"{cel.paren(key.value())} == {cel.paren(value.value())}"
     if kind in ("notequals", "notequal"):
@@ -181,7 +186,10 @@ def _dynamic(operator: str, key: Expr, value: Expr, path: tuple) -> str:
 
         def member(item: str) -> str:
             in_list = f"{values}.exists(value, dyn(value) == dyn({item}) || dyn(value) == '*')"
-            one = f"dyn({values}) == dyn({item}) || dyn({values}) == '*'"
+            # a text holding a JSON array is its items (a ConfigMap's data is text: '["a", "b"]')
+            listed = (f"(type({values}) == string && {values}.matches({cel.string(_JSON_ARRAY)}) && "
+                      f"json.unmarshal({values}).exists(value, dyn(value) == dyn({item})))")
+            one = f"dyn({values}) == dyn({item}) || dyn({values}) == '*' || {listed}"
             if value.kind == "list":
                 return in_list
             if value.kind == "string":

@@ -35,7 +35,8 @@ from assertree.migrate.convert import cel
 from assertree.migrate.convert.images import PARTS, containers, image_part
 from assertree.migrate.convert.refusal import NotConvertible
 
-__all__ = ["NO_DEFAULT", "Expr", "Names", "translate", "translate_template", "translate_with_default", "truthy"]
+__all__ = ["NO_DEFAULT", "Expr", "Names", "maps_equal", "translate", "translate_template", "translate_with_default",
+           "truthy"]
 
 _SPINE = frozenset({"field", "subexpression", "index_expression", "and_expression"})
 
@@ -50,11 +51,15 @@ class Expr:
     optional: bool = False
     suffix: str = ""  # list steps (``.map(...)``) still to apply to an optional list, when it is there
     items: str = "any"  # for a list: what its items hold, when known
+    entries: tuple[tuple[str, str], ...] | None = None  # a map's keys known here, each with its value's CEL
 
     def value(self, default: str = "null") -> str:
         """The CEL value (an optional unwrapped to `default` when empty). A projection over a list that may
         be missing is null in JMESPath, so its steps run inside ``optMap`` unless the default is ``[]``,
         where the plain chain says the same."""
+        if self.kind == "merged":
+            raise NotConvertible("the map merge() builds is only compared (Equals, NotEquals) or read by key here: "
+                                 "CEL cannot build a map from another's keys")
         if not self.optional:
             return self.text
         if not self.suffix:
@@ -182,8 +187,20 @@ def _parsed(expression: str, names: Names) -> tuple[Node, _Translator]:
         inner[key] = value if value.kind == "string" else Expr(f"string({value.value()})", "string")
         return f'"{key}"'
 
+    def bare(found: re.Match) -> str:
+        # Kyverno writes the value into the text, where it must read as an identifier (a JMESPath parse error
+        # otherwise: so the CEL fails too)
+        key = f"__assertree_nested_{len(inner)}__"
+        value = translate(found.group(1), names)
+        text = value.value() if value.kind == "string" else f"string({value.value()})"
+        inner[key] = Expr(cel.ternary(f"{cel.paren(text)}.matches({cel.string(_IDENTIFIER_TEXT)})", text,
+                                      f"dyn({{}}[{cel.string('not an identifier in ' + expression.strip())}])"),
+                          "string")
+        return f'."{key}"'
+
     text = re.sub(r"'\{\{-?\s*((?:(?!\}\}).)*?)\s*\}\}'", placeholder, text)
     text = re.sub(r'"\{\{-?\s*((?:(?!\}\}).)*?)\s*\}\}"', identifier, text)  # a field named by a variable
+    text = re.sub(r"\.\{\{-?\s*((?:(?!\}\}).)*?)\s*\}\}", bare, text)  # ... and written into the path
     if "{{" in text:
         raise NotConvertible(f"{{{{ {text} }}}}: a variable nested inside another's name")
     try:
@@ -359,6 +376,13 @@ class _Translator:
         return found
 
     def select(self, base: Expr, name: str, strict: bool) -> Expr:
+        if base.kind == "merged" or base.entries is not None:  # a key merge() or a hash set, else the map's
+            given = dict(base.entries or ())
+            if name in given:
+                return Expr(given[name])
+            if base.kind != "merged":
+                return Expr("null", "null")
+            return Expr(_optional_select(base.text, name), optional=True)
         if base.kind == "images":  # one container's image, by the container's name
             key = self.nested[name].value() if name in self.nested else cel.string(name)
             for element, kind in self.names.walked.items():
@@ -447,6 +471,9 @@ class _Translator:
     def _literal(self, node: Node, current: Expr | None, strict: bool) -> Expr:
         if isinstance(node.value, str) and node.value in self.nested:
             return self.nested[node.value]
+        if isinstance(node.value, dict):
+            return replace(Expr(cel.literal(node.value), "map"),
+                           entries=tuple((str(key), f"dyn({cel.literal(item)})") for key, item in node.value.items()))
         return Expr(cel.literal(node.value), _kind_of(node.value))
 
     def _list_of(self, node: Node, current: Expr | None) -> Expr:
@@ -558,13 +585,90 @@ class _Translator:
             texts = [f"dyn({text})" for text in texts]
         return Expr("[" + ", ".join(texts) + "]", "list", items=kinds.pop() if len(kinds) == 1 else "any")
 
+    def _multi_select_dict(self, node: Node, current: Expr | None, strict: bool) -> Expr:
+        """``{key: expression, ...}``: a map literal whose keys are known here (`Expr.entries`)."""
+        if current is not None and current.optional:
+            raise self.refuse("a multi-select hash over a value that may be missing (JMESPath gives null there)")
+        entries = {str(pair.value): f"dyn({self.node(pair.children[0], current, strict=False).value()})"
+                   for pair in node.children}
+        return _map_of(entries)
+
+    def _merge(self, node: Node, current: Expr | None) -> Expr:
+        """``merge(m, {k: v, ...}, ...)``: later maps' keys replace earlier ones'. CEL cannot build a map from
+        another's keys, so when the first map's keys are only known at run time the result is kept as that map
+        plus the replaced keys (kind ``merged``): compared key by key (`maps_equal`) or read by key."""
+        if not node.children:
+            raise self.refuse("merge() takes at least one map")
+        args = [self.node(child, current, strict=False) for child in node.children]
+        first, rest = args[0], args[1:]
+        if any(arg.kind not in ("map", "merged") for arg in args):
+            raise self.refuse("merge() of something that may not be a map (JMESPath refuses it, CEL could not say so)")
+        if any(arg.entries is None for arg in rest):
+            raise self.refuse("merge() of a second map whose keys are only known at run time (CEL cannot build "
+                              "a map from another's keys)")
+        entries: dict[str, str] = dict(first.entries or ())
+        for arg in rest:
+            entries.update(arg.entries or ())
+        if first.kind != "merged" and first.entries is not None:
+            return _map_of(entries)
+        base = first.text if first.kind == "merged" else first.value()
+        return Expr(base, "merged", entries=tuple(entries.items()))
+
     def _function_expression(self, node: Node, current: Expr | None, strict: bool) -> Expr:
         name = str(node.value)
+        if name == "merge":
+            return self._merge(node, current)
         translate_function = FUNCTIONS.get(name)
         if translate_function is None:
             raise self.refuse(f"the JMESPath function {name}() has no CEL equivalent here")
         args = [self.whole(self.node(child, current, strict=False)) for child in node.children]
         return translate_function(self, [Expr(arg.value(), arg.kind, items=arg.items) for arg in args])
+
+
+def _map_of(entries: dict[str, str]) -> Expr:
+    """A CEL map literal of `entries` (key -> value CEL), knowing its keys."""
+    text = "{" + ", ".join(f"{cel.string(key)}: {value}" for key, value in entries.items()) + "}"
+    return Expr(text, "map", entries=tuple(entries.items()))
+
+
+def maps_equal(left: Expr, right: Expr) -> str | None:
+    """CEL: whether `left` and `right` are the same map, when one is a `merged` map (the other a map, or a
+    value of unknown kind that must then be one); None when neither is. Key by key, since a merged map has no
+    CEL value of its own: each key of one side is a key of the other, with an equal value. Each side's map and
+    replaced keys are bound once (a one-item list's ``all``) before the keys are walked."""
+    if "merged" not in (left.kind, right.kind):
+        return None
+    if any(side.kind not in ("map", "merged", "any") for side in (left, right)):
+        return cel.FALSE  # a map is never equal to a text, number, list or null
+    sides = []
+    for name, side in (("A", left), ("B", right)):
+        given = dict(side.entries or ()) if side.kind == "merged" else {}
+        base = side.text if side.kind == "merged" else side.value()
+        sides.append((f"map{name}", f"set{name}" if given else None, base, given, side.kind == "any"))
+
+    def has(side: tuple) -> str:
+        base, given = side[0], side[1]
+        return f"(key in {given} || key in {base})" if given else f"key in {base}"
+
+    def get(side: tuple) -> str:
+        base, given = side[0], side[1]
+        return f"(key in {given} ? {given}[key] : {base}[key])" if given else f"{base}[key]"
+
+    (map_a, set_a, *_), (map_b, set_b, *_) = sides
+    checks = [f"type({side[0]}) == map" for side in sides if side[4]]
+    checks.append(f"{map_a}.all(key, " + (f"key in {set_a} || " if set_a else "")
+                  + f"({has(sides[1])} && {map_a}[key] == {get(sides[1])}))")
+    if set_a:
+        checks.append(f"{set_a}.all(key, {has(sides[1])} && {set_a}[key] == {get(sides[1])})")
+    checks.append(f"{map_b}.all(key, " + (f"key in {set_b} || " if set_b else "") + f"{has(sides[0])})")
+    if set_b:
+        checks.append(f"{set_b}.all(key, {has(sides[0])})")
+    body = " && ".join(checks)
+    for name, given_name, base, given, _any in reversed(sides):
+        if given_name:
+            body = f"[{_map_of(given).text}].all({given_name}, {body})"
+        body = f"[{base}].all({name}, {body})"
+    return body
 
 
 def _optional_of(expr: Expr) -> str:
@@ -591,6 +695,7 @@ def _optional_select(base: str, name: str) -> str:
 
 
 _FALSY = {"string": "''", "list": "[]", "map": "{}", "bool": "false"}
+_IDENTIFIER_TEXT = "^[A-Za-z_][A-Za-z0-9_]*$"  # what JMESPath reads as an unquoted identifier
 _IMAGE_STEPS = ("images", "image", "imageref")
 
 

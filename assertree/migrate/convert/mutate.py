@@ -116,11 +116,13 @@ class _Built:
 
 
 class _Builder:
-    def __init__(self, names: Names, path: tuple) -> None:
+    def __init__(self, names: Names, path: tuple, item_conditions: dict[tuple, Any] | None = None) -> None:
         self.names = names
         self.path = path
         self.scope = Scope()
         self.global_conditions: list[str] = []  # from list items, for the match conditions
+        # the list at a patch path -> CEL its selected items must also meet, given the item's variable
+        self.item_conditions = item_conditions or {}
 
     def value(self, raw: Any, at: tuple) -> str:
         if isinstance(raw, str) and "{{" in raw:
@@ -235,6 +237,8 @@ class _Builder:
             variable = self.scope.variable(str(at[-1]) if at else "item")
             self.scope = self.scope.enter(variable)
             conditions = [self.condition(variable, str(key).strip(), item[key], (*at, i, key)) for key in anchored]
+            if at in self.item_conditions:
+                conditions.append(self.item_conditions[at](variable))
             if any(parse_anchor(str(key).strip()).kind is AnchorKind.GLOBAL for key in anchored):
                 # a global condition in a list item: some item must meet it (an empty list does), or the whole
                 # patch is left out
@@ -425,13 +429,15 @@ def _element_merge(entry: dict, names: Names, path: tuple, spec: MutateSpec) -> 
     import copy
 
     from assertree.migrate.convert.jmespath import Expr
-    from assertree.migrate.convert.merge import guarded
 
     walked = str(entry.get("list") or "").strip()
     patch = entry["patchStrategicMerge"]
     where = (*path, "patchStrategicMerge")
     lists = _walked_lists(walked)
     targets = [steps for steps in lists if _item_at(patch, steps) is not None]
+    if len(targets) > 1 or (targets and _anchored_below(_item_at(patch, targets[0]) or {})):
+        _items_merge(entry, names, path, spec, lists, targets)
+        return
     if len(targets) != 1 or (len(lists) > 1 and targets[0][-1] not in _CONTAINER_LISTS):
         raise NotConvertible("a foreach strategic merge patch that does not patch the walked list's own item", where)
     steps = targets[0]
@@ -470,19 +476,98 @@ def _element_merge(entry: dict, names: Names, path: tuple, spec: MutateSpec) -> 
         prefix = "Object" + "".join("." + step for step in steps[:depth])
         body = f"{prefix}{{{steps[depth]}: {body}}}"
     if rest:
-        constant = _Builder(names, where)
-        once = constant.map(rest, "object", "Object", (), root=True)
-        if once.conditions or constant.global_conditions:
-            raise NotConvertible("anchored conditions in the parts of a foreach strategic merge patch that do not "
-                                 "depend on the element", where)
-        mutation = guarded({"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": once.text}},
-                           applies, lambda text: text)
-        if mutation is None:
-            raise NotConvertible("a foreach strategic merge patch part with nothing empty to give", where)
+        mutation, once = _once(rest, names, where, applies)
         spec.mutations.append(mutation)
-        changes.append(cel.and_([applies, once.changes]))
+        changes.append(cel.and_([applies, once]))
     spec.match_conditions.append({"name": "changes-something", "expression": cel.or_(changes)})
     spec.mutations.append({"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": body}})
+
+
+def _once(rest: dict, names: Names, where: tuple, applies: str) -> tuple[dict, str]:
+    """The parts of a foreach strategic merge patch that do not depend on the element, as one mutation applied
+    where `applies` (some element is patched), and CEL: applying them changes the resource."""
+    from assertree.migrate.convert.merge import guarded
+
+    constant = _Builder(names, where)
+    once = constant.map(rest, "object", "Object", (), root=True)
+    if once.conditions or constant.global_conditions:
+        raise NotConvertible("anchored conditions in the parts of a foreach strategic merge patch that do not "
+                             "depend on the element", where)
+    mutation = guarded({"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": once.text}},
+                       applies, lambda text: text)
+    if mutation is None:
+        raise NotConvertible("a foreach strategic merge patch part with nothing empty to give", where)
+    return mutation, once.changes
+
+
+def _anchored_below(item: dict) -> bool:
+    """Whether a patch list item holds anchors other than its ``(name)`` (conditions on the item's fields)."""
+    def anchored(node: Any) -> bool:
+        if isinstance(node, dict):
+            return any(parse_anchor(str(key).strip()).kind not in (None, AnchorKind.ADD_IF_NOT_PRESENT)
+                       or anchored(value) for key, value in node.items())
+        return isinstance(node, list) and any(anchored(value) for value in node)
+
+    return anchored({key: value for key, value in item.items() if key != "(name)"})
+
+
+def _items_merge(entry: dict, names: Names, path: tuple, spec: MutateSpec, lists: list[list[str]],
+                 targets: list[list[str]]) -> None:
+    """A foreach strategic merge patch whose items are the walked lists' own (``(name): '{{ element.name }}'``),
+    in one or several of the lists it walks (a Pod's container lists, whose names are unique across them), their
+    fields under conditions of their own: each element patches its own item and no other, so the elements in
+    turn make what one patch of every item that meets the conditions (and the foreach's preconditions, read on
+    the item, which is the element) makes at once. The patch's parts outside the items, which Kyverno applies
+    for each element, are applied once when some element meets the preconditions."""
+    import copy
+
+    from assertree.migrate.convert.jmespath import Expr
+
+    patch = entry["patchStrategicMerge"]
+    where = (*path, "patchStrategicMerge")
+    if entry.get("context"):
+        raise NotConvertible("context entries inside a mutate foreach", (*path, "context"))
+    if len(lists) > 1 and any(steps[-1] not in _CONTAINER_LISTS for steps in lists):
+        raise NotConvertible("a foreach strategic merge over joined lists other than a Pod's container lists "
+                             "(whose names are unique across them)", where)
+    items = copy.deepcopy(patch)
+    rest = copy.deepcopy(patch)
+    for steps in targets:
+        item = _item_at(items, steps)
+        assert item is not None
+        if str(item.get("(name)", "")).replace(" ", "") != "{{element.name}}":
+            raise NotConvertible("a foreach strategic merge patch whose item is not the element (name: "
+                                 "'{{ element.name }}')", where)
+        item["(name)"] = "*"  # every item of the list is an element
+        _remove(rest, steps)
+    if "{{" in str(items) or "{{" in str(rest):
+        raise NotConvertible("a foreach strategic merge patch with variables besides the item's name", where)
+
+    def meets(variable: str) -> str:
+        if entry.get("preconditions") is None:
+            return cel.TRUE
+        inner = names.bind("element", Expr(variable, "map"))
+        return block_test(entry["preconditions"], inner.lenient(), (*path, "preconditions"))
+
+    walked = [(f"object.{'.'.join(steps)}", cel.and_([f"has(object.{'.'.join(steps[:depth])})"
+                                                      for depth in range(1, len(steps) + 1)])) for steps in lists]
+    applies = cel.or_(cel.and_([present, f"{current}.exists(element, {meets('element')})"])
+                      for current, present in walked)
+    for steps in lists:
+        if steps not in targets:
+            _remove(items, steps)
+    builder = _Builder(names, where, {tuple(steps): meets for steps in targets})
+    built = builder.map(items, "object", "Object", (), root=True)
+    if built.conditions or builder.global_conditions:
+        raise NotConvertible("anchored conditions outside the items of a foreach strategic merge patch", where)
+    changes = [built.changes]
+    spec.mutations.append({"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": built.text}})
+    if rest:
+        mutation, once = _once(rest, names, where, applies)
+        spec.mutations.insert(0, mutation)
+        changes.append(once)
+    # no element meets the preconditions (the lists are empty or missing): Kyverno patches nothing
+    spec.match_conditions.append({"name": "changes-something", "expression": cel.and_([applies, cel.or_(changes)])})
 
 
 _CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")

@@ -3,8 +3,11 @@
 The rule's parts map as Kyverno's migration guide maps them (kyverno/kyverno#16506):
 
 - ``match``/``exclude``: ``matchConstraints`` and match conditions (`matching`);
-- ``context`` entries of kind ``variable``: CEL ``variables`` (the others
-  read a cluster, a registry or a URL: refused here);
+- ``context`` entries of kind ``variable``: CEL ``variables``; of kind
+  ``configMap``: a variable reading the ConfigMap with Kyverno's
+  ``resource.Get`` (offline, ``kyverno test`` serves it from the test's
+  context file, which the rewritten test is given: `migrate.lookups`); the
+  others read a registry, a URL or the API another way: refused here;
 - ``preconditions``: a match condition (not met is a skip in both);
 - ``validate.deny.conditions``: the validation ``!(conditions)``;
 - ``validate.pattern``/``anyPattern``: a match condition "not skipped" (a
@@ -50,7 +53,6 @@ _NOT_CONVERTED = {
     "assert": "assertion trees have no ValidatingPolicy equivalent",
 }
 _CLUSTER_CONTEXT = {
-    "configMap": "reads a ConfigMap from the cluster (write resource.Get() in a CEL variable)",
     "apiCall": "calls the Kubernetes API or a service (write resource.Get()/List() or http.Get() in a CEL "
                "variable)",
     "imageRegistry": "reads image data from a registry (write image.GetMetadata() in a CEL variable)",
@@ -135,13 +137,18 @@ def bind_context(entries: list, names: Names, path: tuple, spec: Any, *, rule_le
             if entry.get(kind) is not None:
                 raise NotConvertible(f"context entry {name!r} {why}; offline its data comes from a values file, "
                                      "which a CEL policy does not read", (*path, i, kind))
-        variable = entry.get("variable")
-        if not isinstance(variable, dict):
-            raise NotConvertible("a context entry with no variable", (*path, i))
+        variable, config_map = entry.get("variable"), entry.get("configMap")
         try:
-            value = _variable(variable, names)
+            if config_map is not None:
+                value = _config_map(config_map, names)
+            elif isinstance(variable, dict):
+                value = _variable(variable, names)
+            else:
+                raise NotConvertible("a context entry with no variable map (value, jmesPath, default)", (*path, i))
         except NotConvertible as refusal:
-            raise refusal.at((*path, i, "variable")) from None
+            if refusal.path[:len(path)] == path:
+                raise
+            raise refusal.at((*path, i, "configMap" if config_map is not None else "variable")) from None
         if rule_level and _IDENTIFIER.fullmatch(name):
             spec.variables.append({"name": name, "expression": value.value()})
             names = names.bind(name, Expr(f"variables.{name}", value.kind))
@@ -150,6 +157,16 @@ def bind_context(entries: list, names: Names, path: tuple, spec: Any, *, rule_le
         else:
             raise NotConvertible(f"the context entry name {name!r} is no CEL identifier", (*path, i, "name"))
     return names
+
+
+def _config_map(spec: Any, names: Names) -> Expr:
+    """A ``configMap`` entry: the ConfigMap read by Kyverno's ``resource.Get`` (namespace ``default`` unless
+    given, as Kyverno's loader reads it); a missing one is an error on both sides."""
+    if not isinstance(spec, dict) or not spec.get("name"):
+        raise NotConvertible("a configMap entry needs a name")
+    name = translate_template(str(spec["name"]), names, as_text=True).value()
+    namespace = translate_template(str(spec.get("namespace") or "default"), names, as_text=True).value()
+    return Expr(f"resource.Get('v1', 'configmaps', {namespace}, {name})", "map")
 
 
 def _variable(variable: dict, names: Names) -> Expr:
