@@ -11,4 +11,4 @@ from assertree.report.sarif import HOME_PAGE
 
 def test_the_home_page_is_pyprojects():
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    assert HOME_PAGE == project["urls"]["Homepage"]
+    assert project["urls"]["Homepage"] == HOME_PAGE
