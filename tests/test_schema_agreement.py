@@ -4,8 +4,8 @@
 JSON documents and leaves every other answer, and every message, to
 python-jsonschema. These tests hold that shortcut to its invariant on every
 policy document the repository's tests, samples and benchmark carry (the
-conformance data's ClusterPolicies, ValidatingPolicies and Kubernetes admission
-policies and bindings, valid and not), and
+conformance data's ClusterPolicies, ValidatingPolicies, Kubernetes admission
+policies and bindings and Kyverno's CEL policy kinds, valid and not), and
 on seeded mutations of each (an unknown field, a missing field, a value of
 another type, an enum value that is not one), so that both validators see
 hundreds of invalid documents of every kind the schemas refuse.
@@ -31,6 +31,9 @@ from assertree.errors import AssertreeError
 from assertree.languages import schema_problems as module
 from assertree.languages.admission.reading import SCHEMA_FILE as ADMISSION
 from assertree.languages.admission.reading import problems as admission_problems
+from assertree.languages.kyverno.cel_policies.model import KINDS as CEL_KINDS
+from assertree.languages.kyverno.cel_policies.reading import SCHEMA_FILE as CEL_POLICY
+from assertree.languages.kyverno.cel_policies.reading import problems as cel_policy_problems
 from assertree.languages.kyverno.schema import SCHEMA_FILE as CLUSTER_POLICY
 from assertree.languages.kyverno.schema import problems as cluster_policy_problems
 from assertree.languages.kyverno_json.schema import SCHEMA_FILE as VALIDATING_POLICY
@@ -53,6 +56,8 @@ def schema_of(document: Any) -> str | None:
         return CLUSTER_POLICY
     if group == "admissionregistration.k8s.io":
         return ADMISSION
+    if group == "policies.kyverno.io" and document.get("kind") in CEL_KINDS:
+        return CEL_POLICY
     return None
 
 
@@ -156,6 +161,7 @@ def test_the_corpus_holds_hundreds_of_policies_of_every_schema():
     assert kinds.count(CLUSTER_POLICY) >= 200
     assert kinds.count(VALIDATING_POLICY) >= 60
     assert kinds.count(ADMISSION) >= 80
+    assert kinds.count(CEL_POLICY) >= 100
 
 
 def test_jsonschema_rs_and_jsonschema_agree_on_every_policy_and_mutation():
@@ -170,15 +176,16 @@ def test_jsonschema_rs_and_jsonschema_agree_on_every_policy_and_mutation():
         if fast.is_valid(document) != valid:
             disagreements.append((schema, valid, json.dumps(document)[:300]))
     assert disagreements == []
-    for schema in (CLUSTER_POLICY, VALIDATING_POLICY, ADMISSION):  # both answers were really exercised, often
+    for schema in (CLUSTER_POLICY, VALIDATING_POLICY, ADMISSION, CEL_POLICY):  # both answers were exercised, often
         assert tally.get((schema, True), 0) >= 60, tally
         assert tally.get((schema, False), 0) >= 250, tally
 
 
 @pytest.mark.parametrize(("problems", "wanted"), [(cluster_policy_problems, CLUSTER_POLICY),
                                                   (validating_policy_problems, VALIDATING_POLICY),
-                                                  (admission_problems, ADMISSION)],
-                         ids=["ClusterPolicy", "ValidatingPolicy", "admission"])
+                                                  (admission_problems, ADMISSION),
+                                                  (cel_policy_problems, CEL_POLICY)],
+                         ids=["ClusterPolicy", "ValidatingPolicy", "admission", "policies.kyverno.io"])
 def test_the_problems_are_python_jsonschemas_with_or_without_the_fast_check(problems, wanted, monkeypatch):
     documents = [document for schema, document in cases() if schema == wanted]
     with_fast = [problems(document) for document in documents]

@@ -131,7 +131,7 @@ def test_json_mode_checks_any_payload(tmp_path) -> None:
 
 
 def test_a_namespaced_policy_sees_only_its_namespace() -> None:
-    document = policy_document(_spec({"expression": "false"}), kind="NamespacedValidatingPolicy")
+    document = policy_document(_spec({"expression": "false"}), kind="NamespacedValidatingPolicy", version="v1beta1")
     document["metadata"]["namespace"] = "team-a"
     assert run(document, pod(namespace="team-b")) == []
     [result] = run(document, pod(namespace="team-a"))

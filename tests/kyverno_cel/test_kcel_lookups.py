@@ -39,7 +39,7 @@ def test_resource_get_and_list_read_the_context() -> None:
 def test_a_namespaced_policy_reads_its_own_namespace() -> None:
     spec = {"matchConstraints": {"resourceRules": POD_RULES},
             "validations": [{"expression": "resource.Get('v1', 'configmaps', 'allowed').data.registries != ''"}]}
-    document = {**policy_document(spec, kind="NamespacedValidatingPolicy"),
+    document = {**policy_document(spec, kind="NamespacedValidatingPolicy", version="v1beta1"),
                 "metadata": {"name": "p", "namespace": "default"}}
     [result] = run(document, pod(), LookupContext(lookups=_context_file(CONFIG)))
     assert result.status == "pass"

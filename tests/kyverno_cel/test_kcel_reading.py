@@ -41,15 +41,15 @@ def test_recognises_its_documents() -> None:
     ({**VALID, "validations": [{"expression": "object.spec.("}]}, ("spec", "validations", 0, "expression"),
      "invalid CEL expression"),
     ({**VALID, "validations": []}, ("spec", "validations"), "at least one validation"),
-    ({**VALID, "validationActions": ["Block"]}, ("spec", "validationActions", 0), "unknown validation action"),
+    ({**VALID, "validationActions": ["Block"]}, ("spec", "validationActions", 0), "must be one of: Deny, Audit, Warn"),
     ({"validations": [{"expression": "true"}]}, ("spec", "matchConstraints"), "required"),
     ({**VALID, "variables": [{"name": "a", "expression": "1"}, {"name": "a", "expression": "2"}]},
      ("spec", "variables", 1, "name"), "duplicate"),
     ({**VALID, "matchConstraints": {"resourceRules": [{**POD_RULES[0], "operations": ["PATCH"]}]}},
-     ("spec", "matchConstraints", "resourceRules", 0, "operations", 0), "unknown operation"),
+     ("spec", "matchConstraints", "resourceRules", 0, "operations", 0), "must be one of: CREATE, UPDATE, DELETE"),
     ({**VALID, "validations": [{"expression": "true", "messageExpression": "'a' +"}]},
      ("spec", "validations", 0, "messageExpression"), "invalid CEL expression"),
-    ({**VALID, "evaluation": {"mode": "Yaml"}}, ("spec", "evaluation", "mode"), "unknown evaluation mode"),
+    ({**VALID, "evaluation": {"mode": "Yaml"}}, ("spec", "evaluation", "mode"), "must be one of: Kubernetes, JSON"),
 ])
 def test_problems_name_their_field(spec: dict, path: tuple, words: str) -> None:
     error = _error(policy_document(spec))

@@ -17,6 +17,7 @@ the other policies run.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -51,11 +52,11 @@ from assertree.languages.kyverno.cel_policies.evaluate import (
 )
 from assertree.languages.kyverno.cel_policies.exceptions import CompiledException, compile_exceptions
 from assertree.languages.kyverno.cel_policies.model import CelPolicy, CelRule, PolicySpec
-from assertree.languages.kyverno.cel_policies.reading import ReadError, read_policy, read_spec
+from assertree.languages.kyverno.cel_policies.reading import ReadError, build_policy, read_spec
 from assertree.languages.kyverno.cel_policies.selection import selected_data
 from assertree.results import ERROR, FAIL, PASS, SKIP, WARN, RefusedRule, Resource, RuleError, RuleResult, Violation
 
-__all__ = ["CompiledCelPolicy", "CompiledCelRule", "compile_expression", "compile_policy",
+__all__ = ["CompiledCelPolicy", "CompiledCelRule", "compile_expression", "compile_policy", "compile_problems",
            "compile_reading_variables", "compile_spec", "source_text", "written_text"]
 
 
@@ -126,14 +127,28 @@ def compile_reading_variables(text: str, path: tuple, declared: list[tuple[str, 
 
 
 def compile_spec(spec: PolicySpec, *, namespaced: bool = False, mutating: bool = False,
-                 purpose: str = "") -> CompiledSpec:
+                 purpose: str = "", problems: list[Problem] | None = None) -> CompiledSpec:
     """Every expression of `spec`, compiled, the variables each reads bound in it; PolicyError at the first
     that does not compile. A variable may read only the variables declared before it, as in Kyverno.
-    `purpose`: the environment of a GeneratingPolicy or ImageValidatingPolicy (`environment.environment`)."""
+    `purpose`: the environment of a GeneratingPolicy or ImageValidatingPolicy (`environment.environment`).
+
+    Given `problems` (``assertree lint``), every expression that does not compile is added to it instead, and
+    left out of the result; a variable that does not compile is bound as ``null``, so the expressions that read
+    it are still checked for their own mistakes."""
     compiled = CompiledSpec(failure_policy=spec.failure_policy, variables_in_match=mutating,
                             verify_digest=spec.verify_digest, required=spec.required)
     declared = [(item.name, item.text) for item in spec.variables]
     mode = spec.mode
+
+    def attempt(make: Callable[..., Any], *arguments: Any) -> Any:
+        """`make(*arguments)`, or None once its PolicyError is added to `problems` (raised without them)."""
+        if problems is None:
+            return make(*arguments)
+        try:
+            return make(*arguments)
+        except PolicyError as error:
+            problems.append(error.problem)
+            return None
 
     def bound(text: str, path: tuple, visible: list[tuple[str, str]] | None = None) -> Runnable:
         program, whole = compile_reading_variables(text, path, declared if visible is None else visible,
@@ -145,31 +160,47 @@ def compile_spec(spec: PolicySpec, *, namespaced: bool = False, mutating: bool =
         return compile_expression(text, path, namespaced=namespaced, mode=mode, purpose=purpose)
 
     for position, item in enumerate(spec.variables):
-        compiled.variables.append((item.name, bound(item.text, item.path, declared[:position]), item.path))
+        program = attempt(bound, item.text, item.path, declared[:position])
+        if program is None:
+            declared[position] = (item.name, "null")
+            continue
+        compiled.variables.append((item.name, program, item.path))
     for item in spec.match_conditions:
-        program = bound(item.text, item.path) if mutating else plain(item.text, item.path)
-        compiled.match_conditions.append((item.name, program, item.path))
+        program = attempt(bound if mutating else plain, item.text, item.path)
+        if program is not None:
+            compiled.match_conditions.append((item.name, program, item.path))
     for item in spec.conditions:  # a DeletingPolicy's: they see its variables
-        compiled.conditions.append((item.name, bound(item.text, item.path), item.path))
+        program = attempt(bound, item.text, item.path)
+        if program is not None:
+            compiled.conditions.append((item.name, program, item.path))
     for validation in spec.validations:
         message = None
         if validation.message_expression and mode not in AUTHZ_MODES:  # a response says it all
             message_path = (*validation.path[:-1], "messageExpression")
-            message = bound(validation.message_expression, message_path, declared)
-        compiled.validations.append((validation, bound(validation.expression, validation.path, declared), message))
+            message = attempt(bound, validation.message_expression, message_path, declared)
+        program = attempt(bound, validation.expression, validation.path, declared)
+        if program is not None:
+            compiled.validations.append((validation, program, message))
     for mutation in spec.mutations:
-        compiled.mutations.append((mutation, bound(mutation.expression, mutation.path, declared)))
+        program = attempt(bound, mutation.expression, mutation.path, declared)
+        if program is not None:
+            compiled.mutations.append((mutation, program))
     if spec.generations:
         from assertree.languages.kyverno.cel_policies.generating import compile_generation
 
-        compiled.generations = [compile_generation(generation, bound) for generation in spec.generations]
+        compiled.generations = [found for generation in spec.generations
+                                if (found := attempt(compile_generation, generation, bound)) is not None]
     for reference in spec.image_references:  # they read only `ref`
-        compiled.image_references.append(
-            (reference, plain(reference.expression, reference.path) if reference.expression else None))
+        if reference.expression is None:
+            compiled.image_references.append((reference, None))
+        elif (program := attempt(plain, reference.expression, reference.path)) is not None:
+            compiled.image_references.append((reference, program))
     for item in spec.image_extractors:
-        compiled.image_extractors.append((item.name, bound(item.text, item.path), item.path))
+        program = attempt(bound, item.text, item.path)
+        if program is not None:
+            compiled.image_extractors.append((item.name, program, item.path))
     if spec.target_expression is not None:
-        compiled.target_expression = bound(spec.target_expression.text, spec.target_expression.path)
+        compiled.target_expression = attempt(bound, spec.target_expression.text, spec.target_expression.path)
     return compiled
 
 
@@ -386,8 +417,11 @@ class CompiledCelPolicy:
 
 def compile_document_again(document: dict, *, source: str | None = None, index: int | None = None,
                            line: int | None = None) -> CompiledCelPolicy:
-    """A document that was read and compiled once, compiled again (unpickling a `CompiledCelPolicy`)."""
-    return compile_policy(read_policy(document, source=source, index=index, line=line))
+    """A document that was read and compiled once, compiled again (unpickling a `CompiledCelPolicy`): checked
+    then, so not checked again."""
+    policy = build_policy(document, source=source, index=index, line=line)
+    assert policy is not None  # it was read once
+    return compile_policy(policy)
 
 
 def compile_policy(policy: CelPolicy) -> CompiledCelPolicy:
@@ -400,10 +434,9 @@ def compile_policy(policy: CelPolicy) -> CompiledCelPolicy:
         policy.refused = [RefusedRule(policy.name, refusal)]
         policy.rules = []
         return CompiledCelPolicy(policy, [])
-    purpose = GENERATING if policy.generating else IMAGES if policy.validates_images else ""
 
     def compiled_spec(spec: PolicySpec) -> CompiledSpec:
-        return compile_spec(spec, namespaced=_namespaced(policy), mutating=policy.mutating, purpose=purpose)
+        return compile_spec(spec, namespaced=_namespaced(policy), mutating=policy.mutating, purpose=_purpose(policy))
 
     base = CelRule(name=policy.name, index=0, document=spec_document, spec=policy.spec)
     compiled = CompiledCelPolicy(policy, [CompiledCelRule(policy, base, compiled_spec(policy.spec))])
@@ -421,6 +454,23 @@ def compile_policy(policy: CelPolicy) -> CompiledCelPolicy:
             compiled.compiled_rules.append(CompiledCelRule(policy, rule, compiled_spec(spec)))
     policy.rules = rules
     return compiled
+
+
+def compile_problems(policy: CelPolicy) -> list[Problem]:
+    """What compiling `policy` finds (``assertree lint``): the warning that it is not run offline, or every
+    expression of the policy as written that does not compile (its autogen variants repeat them)."""
+    refusal = _refusal(policy)
+    if refusal is not None:
+        return [refusal]
+    found: list[Problem] = []
+    compile_spec(policy.spec, namespaced=_namespaced(policy), mutating=policy.mutating, purpose=_purpose(policy),
+                 problems=found)
+    return found
+
+
+def _purpose(policy: CelPolicy) -> str:
+    """The environment `policy`'s expressions compile in (`environment.environment`)."""
+    return GENERATING if policy.generating else IMAGES if policy.validates_images else ""
 
 
 def _refusal(policy: CelPolicy) -> Problem | None:

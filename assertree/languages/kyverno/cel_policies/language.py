@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from assertree.errors import PolicyError, Problem
-from assertree.languages.kyverno.cel_policies.compile import CompiledCelPolicy, compile_policy
+from assertree.errors import PolicyError, Problem, Severity
+from assertree.languages.kyverno.cel_policies.compile import CompiledCelPolicy, compile_policy, compile_problems
 from assertree.languages.kyverno.cel_policies.model import GROUP, KINDS
-from assertree.languages.kyverno.cel_policies.reading import ReadError, problems, read_policy
+from assertree.languages.kyverno.cel_policies.reading import ReadError, build_policy, problems, read_policy
+from assertree.languages.schema_problems import in_document_order
 
 __all__ = ["DESCRIPTION", "GROUP", "compile_document", "is_cel_policy", "lint_document"]
 
@@ -36,15 +37,16 @@ def compile_document(document: Any, *, source: str | None = None, index: int | N
 
 
 def lint_document(document: Any) -> Iterator[Problem]:
-    """Every problem of one document, and a warning when it is not run offline (no location yet: the loader
-    adds the file and line)."""
-    found = list(problems(document))
-    yield from found
-    if any(problem.severity == "error" for problem in found):
+    """Every problem of one document: the schema's (or, once it has none, the rules it cannot say), every
+    expression of the well-formed fields that does not compile, and a warning when it is not run offline (no
+    location yet: the loader adds the file and line)."""
+    found = problems(document)
+    policy = build_policy(document)
+    compiled = compile_problems(policy) if policy is not None and policy.kind in KINDS else []
+    yield from in_document_order(document, [*found, *compiled])
+    if policy is None or compiled or any(problem.severity == Severity.ERROR for problem in found):
         return
-    try:
-        compiled = compile_document(document)
+    try:  # the autogen variants, which the policy as written does not show
+        compile_document(document)
     except PolicyError as error:
         yield error.problem
-        return
-    yield from (item.problem for item in compiled.refused)
