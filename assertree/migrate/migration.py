@@ -476,9 +476,10 @@ def _match_kinds(rule: dict) -> set[str]:
 
 def _made_up(rule: dict) -> list[dict]:
     """A resource of each kind the rule matches, when no test gives one (the variants fill it in): in the
-    ``default`` namespace unless the kind is cluster-scoped, and a Pod with a container: a ClusterRole in a
-    namespace, or a Pod without ``spec.containers``, is an object the API server never admits, on which the
-    source and its conversion may disagree for no reason a cluster would ever show."""
+    ``default`` namespace unless the kind is cluster-scoped, with the spec the API server requires (a Pod's
+    container, an Ingress's backend: `_MADE_UP_SPECS`): a ClusterRole in a namespace, or a Pod without
+    ``spec.containers``, is an object the API server never admits, on which the source and its conversion may
+    disagree for no reason a cluster would ever show."""
     from assertree.languages.kubernetes.resources import is_namespaced
     from assertree.migrate.convert.matching import BUILT_IN_KINDS
 
@@ -490,10 +491,27 @@ def _made_up(rule: dict) -> list[dict]:
         api_version = f"{group}/{version}" if group else version
         metadata = {"name": "probe", "namespace": "default"} if is_namespaced(api_version, kind) else {"name": "probe"}
         made: dict[str, Any] = {"apiVersion": api_version, "kind": kind, "metadata": metadata}
-        if kind == "Pod":  # the API server admits no Pod without a container
-            made["spec"] = {"containers": [{"name": "probe", "image": "probe"}]}
+        if kind in _MADE_UP_SPECS:  # what the API server requires of these kinds' specs
+            made["spec"] = copy.deepcopy(_MADE_UP_SPECS[kind])
         out.append(made)
     return out
+
+
+_POD_SPEC = {"containers": [{"name": "probe", "image": "probe"}]}
+_TEMPLATE = {"metadata": {"labels": {"app": "probe"}}, "spec": _POD_SPEC}
+_MADE_UP_SPECS: dict[str, dict] = {
+    "Pod": _POD_SPEC,
+    **{kind: {"selector": {"matchLabels": {"app": "probe"}}, "template": _TEMPLATE}
+       for kind in ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet")},
+    "ReplicationController": {"selector": {"app": "probe"}, "template": _TEMPLATE},
+    "Job": {"template": {**_TEMPLATE, "spec": {**_POD_SPEC, "restartPolicy": "Never"}}},
+    "CronJob": {"schedule": "0 * * * *", "jobTemplate": {"spec": {
+        "template": {**_TEMPLATE, "spec": {**_POD_SPEC, "restartPolicy": "Never"}}}}},
+    "Service": {"ports": [{"port": 80}]},
+    "Ingress": {"defaultBackend": {"service": {"name": "probe", "port": {"number": 80}}}},
+}
+"""The least spec the API server admits for the kinds that need one (a Pod's container, a controller's selector
+and template, a Service's port, an Ingress's backend)."""
 
 
 # -- writing --------------------------------------------------------------------------------------------------

@@ -171,6 +171,21 @@ VALIDATE = [
             operator: Equals
             value: nobody
 """, pod(labels={"app": "shop", "tier": "db", "x": "y"}), pod(labels={"app": "shop", "tier": "db"})),
+    ("a variable written into a field path", """
+- name: listed-names
+  match: {any: [{resources: {kinds: [Pod]}}]}
+  context:
+    - name: listed
+      variable:
+        value: {prod: blocked}
+  validate:
+    deny:
+      conditions:
+        any:
+          - key: "{{ listed.{{ request.object.metadata.name }} || '' }}"
+            operator: Equals
+            value: blocked
+""", pod("other"), pod("prod")),
     ("validate.cel", """
 - name: replicas
   match: {any: [{resources: {kinds: [Deployment]}}]}
@@ -407,3 +422,38 @@ def test_a_foreach_merge_of_each_container_list_item_under_conditions_converts(m
         {"runAsUser": 1000}, {"runAsUser": 5}, None]
     assert spec["initContainers"][0]["securityContext"] == {"runAsUser": 1000}
     assert result.run(deployment("none", containers=[]))[0] == {"skip"}
+
+
+def test_without_resources_the_proof_makes_up_objects_the_api_server_admits(migrated) -> None:
+    # an Ingress needs a backend or rules: the made-up one has a spec, so reading spec.rules through a projection
+    # is null on both sides (a spec-less Ingress, which no cluster admits, would make the CEL read fail)
+    result = migrated("""
+- name: paths
+  match: {any: [{resources: {kinds: [networking.k8s.io/v1/Ingress]}}]}
+  validate:
+    deny:
+      conditions:
+        any:
+          - key: "{{ request.object.spec.rules[].http.paths[].path }}"
+            operator: AnyIn
+            value: [/etc]
+""")
+    assert result.statuses == ["verified"], result.reasons
+
+
+def test_an_excluded_subject_matches_no_request_without_a_user(migrated) -> None:
+    # offline, without a user info file, a request has no user name: Kyverno excludes nothing by subject, and the
+    # converted exclusion reads the missing name as '' (it failed on it: an error where Kyverno denies)
+    result = migrated("""
+- name: no-task-runs
+  match: {any: [{resources: {kinds: [Pod]}}]}
+  exclude:
+    any:
+      - subjects:
+          - {kind: User, name: "system:serviceaccount:ci:controller"}
+  validate:
+    message: not allowed
+    deny: {}
+""", [pod()], spec="validationFailureAction: Enforce")
+    assert result.statuses == ["verified"], result.reasons
+    assert result.run(pod())[0] == {"fail"}

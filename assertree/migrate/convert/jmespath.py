@@ -187,8 +187,20 @@ def _parsed(expression: str, names: Names) -> tuple[Node, _Translator]:
         inner[key] = value if value.kind == "string" else Expr(f"string({value.value()})", "string")
         return f'"{key}"'
 
+    def bare(found: re.Match) -> str:
+        # Kyverno writes the value into the text, where it must read as an identifier (a JMESPath parse error
+        # otherwise: so the CEL fails too)
+        key = f"__assertree_nested_{len(inner)}__"
+        value = translate(found.group(1), names)
+        text = value.value() if value.kind == "string" else f"string({value.value()})"
+        inner[key] = Expr(cel.ternary(f"{cel.paren(text)}.matches({cel.string(_IDENTIFIER_TEXT)})", text,
+                                      f"dyn({{}}[{cel.string('not an identifier in ' + expression.strip())}])"),
+                          "string")
+        return f'."{key}"'
+
     text = re.sub(r"'\{\{-?\s*((?:(?!\}\}).)*?)\s*\}\}'", placeholder, text)
     text = re.sub(r'"\{\{-?\s*((?:(?!\}\}).)*?)\s*\}\}"', identifier, text)  # a field named by a variable
+    text = re.sub(r"\.\{\{-?\s*((?:(?!\}\}).)*?)\s*\}\}", bare, text)  # ... and written into the path
     if "{{" in text:
         raise NotConvertible(f"{{{{ {text} }}}}: a variable nested inside another's name")
     try:
@@ -683,6 +695,7 @@ def _optional_select(base: str, name: str) -> str:
 
 
 _FALSY = {"string": "''", "list": "[]", "map": "{}", "bool": "false"}
+_IDENTIFIER_TEXT = "^[A-Za-z_][A-Za-z0-9_]*$"  # what JMESPath reads as an unquoted identifier
 _IMAGE_STEPS = ("images", "image", "imageref")
 
 

@@ -227,17 +227,19 @@ def _subjects_test(subjects: Sequence[Mapping[str, Any]], path: tuple) -> str:
         name = str(subject.get("name") or "")
         if kind == "ServiceAccount":
             tests.append(cel.wildcard_test(f"system:serviceaccount:{subject.get('namespace') or ''}:{name}",
-                                           "request.userInfo.username"))
+                                           _USER))
         elif kind == "Group":
             tests.append(f"request.userInfo.?groups.orValue([]).exists(group, {cel.wildcard_test(name, 'group')})")
         elif kind == "User":
-            tests.append(cel.wildcard_test(name, "request.userInfo.username"))
+            tests.append(cel.wildcard_test(name, _USER))
         else:
             raise NotConvertible(f"subject kind {kind!r}", (*path, position, "kind"))
     return cel.or_(tests)
 
 
-_NO_USER = "request.userInfo.?username.orValue('') == ''"
+# the requester's name; a request read offline without a user info file has none (and no subject matches it)
+_USER = "request.userInfo.?username.orValue('')"
+_NO_USER = f"{_USER} == ''"
 
 
 def _filter_test(item: Mapping[str, Any], path: tuple, *, exclude: bool, with_kinds: bool) -> str:

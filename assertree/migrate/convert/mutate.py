@@ -429,7 +429,6 @@ def _element_merge(entry: dict, names: Names, path: tuple, spec: MutateSpec) -> 
     import copy
 
     from assertree.migrate.convert.jmespath import Expr
-    from assertree.migrate.convert.merge import guarded
 
     walked = str(entry.get("list") or "").strip()
     patch = entry["patchStrategicMerge"]
@@ -477,19 +476,28 @@ def _element_merge(entry: dict, names: Names, path: tuple, spec: MutateSpec) -> 
         prefix = "Object" + "".join("." + step for step in steps[:depth])
         body = f"{prefix}{{{steps[depth]}: {body}}}"
     if rest:
-        constant = _Builder(names, where)
-        once = constant.map(rest, "object", "Object", (), root=True)
-        if once.conditions or constant.global_conditions:
-            raise NotConvertible("anchored conditions in the parts of a foreach strategic merge patch that do not "
-                                 "depend on the element", where)
-        mutation = guarded({"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": once.text}},
-                           applies, lambda text: text)
-        if mutation is None:
-            raise NotConvertible("a foreach strategic merge patch part with nothing empty to give", where)
+        mutation, once = _once(rest, names, where, applies)
         spec.mutations.append(mutation)
-        changes.append(cel.and_([applies, once.changes]))
+        changes.append(cel.and_([applies, once]))
     spec.match_conditions.append({"name": "changes-something", "expression": cel.or_(changes)})
     spec.mutations.append({"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": body}})
+
+
+def _once(rest: dict, names: Names, where: tuple, applies: str) -> tuple[dict, str]:
+    """The parts of a foreach strategic merge patch that do not depend on the element, as one mutation applied
+    where `applies` (some element is patched), and CEL: applying them changes the resource."""
+    from assertree.migrate.convert.merge import guarded
+
+    constant = _Builder(names, where)
+    once = constant.map(rest, "object", "Object", (), root=True)
+    if once.conditions or constant.global_conditions:
+        raise NotConvertible("anchored conditions in the parts of a foreach strategic merge patch that do not "
+                             "depend on the element", where)
+    mutation = guarded({"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": once.text}},
+                       applies, lambda text: text)
+    if mutation is None:
+        raise NotConvertible("a foreach strategic merge patch part with nothing empty to give", where)
+    return mutation, once.changes
 
 
 def _anchored_below(item: dict) -> bool:
@@ -514,7 +522,6 @@ def _items_merge(entry: dict, names: Names, path: tuple, spec: MutateSpec, lists
     import copy
 
     from assertree.migrate.convert.jmespath import Expr
-    from assertree.migrate.convert.merge import guarded
 
     patch = entry["patchStrategicMerge"]
     where = (*path, "patchStrategicMerge")
@@ -556,17 +563,9 @@ def _items_merge(entry: dict, names: Names, path: tuple, spec: MutateSpec, lists
     changes = [built.changes]
     spec.mutations.append({"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": built.text}})
     if rest:
-        constant = _Builder(names, where)
-        once = constant.map(rest, "object", "Object", (), root=True)
-        if once.conditions or constant.global_conditions:
-            raise NotConvertible("anchored conditions in the parts of a foreach strategic merge patch that do not "
-                                 "depend on the element", where)
-        mutation = guarded({"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": once.text}},
-                           applies, lambda text: text)
-        if mutation is None:
-            raise NotConvertible("a foreach strategic merge patch part with nothing empty to give", where)
+        mutation, once = _once(rest, names, where, applies)
         spec.mutations.insert(0, mutation)
-        changes.append(once.changes)
+        changes.append(once)
     # no element meets the preconditions (the lists are empty or missing): Kyverno patches nothing
     spec.match_conditions.append({"name": "changes-something", "expression": cel.and_([applies, cel.or_(changes)])})
 

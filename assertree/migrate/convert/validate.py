@@ -137,17 +137,18 @@ def bind_context(entries: list, names: Names, path: tuple, spec: Any, *, rule_le
             if entry.get(kind) is not None:
                 raise NotConvertible(f"context entry {name!r} {why}; offline its data comes from a values file, "
                                      "which a CEL policy does not read", (*path, i, kind))
-        variable = entry.get("variable")
+        variable, config_map = entry.get("variable"), entry.get("configMap")
         try:
-            if entry.get("configMap") is not None:
-                value = _config_map(entry["configMap"], names)
+            if config_map is not None:
+                value = _config_map(config_map, names)
             elif isinstance(variable, dict):
                 value = _variable(variable, names)
             else:
-                raise NotConvertible("a context entry with no variable", (*path, i))
+                raise NotConvertible("a context entry with no variable map (value, jmesPath, default)", (*path, i))
         except NotConvertible as refusal:
-            kind = "configMap" if entry.get("configMap") is not None else "variable"
-            raise refusal.at((*path, i, kind)) from None
+            if refusal.path[:len(path)] == path:
+                raise
+            raise refusal.at((*path, i, "configMap" if config_map is not None else "variable")) from None
         if rule_level and _IDENTIFIER.fullmatch(name):
             spec.variables.append({"name": name, "expression": value.value()})
             names = names.bind(name, Expr(f"variables.{name}", value.kind))
