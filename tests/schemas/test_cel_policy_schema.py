@@ -3,7 +3,9 @@ broken one is reported whole, by ``assertree lint``, with the CEL of its well-fo
 
 from __future__ import annotations
 
+import copy
 import importlib
+import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -269,3 +271,54 @@ def test_a_document_from_the_cache_is_not_validated_again(tmp_path: Path, monkey
     assert validated == [SCHEMA_FILE]
     assert [item.policy.name for item in load_policies(file)] == ["p"]
     assert validated == [SCHEMA_FILE]  # the second load took the checked document from the cache
+
+
+OTHER_VALUES: list[Any] = [None, True, 7, "x", "", [], {}, [{"name": "x"}], [1], {"expression": 1}]
+
+
+def _places(value: Any, path: tuple = ()) -> Iterator[tuple]:
+    yield path
+    if isinstance(value, dict):
+        for key, child in value.items():
+            yield from _places(child, (*path, key))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from _places(child, (*path, index))
+
+
+def broken_variants(count: int, seed: int) -> Iterator[dict]:
+    """Seeded variants of the conformance documents: one to three fields removed or given a value of another
+    type or shape, anywhere in the document."""
+    rng = random.Random(seed)
+    corpus = [document for root in (CONFORMANCE / "kyverno-cli", CONFORMANCE / "kyverno-policies")
+              for _, document in cel_documents(root)]
+    for _ in range(count):
+        variant = copy.deepcopy(rng.choice(corpus))
+        for _ in range(rng.randint(1, 3)):
+            path = rng.choice(list(_places(variant))[1:])
+            parent = variant
+            for step in path[:-1]:
+                parent = parent[step]
+            if isinstance(parent, dict) and rng.random() < 0.2:
+                del parent[path[-1]]
+            else:
+                parent[path[-1]] = copy.deepcopy(rng.choice(OTHER_VALUES))
+        yield variant
+
+
+def test_lint_finds_an_error_exactly_when_loading_refuses_the_document() -> None:
+    # lint reads what loading reads (the schema, the rules it cannot say, the CEL) and never stops early; a
+    # broken document of any shape gives problems, never an exception
+    agreed = refused = 0
+    for variant in broken_variants(120, seed=26):
+        linted = any(problem.severity == Severity.ERROR for problem in lint_document(variant))
+        try:
+            compile_document(variant)
+        except PolicyError:
+            loaded = False
+        else:
+            loaded = True
+        agreed += linted != loaded
+        refused += not loaded
+    assert agreed == 120
+    assert refused >= 80  # most variants really are broken
