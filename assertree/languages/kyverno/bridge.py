@@ -256,7 +256,10 @@ def compile_patterns(pattern: Any, any_pattern: Any) -> Any:
 
     if has_markers(pattern if pattern is not None else any_pattern):
         return None
-    return compiled(pattern, any_pattern)
+    try:
+        return compiled(pattern, any_pattern)
+    except RecursionError:  # nested deeper than compiling can go: the interpreter walks it, and words the error
+        return None
 
 
 def validate_patterns(target: Any, rule_name: str, pattern: Any, any_pattern: Any, message: Any,
