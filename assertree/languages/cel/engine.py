@@ -26,6 +26,13 @@ the library (0.1.x) cannot do are handled here, each in one place:
   needing per-evaluation state (kyverno-json's ``bindings.resolve``) reads it
   from `evaluation_context()`, which `Program.evaluate` sets.
 
+Compiling is memoised, in two layers (`Environment.compile`): within a
+process, a text compiled again in the same environment gives the same
+`Program` (or raises the same error) without the library; and a text that
+compiled before, in an environment declared the same way, by the same code and
+library (`text_facts`: kept between runs), is compiled only when it is first
+evaluated, since most compiled expressions never are.
+
 Every evaluation is bounded (`limits`: an estimated cost and memory, at
 compile time and before running; `backstop`: an address-space cap where the
 estimate cannot vouch): `_compile` builds each program's `limits.Bounds`,
@@ -52,11 +59,14 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from assertree.languages.cel import text_facts
 from assertree.languages.cel.backstop import OUT_OF_MEMORY, backstop
 from assertree.languages.cel.limits import Bounds, BudgetError, LimitError, check_function_result
+from assertree.languages.cel.text_facts import TextFacts, digest
 
 __all__ = [
     "CEL_EXTRA_MESSAGE",
@@ -194,16 +204,57 @@ class Environment:
     refuse_past_limits: bool = True
     typed_variables: tuple[tuple[str, str], ...] = ()
     container: str = ""
-    _built: list[Any] = field(default_factory=list, compare=False, repr=False)
-    _python: dict[str, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
+    # built on first use; not copied by `dataclasses.replace` (init=False): another declaration starts afresh
+    _built: list[Any] = field(default_factory=list, compare=False, repr=False, init=False)
+    _python: dict[str, frozenset[str]] = field(default_factory=dict, compare=False, repr=False, init=False)
+    _programs: dict[tuple[str, bool], Program | CelCompileError] = field(default_factory=dict, compare=False,
+                                                                          repr=False, init=False)
+    _declared: list[str] = field(default_factory=list, compare=False, repr=False, init=False)
 
     def compile(self, text: str, checked: bool = True) -> Program:
         """Parse and type-check `text` once; raises CelCompileError or CelUnavailableError.
 
         With `checked` false only parsing happens now and type errors surface
         when evaluating (the library's ``disable_check``).
+
+        Memo: the same (text, checked) gives the same `Program`, or raises an
+        error equal to the first one, as compiling afresh would (the library's
+        compile is a function of the environment's declaration and the text).
+        A text `text_facts` knows to have compiled in this declaration gives a
+        `Program` that compiles on its first evaluation: compiling it now
+        would find no problem to report. `tests/cel/test_compile_memo.py`
+        holds both to compiling afresh.
         """
-        return _compile(self, text, checked)
+        key = (text, checked)
+        known = self._programs.get(key)
+        if known is None:
+            try:
+                known = _compile_or_defer(self, text, checked)
+            except CelCompileError as error:
+                known = error
+            if len(self._programs) >= _PROGRAMS_KEPT:
+                self._programs.pop(next(iter(self._programs)), None)
+            self._programs[key] = known
+        if isinstance(known, CelCompileError):
+            raise CelCompileError(known.message, known.expression, known.line, known.column, known.details)
+        return known
+
+    def declaration(self) -> str:
+        """Everything of this environment that decides whether a text compiles, and to what, as text."""
+        if not self._declared:
+            functions = [f"{function.name}:" + ",".join(
+                f"{o.id}({'|'.join(o.params)})->{o.result}{'.' if o.member else ''}" for o in function.overloads)
+                for function in self.functions]
+            self._declared.append(repr((self.name, self.variables, self.extensions, functions,
+                                        self.cross_type_numeric_comparisons, self.refuse_past_limits,
+                                        self.typed_variables, self.container)))
+            self._declared.append(digest(self._declared[0]).hex())
+        return self._declared[0]
+
+    def declaration_digest(self) -> str:
+        """A digest of `declaration`: environments declared the same way have the same one."""
+        self.declaration()
+        return self._declared[1]
 
     def python_functions(self) -> dict[str, frozenset[str]]:
         """Each function written in Python, with the result types its overloads declare (for `limits`)."""
@@ -310,6 +361,32 @@ def _compile_error(text: str, raw: str) -> CelCompileError:
                            details=_clean(raw))
 
 
+_PROGRAMS_KEPT = 16_384  # compiled texts kept per environment (a policy library has a few thousand)
+
+
+@cache
+def _compiled_before() -> TextFacts:
+    """The texts known to compile, by environment declaration: decided by this package's code (the rewrites,
+    the checks, the cost model) and the CEL library's files."""
+    return TextFacts("cel-compiled", lambda: (str(Path(__file__).parent), str(_library().__file__)))
+
+
+def _fact(environment: Environment, text: str, checked: bool) -> str:
+    return f"{environment.declaration_digest()}\0{'checked' if checked else 'unchecked'}\0{text}"
+
+
+def _compile_or_defer(environment: Environment, text: str, checked: bool) -> Program:
+    """`text` compiled now, or deferred to its first evaluation when it compiled before (`text_facts`)."""
+    _library()  # CelUnavailableError now, as compiling would
+    known = _compiled_before()
+    fact = _fact(environment, text, checked)
+    if known.get(fact) is not None:
+        return Program(environment, text, None, None, checked)
+    program = _compile(environment, text, checked)
+    known.put(fact, True)
+    return program
+
+
 def _compile(environment: Environment, text: str, checked: bool = True) -> Program:
     env = environment.library_env()
     try:
@@ -321,10 +398,10 @@ def _compile(environment: Environment, text: str, checked: bool = True) -> Progr
         if not (environment.cross_type_numeric_comparisons and only_cross_numeric):
             raise _compile_error(text, raw) from None
         expression = env.compile(text, disable_check=True)  # the runtime compares mixed numbers
-        return Program(environment, text, expression, _bounds(environment, text, expression))
+        return Program(environment, text, expression, _bounds(environment, text, expression), checked)
     if checked and expression.return_type().name().startswith("optional_type"):
         expression = env.compile(f"dyn(\n{text}\n).orValue(null)")
-    return Program(environment, text, expression, _bounds(environment, text, expression))
+    return Program(environment, text, expression, _bounds(environment, text, expression), checked)
 
 
 def _bounds(environment: Environment, text: str, expression: Any) -> Bounds:
@@ -367,13 +444,26 @@ class Program:
     copies: 180 MB over a fuzz run's large payloads).
     """
 
-    __slots__ = ("_bounds", "_expression", "environment", "text")
+    __slots__ = ("_bounds", "_checked", "_expression", "environment", "text")
 
-    def __init__(self, environment: Environment, text: str, expression: Any, bounds: Bounds) -> None:
+    def __init__(self, environment: Environment, text: str, expression: Any, bounds: Bounds | None,
+                 checked: bool = True) -> None:
         self.environment = environment
         self.text = text
         self._expression = expression
-        self._bounds = bounds
+        self._bounds = bounds  # None: deferred, compiled on the first evaluation (`Environment.compile`)
+        self._checked = checked
+
+    def _compiled(self) -> Bounds:
+        """Compile a deferred program now (it compiled before: a failure now means the library changed under
+        the same files, and is this evaluation's error)."""
+        try:
+            compiled = _compile(self.environment, self.text, self._checked)
+        except CelCompileError as error:
+            raise CelEvaluationError(error.message, self.text) from None
+        self._expression = compiled._expression
+        self._bounds = compiled._bounds
+        return compiled._bounds  # type: ignore[return-value]
 
     def evaluate(self, variables: Mapping[str, Any], context: Any = None) -> Any:
         """The result as plain JSON-like Python; raises CelEvaluationError (never another exception)."""
@@ -385,8 +475,11 @@ class Program:
         Raises CelEvaluationError when the library raises instead of returning, and before running
         when the evaluation could pass a limit (`limits`); a native allocation failure is one too.
         """
+        if text_facts.waiting:  # the first evaluation after new compiles: keep what they found
+            text_facts.flush_all()
+        bounds = self._bounds if self._bounds is not None else self._compiled()
         try:
-            uncertain = self._bounds.check(variables, context)
+            uncertain = bounds.check(variables, context)
         except BudgetError as error:
             raise CelBudgetError(str(error), self.text) from None
         except LimitError as error:

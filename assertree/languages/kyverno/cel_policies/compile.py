@@ -19,8 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
+import assertree.languages.cel as cel_package
 from assertree.errors import PolicyError, Problem, Severity
 from assertree.languages.base import Explain, Generator, Mutator, RuleRunner, ScanContext, reduce_compiled
 from assertree.languages.cel.conversions import opaque_string_conversions
@@ -32,6 +34,7 @@ from assertree.languages.cel.limits import budgeted
 from assertree.languages.cel.or_value import or_value_compat
 from assertree.languages.cel.presence import null_safe_presence
 from assertree.languages.cel.rewrite import rewrite
+from assertree.languages.cel.text_facts import TextFacts
 from assertree.languages.cel.variables import VariableReferenceError, inline_variables
 from assertree.languages.kyverno.cel_policies.authz import MODES as AUTHZ_MODES
 from assertree.languages.kyverno.cel_policies.authz import authz_environment, check_request, evaluate_request
@@ -56,8 +59,8 @@ from assertree.languages.kyverno.cel_policies.reading import ReadError, build_po
 from assertree.languages.kyverno.cel_policies.selection import selected_data
 from assertree.results import ERROR, FAIL, PASS, SKIP, WARN, RefusedRule, Resource, RuleError, RuleResult, Violation
 
-__all__ = ["CompiledCelPolicy", "CompiledCelRule", "compile_expression", "compile_policy", "compile_problems",
-           "compile_reading_variables", "compile_spec", "source_text", "written_text"]
+__all__ = ["CompiledCelPolicy", "CompiledCelRule", "compile_expression", "compile_forms", "compile_policy",
+           "compile_problems", "compile_reading_variables", "compile_spec", "source_text", "written_text"]
 
 
 def written_text(text: str) -> str:
@@ -70,7 +73,41 @@ def written_text(text: str) -> str:
 def source_text(text: str) -> str:
     """`written_text` read as Kyverno's cel-go reads it: ``orValue`` on any value, presence tests on null
     and ``string(ip)`` rewritten (`assertree.languages.cel.or_value`, `.presence`, `.conversions`)."""
-    return opaque_string_conversions(null_safe_presence(or_value_compat(written_text(text))))
+    return _read_as_cel_go(written_text(text))
+
+
+def _read_as_cel_go(written: str) -> str:
+    return opaque_string_conversions(null_safe_presence(or_value_compat(written)))
+
+
+_FORMS_KEPT = 16_384
+_forms_kept: dict[str, tuple[str, str]] = {}
+_REWRITES = TextFacts("cel-rewrites", lambda: (str(Path(cel_package.__file__).parent), __file__))
+"""The forms of texts rewritten before: decided by the CEL package's rewriters and this module."""
+
+
+def compile_forms(text: str) -> tuple[str, str]:
+    """(`written_text`, `source_text`) of `text`.
+
+    Memo: both are pure functions of the text (and of the code of the CEL
+    package's rewriters and of this module, which name the folder they are kept
+    in between runs: `text_facts`), so a text rewritten before, in this process
+    or an earlier run, is not rewritten again. `tests/cel/test_compile_memo.py`
+    holds the memo to rewriting afresh.
+    """
+    kept = _forms_kept.get(text)
+    if kept is None:
+        stored = _REWRITES.get(text)
+        if type(stored) is tuple and len(stored) == 2 and all(type(form) is str for form in stored):
+            kept = stored
+        else:
+            written = written_text(text)
+            kept = (written, _read_as_cel_go(written))
+            _REWRITES.put(text, kept)
+        if len(_forms_kept) >= _FORMS_KEPT:
+            _forms_kept.pop(next(iter(_forms_kept)))
+        _forms_kept[text] = kept
+    return kept
 
 
 def compile_expression(text: str, path: tuple, *, namespaced: bool = False, mode: str = "Kubernetes",
@@ -86,7 +123,7 @@ def compile_expression(text: str, path: tuple, *, namespaced: bool = False, mode
         raise PolicyError("the Kubernetes authorizer needs a cluster: expressions using `authorizer` cannot run "
                           "offline", path=path)
     chosen = authz_environment(mode) if mode in AUTHZ_MODES else environment(namespaced, purpose)
-    written, read = written_text(text), source_text(text)
+    written, read = compile_forms(text)
     try:
         try:
             plain: Program | None = chosen.compile(written)
