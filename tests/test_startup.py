@@ -75,6 +75,12 @@ def test_a_plain_scan_imports_no_schema_explainer_server_or_cel(plan, tmp_path, 
     assert packages & NEVER_IN_A_PLAIN_SCAN == set()
     assert {"typer", "yaml"} <= packages  # the check above looked at a real scan's imports
     assert json.loads(report.read_text(encoding="utf-8"))["summary"]["passed"] == 8  # whole before the exit
+    commands = {name for name in assertree_modules(done.stderr) if name in OTHER_COMMANDS | {"assertree.cli.scan"}}
+    assert commands == {"assertree.cli.scan"}  # the command that runs is the one command module imported
+
+
+OTHER_COMMANDS = {f"assertree.cli.{name}" for name in
+                  ("test", "apply", "compare", "lint", "migrate", "serve", "config", "jp", "kyverno")}
 
 
 # What a kyverno-json scan of a JSON payload needs once its policies are in the cache of checked files

@@ -21,11 +21,12 @@ if TYPE_CHECKING:
     import typer
 
 
-def build_app() -> typer.Typer:
-    """The typer application with every command (`assertree.cli.app`; typer is imported only here)."""
+def build_app(command: str | None = None) -> typer.Typer:
+    """The typer application (`assertree.cli.app`; typer is imported only here): with every command, or
+    only `command` when that names one (`assertree.cli.app.build`)."""
     from assertree.cli.app import build
 
-    return build()
+    return build(command)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,14 +38,13 @@ def main(argv: list[str] | None = None) -> int:
     make_room_for_nesting()
     previous = _terminate_on_sigterm()
     try:
-        from assertree.cli.app import narrowed
-
         args = sys.argv[1:] if argv is None else list(argv)
         if args[:1] == ["kyverno"] and args[1:2] in (["apply"], ["test"]):
             from assertree.cli.kyverno import APPLY_BOOLEANS, TEST_BOOLEANS, pflag_arguments
 
             args = pflag_arguments(args, APPLY_BOOLEANS if args[1] == "apply" else TEST_BOOLEANS)
-        narrowed(build_app(), args)(args=args, prog_name="assertree")
+        command = args[0] if args and not args[0].startswith("-") else None  # an option first: all commands
+        build_app(command)(args=args, prog_name="assertree")
     except SystemExit as done:
         code = done.code
         return _flushed(code if isinstance(code, int) else (0 if code is None else EXIT_BAD_INPUT))

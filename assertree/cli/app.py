@@ -14,21 +14,15 @@ from typing import Annotated
 import typer
 
 from assertree.cli.exit_codes import EXIT_OK
+from assertree.cli.help import Command, context_settings, markup_mode
 
 
-def build() -> typer.Typer:
-    """A new application (tests build one per run)."""
-    from assertree.cli import apply as apply_command
-    from assertree.cli import compare as compare_command
-    from assertree.cli import config as config_command
-    from assertree.cli import jp as jp_commands
-    from assertree.cli import kyverno as kyverno_commands
-    from assertree.cli import lint as lint_command
-    from assertree.cli import migrate as migrate_command
-    from assertree.cli import scan as scan_command
-    from assertree.cli import serve as serve_command
-    from assertree.cli import test as test_command
-    from assertree.cli.help import Command, context_settings, markup_mode
+def build(command: str | None = None) -> typer.Typer:
+    """A new application (tests build one per run). With `command` naming one of its commands, the
+    application holds that one alone: typer turns every registered command into a click command on each
+    run, reading all their annotations, and a run uses one; registering one also imports one command
+    module (`COMMANDS`). Any other `command` (None, an unknown name, ``config``, which reads the others'
+    options) registers them all, so help and "No such command" messages list every command."""
 
     app = typer.Typer(
         name="assertree",
@@ -63,39 +57,82 @@ def build() -> typer.Typer:
 
         apply_settings(context, config=config, use=not no_config)
 
-    app.command("scan", no_args_is_help=True, epilog=scan_command.EXAMPLES, cls=Command)(scan_command.scan)
-    app.command("test", cls=Command)(test_command.test)
-    app.command("apply", no_args_is_help=True, epilog=apply_command.EXAMPLES, cls=Command)(apply_command.apply)
-    app.command("compare", no_args_is_help=True, epilog=compare_command.EXAMPLES, cls=Command)(
-        compare_command.compare)
-    app.command("lint", no_args_is_help=True, epilog=lint_command.EXAMPLES, cls=Command)(lint_command.lint)
-    app.command("migrate", no_args_is_help=True, epilog=migrate_command.EXAMPLES, cls=Command)(
-        migrate_command.migrate)
-    app.command("serve", cls=Command)(serve_command.serve)
-    jp_commands.app.rich_markup_mode = markup_mode()
-    jp_commands.app.info.context_settings = context_settings()
-    app.command("config", cls=Command)(config_command.config)
-    app.add_typer(jp_commands.app, name="jp")
+    for register in ([COMMANDS[command]] if command in COMMANDS and command != "config" else COMMANDS.values()):
+        register(app)
+    return app
+
+
+# Each command's registration imports its module only when it runs: `build` registers the one a command
+# line names. In the order `assertree --help` lists them (commands, then the groups jp and kyverno).
+
+
+def _scan(app: typer.Typer) -> None:
+    from assertree.cli import scan
+
+    app.command("scan", no_args_is_help=True, epilog=scan.EXAMPLES, cls=Command)(scan.scan)
+
+
+def _test(app: typer.Typer) -> None:
+    from assertree.cli import test
+
+    app.command("test", cls=Command)(test.test)
+
+
+def _apply(app: typer.Typer) -> None:
+    from assertree.cli import apply
+
+    app.command("apply", no_args_is_help=True, epilog=apply.EXAMPLES, cls=Command)(apply.apply)
+
+
+def _compare(app: typer.Typer) -> None:
+    from assertree.cli import compare
+
+    app.command("compare", no_args_is_help=True, epilog=compare.EXAMPLES, cls=Command)(compare.compare)
+
+
+def _lint(app: typer.Typer) -> None:
+    from assertree.cli import lint
+
+    app.command("lint", no_args_is_help=True, epilog=lint.EXAMPLES, cls=Command)(lint.lint)
+
+
+def _migrate(app: typer.Typer) -> None:
+    from assertree.cli import migrate
+
+    app.command("migrate", no_args_is_help=True, epilog=migrate.EXAMPLES, cls=Command)(migrate.migrate)
+
+
+def _serve(app: typer.Typer) -> None:
+    from assertree.cli import serve
+
+    app.command("serve", cls=Command)(serve.serve)
+
+
+def _config(app: typer.Typer) -> None:
+    from assertree.cli import config
+
+    app.command("config", cls=Command)(config.config)
+
+
+def _jp(app: typer.Typer) -> None:
+    from assertree.cli import jp
+
+    jp.app.rich_markup_mode = markup_mode()
+    jp.app.info.context_settings = context_settings()
+    app.add_typer(jp.app, name="jp")
+
+
+def _kyverno(app: typer.Typer) -> None:
+    from assertree.cli import kyverno as commands
+
     kyverno = typer.Typer(
         name="kyverno", add_completion=False, no_args_is_help=True, rich_markup_mode=markup_mode(),
         context_settings=context_settings(),
         help="The Kyverno CLI 1.19's command lines, run by assertree: change 'kyverno' to 'assertree kyverno'.")
-    kyverno.command("apply", epilog=kyverno_commands.APPLY_EXAMPLES, cls=Command)(kyverno_commands.apply)
-    kyverno.command("test", epilog=kyverno_commands.TEST_EXAMPLES, cls=Command)(kyverno_commands.test)
+    kyverno.command("apply", epilog=commands.APPLY_EXAMPLES, cls=Command)(commands.apply)
+    kyverno.command("test", epilog=commands.TEST_EXAMPLES, cls=Command)(commands.test)
     app.add_typer(kyverno, name="kyverno")
-    return app
 
 
-def narrowed(app: typer.Typer, args: list[str]) -> typer.Typer:
-    """`app` keeping only the command `args` starts with, when it names one: typer turns every registered
-    command into a click command on each run, reading all their annotations (~20 ms for assertree's eleven),
-    and a run uses one. Anything else (no command, an option first, an unknown name) keeps them all, so help
-    and "No such command" messages list every command (so does ``config``, which reads the others' options)."""
-    if app.registered_callback is None or not args or args[0].startswith("-") or args[0] == "config":
-        return app  # without a root callback typer makes a lone command the program itself: leave it as built
-    commands = [info for info in app.registered_commands if info.name == args[0]]
-    groups = [info for info in app.registered_groups if info.name == args[0]]
-    if commands or groups:
-        app.registered_commands = commands
-        app.registered_groups = groups
-    return app
+COMMANDS = {"scan": _scan, "test": _test, "apply": _apply, "compare": _compare, "lint": _lint,
+            "migrate": _migrate, "serve": _serve, "config": _config, "jp": _jp, "kyverno": _kyverno}

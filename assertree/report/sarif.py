@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from functools import cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -56,6 +56,9 @@ SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas
 SRCROOT = "%SRCROOT%"
 MAX_RELATED = 20  # related locations of one result (an explanation's steps that are fields of the resource)
 HELP_ANNOTATIONS = ("help.policy.kyverno.io", "policies.kyverno.io/help-url")
+# pyproject.toml's Homepage (a test holds them equal): not read from the installed metadata, whose reader
+# (importlib.metadata, with the email package) costs a SARIF run tens of milliseconds for one string
+HOME_PAGE = "https://github.com/assertree/assertree"
 
 def render(result: ScanResult, options: ReportOptions | None = None) -> str:
     from assertree.report.stream import render_whole
@@ -129,28 +132,8 @@ class Writer:
 def _driver(descriptors: list[dict[str, Any]]) -> dict[str, Any]:
     from assertree import __version__ as version
 
-    home = _home_page()
-    driver: dict[str, Any] = {"name": "assertree", "version": version, "semanticVersion": version}
-    if home:
-        driver["informationUri"] = home
-    driver["rules"] = descriptors
-    return driver
-
-
-@cache
-def _home_page() -> str | None:
-    """The installed package's home page (Home-page or its first Project-URL), if the metadata has one.
-
-    Read once per process: the metadata holds the whole README (the long description)."""
-    from importlib import metadata
-
-    try:
-        info = metadata.metadata("assertree")
-    except metadata.PackageNotFoundError:  # a source tree that was never installed
-        return None
-    urls = [entry.partition(",")[2].strip() for entry in info.get_all("Project-URL") or ()]
-    # the metadata is an email.message.Message, which has get(); typeshed adds it to PackageMetadata from 3.12
-    return info.get("Home-page") or next((url for url in urls if url), None)  # type: ignore[attr-defined]
+    return {"name": "assertree", "version": version, "semanticVersion": version, "informationUri": HOME_PAGE,
+            "rules": descriptors}
 
 
 def _descriptor(policy: PolicyInfo, rule: RuleInfo) -> dict[str, Any]:
@@ -275,15 +258,20 @@ def _message(result: RuleResult, violation: Violation | None, kyverno_json: bool
 
 def _physical(location: Location) -> dict[str, Any]:
     assert location.source is not None  # the Locator only places results in files
-    path = relative_path(location.source)
-    if Path(path).is_absolute():
-        artifact = {"uri": Path(path).as_uri()}
-    else:
-        artifact = {"uri": quote(path), "uriBaseId": SRCROOT}
-    physical: dict[str, Any] = {"artifactLocation": artifact}
+    uri, base = _artifact(relative_path(location.source))
+    physical: dict[str, Any] = {"artifactLocation": {"uri": uri, "uriBaseId": base} if base else {"uri": uri}}
     if location.line is not None:
         physical["region"] = {"startLine": location.line, "startColumn": location.column or 1}
     return physical
+
+
+@lru_cache(maxsize=1024)
+def _artifact(path: str) -> tuple[str, str | None]:
+    """The URI of a file as `relative_path` gives it, and its base (%SRCROOT% for a relative one): cached,
+    a report names the same few files once per finding."""
+    if Path(path).is_absolute():
+        return Path(path).as_uri(), None
+    return quote(path), SRCROOT
 
 
 def _skipped(tally: Tally) -> list[dict[str, Any]]:

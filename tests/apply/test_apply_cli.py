@@ -21,7 +21,7 @@ MUTATE = SAMPLES / "mutate"
 CHECKS = SAMPLES / "policies"
 
 
-def command() -> typer.Typer:
+def command(name: str | None = None) -> typer.Typer:
     app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
     app.command("apply", epilog=EXAMPLES)(apply)
     return app

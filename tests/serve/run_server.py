@@ -15,7 +15,7 @@ import assertree.cli as cli
 from assertree.cli.serve import serve
 
 
-def _serve_app() -> typer.Typer:
+def _serve_app(command: str | None = None) -> typer.Typer:
     app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
     @app.callback()

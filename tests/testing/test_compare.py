@@ -215,7 +215,7 @@ def test_skip_and_not_selected_agree_unless_strict(tmp_path: Path) -> None:
 # --- the command
 
 
-def command() -> typer.Typer:
+def command(name: str | None = None) -> typer.Typer:
     app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
     app.callback()(lambda: None)  # a group, so the command is named as in the real app
     app.command("compare", epilog=EXAMPLES)(compare_command)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
 from assertree.explanation import active
 
@@ -255,7 +256,10 @@ def compile_patterns(pattern: Any, any_pattern: Any) -> Any:
 
     if has_markers(pattern if pattern is not None else any_pattern):
         return None
-    return compiled(pattern, any_pattern)
+    try:
+        return compiled(pattern, any_pattern)
+    except RecursionError:  # nested deeper than compiling can go: the interpreter walks it, and words the error
+        return None
 
 
 def validate_patterns(target: Any, rule_name: str, pattern: Any, any_pattern: Any, message: Any,
@@ -341,11 +345,28 @@ def foreach_hooks(current: Session) -> Any:
 # -- match / exclude, exceptions, autogen ---------------------------------------------------------
 
 
-def selects(current: Session) -> bool:
-    """Whether the rule applies: `match` selects the resource and `exclude` does not."""
-    from assertree.languages.kyverno.match import SelectorError, rule_matches
+_KINDS_ALONE: WeakKeyDictionary[Any, bool] = WeakKeyDictionary()  # match.selects_by_kinds_alone, per rule
 
-    values = current.scan.values
+
+def selects(current: Session) -> bool:
+    """Whether the rule applies: `match` selects the resource and `exclude` does not.
+
+    A rule whose ``match`` reads only kinds (`match.selects_by_kinds_alone`, whose invariant this relies on)
+    is answered by its kind gate's memo, without walking ``match``, when nothing else could count: a
+    resource, no policy namespace, no values file (its subresources change kinds)."""
+    from assertree.languages.kyverno.kind_gate import gate_of
+    from assertree.languages.kyverno.match import SelectorError, rule_matches, selects_by_kinds_alone
+
+    values, rule, resource = current.scan.values, current.rule, current.resource
+    if values is None and resource and isinstance(resource, dict) and not current.policy.namespace:
+        try:
+            alone = _KINDS_ALONE.get(rule)
+            if alone is None:
+                alone = _KINDS_ALONE[rule] = selects_by_kinds_alone(rule.document)
+        except TypeError:  # a rule object that cannot be weakly referenced: the general path
+            alone = False
+        if alone and (gate := gate_of(rule)) is not None:
+            return gate.admits(resource)
     try:
         return rule_matches(
             current.rule.document, current.resource or None, operation=current.operation,

@@ -59,16 +59,17 @@ from assertree.languages.kyverno.pattern import (
     PatternResult,
     RuleOutcome,
     _anchor_of,
-    _combined_skip,
     _Error,
-    _is_skip,
     _kind_of,
     _mismatch,
     _Outcome,
     _plain_key_order,
     _Walk,
     any_pattern_outcome,
+    existence_type_error,
     pattern_outcome,
+    settle_anchors,
+    settle_items,
     verdict,
 )
 from assertree.languages.kyverno.wildcard import contains_wildcard
@@ -219,20 +220,9 @@ def _map(pattern: dict) -> Element:
                 if not seen.get(key):
                     seen[key] = name in resource
         if anchored:
-            skips: list[_Error] = []
-            applied = 0
-            for handle in anchored:
-                failed_path, error = handle(resource, path, walk)
-                if error is not None:
-                    if _is_skip(error):
-                        skips.append(error)
-                        continue
-                    if not any(not skip.pattern for skip in skips):
-                        return failed_path, error
-                    continue  # a sibling conditional anchor already decided this map is skipped
-                applied += 1
-            if skips and (applied == 0 or any(not skip.pattern for skip in skips)):
-                return path, _combined_skip(skips)
+            ended = settle_anchors((handle(resource, path, walk) for handle in anchored), path)
+            if ended is not None:
+                return ended
         for handle in plain:
             failed_path, error = handle(resource, path, walk)
             if error is not None:
@@ -288,19 +278,8 @@ def _each(pairs: Callable[[list], Any]) -> Element:
     def each(resource: Any, path: str, walk: _Walk) -> _Outcome:
         if (wrong := _not_a_list(resource, path)) is not None:
             return wrong
-        skips: list[_Error] = []
-        applied = 0
-        for index, (value, item) in enumerate(pairs(resource)):
-            failed_path, error = item(value, f"{path}{index}/", walk)
-            if error is not None:
-                if _is_skip(error):
-                    skips.append(error)
-                    continue
-                return failed_path, error
-            applied += 1
-        if applied == 0 and skips:
-            return path, _combined_skip(skips)
-        return _OK
+        outcomes = (item(value, f"{path}{index}/", walk) for index, (value, item) in enumerate(pairs(resource)))
+        return settle_items(outcomes, path)
 
     return each
 
@@ -392,15 +371,9 @@ def _existence(name: str, pattern: Any) -> Handler:
             return _OK
         here = path + suffix
         value = resource[name]
-        if not isinstance(value, list):
-            return here, _Error(
-                f"invalid resource type {go_type_name(value)}: Existence ^ () anchor can be used only on "
-                "list/array type resource"
-            )
-        if not isinstance(pattern, list):
-            return here, _Error(
-                f"invalid pattern type {go_type_name(pattern)}: Pattern has to be of list to compare against resource"
-            )
+        wrong = existence_type_error(value, pattern)
+        if wrong is not None:
+            return here, wrong
         for item in items:
             if item is None:
                 return here, _Error(

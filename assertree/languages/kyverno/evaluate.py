@@ -330,6 +330,7 @@ def _patterns(check: Check, session: Any, target: Any, rule_name: str, message: 
             pattern, any_pattern = None, bridge.substitute(check.any_pattern, session)
     except bridge.EvaluationProblem as problem:
         return _error(f"variable substitution failed: {problem}", problem)
+
     def text() -> str:  # substituted only when the outcome words it (a failure, mostly)
         substituted = _substituted_message(session, message) if message else ""
         return substituted if substituted is not None else message or ""

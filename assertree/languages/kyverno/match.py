@@ -53,6 +53,7 @@ __all__ = [
     "request_info_is_empty",
     "resource_gvk",
     "rule_matches",
+    "selects_by_kinds_alone",
 ]
 
 
@@ -360,6 +361,37 @@ def _exclude_errors(exclude: Mapping, request: _Request) -> list[str]:
             return ["resource excluded since the combination of all criteria exclude it"]
         return []
     return _filter_errors(_legacy(exclude), request, exclude=True)
+
+
+def selects_by_kinds_alone(rule: Mapping[str, Any]) -> bool:
+    """Whether `rule`'s ``match`` reads nothing but kinds (every filter it reads has a non-empty ``kinds``
+    list of strings and no other criterion) and its ``exclude`` is empty.
+
+    Invariant (the fast path of selection, `bridge.selects`): for such a rule, a non-empty resource, no
+    policy namespace and no values-file subresources, `rule_matches` selects exactly when the kinds do,
+    as `kind_gate.KindGate.admits` answers, whatever the operation, names, labels or user info.
+    `tests/kyverno/test_kinds_alone.py` holds the two to each other.
+    """
+    exclude = rule.get("exclude") or {}
+    match = rule.get("match") or {}
+    if not isinstance(exclude, Mapping) or not _block_is_empty(exclude) or not isinstance(match, Mapping):
+        return False
+    filters = match["any"] if match.get("any") else match["all"] if match.get("all") else [_legacy(match)]
+    return isinstance(filters, list) and bool(filters) and all(_kinds_alone(item) for item in filters)
+
+
+def _kinds_alone(resource_filter: Any) -> bool:
+    if not isinstance(resource_filter, Mapping) or any(resource_filter.get(key) for key in _USER_KEYS):
+        return False
+    description = resource_filter.get("resources") or {}
+    if not isinstance(description, Mapping):
+        return False
+    kinds = description.get("kinds")
+    if not isinstance(kinds, list) or not kinds or not all(isinstance(kind, str) for kind in kinds):
+        return False
+    return all(description.get(key) is None for key in ("selector", "namespaceSelector")) and all(
+        description.get(key) in (None, [], {}, "") for key in _DESCRIPTION_KEYS
+        if key not in ("kinds", "selector", "namespaceSelector"))
 
 
 def _matches(rule: Mapping, resource: Mapping | None, request: _Request, policy_namespace: str) -> list[str]:

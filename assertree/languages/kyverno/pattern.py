@@ -187,20 +187,9 @@ class _Walk:
     def map(self, resource: dict, pattern: dict, path: str) -> _Outcome:
         _expand_metadata_wildcards(pattern, resource)
         anchored = sorted(key for key in pattern if _kind_of(key) in _MAP_ANCHORS)
-        skips: list[_Error] = []
-        applied = 0
-        for key in anchored:
-            failed_path, error = self.handle(key, pattern[key], resource, path)
-            if error is not None:
-                if _is_skip(error):
-                    skips.append(error)
-                    continue
-                if not any(not skip.pattern for skip in skips):
-                    return failed_path, error
-                continue  # a sibling conditional anchor already decided this map is skipped
-            applied += 1
-        if skips and (applied == 0 or any(not skip.pattern for skip in skips)):
-            return path, _combined_skip(skips)
+        ended = settle_anchors((self.handle(key, pattern[key], resource, path) for key in anchored), path)
+        if ended is not None:
+            return ended
         for key in _plain_key_order([key for key in pattern if _kind_of(key) not in _MAP_ANCHORS], pattern,
                                     self.nested_anchors):
             failed_path, error = self.handle(key, pattern[key], resource, path)
@@ -233,19 +222,8 @@ class _Walk:
 
     def _each(self, pairs: Iterable[tuple[Any, Any]], path: str) -> _Outcome:
         """Validate (resource item, pattern) pairs; skip the list only when every item skipped."""
-        skips: list[_Error] = []
-        applied = 0
-        for index, (item, item_pattern) in enumerate(pairs):
-            failed_path, error = self.element(item, item_pattern, f"{path}{index}/")
-            if error is not None:
-                if _is_skip(error):
-                    skips.append(error)
-                    continue
-                return failed_path, error
-            applied += 1
-        if applied == 0 and skips:
-            return path, _combined_skip(skips)
-        return _OK
+        return settle_items((self.element(item, item_pattern, f"{path}{index}/")
+                             for index, (item, item_pattern) in enumerate(pairs)), path)
 
     # -- one key of a map pattern (Kyverno's element handlers) ----------------------------------
 
@@ -298,15 +276,9 @@ class _Walk:
         if name not in resource:
             return _OK
         value = resource[name]
-        if not isinstance(value, list):
-            return here, _Error(
-                f"invalid resource type {go_type_name(value)}: Existence ^ () anchor can be used only on "
-                "list/array type resource"
-            )
-        if not isinstance(pattern, list):
-            return here, _Error(
-                f"invalid pattern type {go_type_name(pattern)}: Pattern has to be of list to compare against resource"
-            )
+        wrong = existence_type_error(value, pattern)
+        if wrong is not None:
+            return here, wrong
         outcome = _OK
         for item_pattern in pattern:
             if not isinstance(item_pattern, dict):
@@ -324,6 +296,54 @@ class _Walk:
             if self.element(item, pattern, f"{path}{index}/")[1] is None:
                 return _OK
         return path, _Error(f"existence anchor validation failed at path {path}")
+
+
+def settle_anchors(outcomes: Iterable[_Outcome], path: str) -> _Outcome | None:
+    """Kyverno's reading of a map's anchored keys, walked in order: the first error that is not a skip
+    ends the map (unless a conditional anchor already skipped it), and skips end it as a skip when no
+    key applied or one of them is an anchor's own; None when the plain keys are to be walked next."""
+    skips: list[_Error] = []
+    applied = 0
+    for failed_path, error in outcomes:
+        if error is not None:
+            if _is_skip(error):
+                skips.append(error)
+                continue
+            if not any(not skip.pattern for skip in skips):
+                return failed_path, error
+            continue  # a sibling conditional anchor already decided this map is skipped
+        applied += 1
+    if skips and (applied == 0 or any(not skip.pattern for skip in skips)):
+        return path, _combined_skip(skips)
+    return None
+
+
+def settle_items(outcomes: Iterable[_Outcome], path: str) -> _Outcome:
+    """Kyverno's reading of a list's items, walked in order: the first error that is not a skip fails
+    the list, which skips only when every item skipped."""
+    skips: list[_Error] = []
+    applied = 0
+    for failed_path, error in outcomes:
+        if error is not None:
+            if _is_skip(error):
+                skips.append(error)
+                continue
+            return failed_path, error
+        applied += 1
+    if applied == 0 and skips:
+        return path, _combined_skip(skips)
+    return _OK
+
+
+def existence_type_error(value: Any, pattern: Any) -> _Error | None:
+    """Why an existence anchor cannot compare the resource's `value` with its `pattern`: both must be lists."""
+    if not isinstance(value, list):
+        return _Error(f"invalid resource type {go_type_name(value)}: Existence ^ () anchor can be used only on "
+                      "list/array type resource")
+    if not isinstance(pattern, list):
+        return _Error(
+            f"invalid pattern type {go_type_name(pattern)}: Pattern has to be of list to compare against resource")
+    return None
 
 
 def _mismatch(resource: Any, pattern: Any, path: str) -> _Error:

@@ -69,14 +69,16 @@ def traverse(value: Any, where: Path, action: Callable[[str, Path], Any]) -> Any
     return value
 
 
-def has_markers(value: Any) -> bool:
-    """Whether any string leaf or map key of `value` holds ``{{`` or ``$(``, which every variable, reference
-    and escape starts with: without one, both substitutions give an equal copy of `value`."""
+def has_markers(value: Any, markers: tuple[str, ...] = ("{{", "$(")) -> bool:
+    """Whether any string leaf or map key of `value` holds one of `markers`: by default ``{{`` or ``$(``,
+    which every variable, reference and escape starts with (without one, both substitutions give an equal
+    copy of `value`); ``("$(",)`` alone for references (without it, `references.substitute_references`
+    gives an equal copy)."""
     if isinstance(value, str):
-        return "{{" in value or "$(" in value
+        return any(marker in value for marker in markers)
     if isinstance(value, list):
-        return any(has_markers(item) for item in value)
+        return any(has_markers(item, markers) for item in value)
     if isinstance(value, dict):
-        return any((isinstance(key, str) and ("{{" in key or "$(" in key)) or has_markers(item)
+        return any((isinstance(key, str) and any(marker in key for marker in markers)) or has_markers(item, markers)
                    for key, item in value.items())
     return False

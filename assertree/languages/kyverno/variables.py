@@ -471,7 +471,9 @@ def substitute_all(document: Any, context: KyvernoContext, *, path: Path = (),
     """
     if not has_markers(document):  # most patterns and conditions: nothing to substitute, a copy as the walk gives
         return copy_json(document)
-    return substitute_variables(substitute_references(document), context, path=path, unresolved=unresolved)
+    if has_markers(document, ("$(",)):  # without one, references would give an equal copy (variables copy anyway)
+        document = substitute_references(document)
+    return substitute_variables(document, context, path=path, unresolved=unresolved)
 
 
 def substitute_variables(document: Any, context: KyvernoContext, *, path: Path = (),

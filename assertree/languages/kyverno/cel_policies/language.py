@@ -39,14 +39,21 @@ def compile_document(document: Any, *, source: str | None = None, index: int | N
 def lint_document(document: Any) -> Iterator[Problem]:
     """Every problem of one document: the schema's (or, once it has none, the rules it cannot say), every
     expression of the well-formed fields that does not compile, and a warning when it is not run offline (no
-    location yet: the loader adds the file and line)."""
+    location yet: the loader adds the file and line). A document without problems is compiled once, as loading
+    compiles it; the others are compiled expression by expression, to find every one that does not compile."""
     found = problems(document)
+    first: Problem | None = None
+    if not any(problem.severity == Severity.ERROR for problem in found):
+        try:
+            compiled = compile_document(document)
+        except PolicyError as error:
+            first = error.problem
+        else:
+            yield from found
+            yield from (item.problem for item in compiled.refused)
+            return
     policy = build_policy(document)
-    compiled = compile_problems(policy) if policy is not None and policy.kind in KINDS else []
-    yield from in_document_order(document, [*found, *compiled])
-    if policy is None or compiled or any(problem.severity == Severity.ERROR for problem in found):
-        return
-    try:  # the autogen variants, which the policy as written does not show
-        compile_document(document)
-    except PolicyError as error:
-        yield error.problem
+    every = compile_problems(policy) if policy is not None and policy.kind in KINDS else []
+    if first is not None and not every:  # the policy as written compiles: an autogen variant does not
+        every = [first]
+    yield from in_document_order(document, [*found, *every])
