@@ -6,16 +6,18 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
 from assertree.documents.nesting import make_room_for_nesting
 
 # Property tests are reproducible in the default run (same examples every time, so CI never flakes);
-# HYPOTHESIS_PROFILE=explore draws new examples on each run.
-settings.register_profile("default", derandomize=True)
-settings.register_profile("explore", derandomize=False)
+# HYPOTHESIS_PROFILE=explore draws new examples on each run. No profile has a per-example deadline or the too-slow
+# health check: those are timed assertions, and on a loaded machine they failed examples that were right.
+_UNTIMED = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+settings.register_profile("default", derandomize=True, **_UNTIMED)
+settings.register_profile("explore", derandomize=False, **_UNTIMED)
 # Long fuzzing (tests/hostile/test_fuzz.py, `pytest -m slow`): new examples each run; FUZZ_EXAMPLES per property.
-settings.register_profile("slow", derandomize=False, deadline=None, database=None,
+settings.register_profile("slow", derandomize=False, database=None, **_UNTIMED,
                           max_examples=int(os.environ.get("FUZZ_EXAMPLES", "20000")))
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
