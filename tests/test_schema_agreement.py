@@ -25,6 +25,7 @@ import jsonschema_rs
 import pytest
 import yaml
 from conftest import CONFORMANCE, REPO
+from document_places import places as places_in
 
 from assertree.documents.reader import SUFFIXES, load_documents
 from assertree.errors import AssertreeError
@@ -101,16 +102,6 @@ def policies() -> tuple[tuple[str, Any], ...]:
     return tuple(found)
 
 
-def _places(value: Any, path: tuple = ()) -> Iterator[tuple]:
-    yield path
-    if isinstance(value, dict):
-        for key, child in value.items():
-            yield from _places(child, (*path, key))
-    elif isinstance(value, list):
-        for index, child in enumerate(value):
-            yield from _places(child, (*path, index))
-
-
 def _parent(document: Any, path: tuple) -> Any:
     for step in path[:-1]:
         document = document[step]
@@ -120,7 +111,7 @@ def _parent(document: Any, path: tuple) -> Any:
 def mutations(document: dict, rng: random.Random) -> Iterator[Any]:
     """Seeded variants of `document`: an unknown field, a field removed, a value of another type, a
     string (an enum's value or not), an empty list, string or object, each at a randomly chosen place."""
-    places = list(_places(document))
+    places = list(places_in(document))
     dict_places = [path for path in places if isinstance(_parent(document, (*path, None)), dict)]
     for _ in range(MUTATIONS_PER_DOCUMENT):
         variant = copy.deepcopy(document)

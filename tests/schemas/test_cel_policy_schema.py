@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import yaml
 from conftest import CONFORMANCE, REPO
+from document_places import places as places_in
 
 from assertree.cli import main
 from assertree.documents.cache import DocumentCache
@@ -276,16 +277,6 @@ def test_a_document_from_the_cache_is_not_validated_again(tmp_path: Path, monkey
 OTHER_VALUES: list[Any] = [None, True, 7, "x", "", [], {}, [{"name": "x"}], [1], {"expression": 1}]
 
 
-def _places(value: Any, path: tuple = ()) -> Iterator[tuple]:
-    yield path
-    if isinstance(value, dict):
-        for key, child in value.items():
-            yield from _places(child, (*path, key))
-    elif isinstance(value, list):
-        for index, child in enumerate(value):
-            yield from _places(child, (*path, index))
-
-
 def broken_variants(count: int, seed: int) -> Iterator[dict]:
     """Seeded variants of the conformance documents: one to three fields removed or given a value of another
     type or shape, anywhere in the document."""
@@ -295,7 +286,7 @@ def broken_variants(count: int, seed: int) -> Iterator[dict]:
     for _ in range(count):
         variant = copy.deepcopy(rng.choice(corpus))
         for _ in range(rng.randint(1, 3)):
-            path = rng.choice(list(_places(variant))[1:])
+            path = rng.choice(list(places_in(variant))[1:])
             parent = variant
             for step in path[:-1]:
                 parent = parent[step]
