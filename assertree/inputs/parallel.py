@@ -172,10 +172,15 @@ def _stop(executor: ProcessPoolExecutor, futures: list[Future]) -> None:
     for future in futures:
         future.cancel()
     processes = list((getattr(executor, "_processes", None) or {}).values())
+    manager = getattr(executor, "_executor_manager_thread", None)
     executor.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         if process.is_alive():
             process.terminate()
+    # The executor's own thread joins the workers too; whichever thread reaps one first, the other's wait
+    # sees no child and, for a moment, the worker still counts as running: let that thread finish first.
+    if manager is not None:
+        manager.join(timeout=5)
     for process in processes:
         process.join(timeout=5)
 
