@@ -32,6 +32,7 @@ from typing import Any
 import pytest
 import yaml
 from conftest import CONFORMANCE
+from document_places import places
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_document_cache import POLICY
@@ -189,16 +190,6 @@ def test_the_seeds_hold_every_kind():
             "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy", "PolicyException"} <= kinds
 
 
-def _paths(value: Any, prefix: tuple = ()) -> Iterator[tuple]:
-    yield prefix
-    if isinstance(value, dict):
-        for key, child in value.items():
-            yield from _paths(child, (*prefix, key))
-    elif isinstance(value, list):
-        for index, child in enumerate(value):
-            yield from _paths(child, (*prefix, index))
-
-
 def _edit(value: Any, path: tuple, how: str, replacement: Any) -> Any:
     """`value` with the node at `path` removed, replaced, or (its parent) given an unknown field."""
     if not path:
@@ -229,7 +220,7 @@ def policy_files(draw: st.DrawFn) -> tuple[str, str]:
     for _ in range(draw(st.integers(1, 3))):
         document = draw(st.sampled_from(SEEDS))
         if draw(st.integers(0, 2)):
-            path = draw(st.sampled_from(list(_paths(document))))
+            path = draw(st.sampled_from(list(places(document))))
             how = draw(st.sampled_from(["remove", "replace", "add"]))
             replacement = draw(st.sampled_from([None, 1, "x", True, [], {}, ["a"], {"a": 1}, 2.5]))
             document = _edit(document, path, how, replacement)
