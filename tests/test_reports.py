@@ -290,7 +290,7 @@ def test_locations_come_from_the_payload_as_read_parsed_once(workdir, monkeypatc
     calls = []
     real = payload_module.load_documents
     monkeypatch.setattr(payload_module, "load_documents",
-                        lambda path, text, **options: calls.append(path) or real(path, text, **options))
+                        lambda path, *text, **options: calls.append(path) or real(path, *text, **options))
     (workdir / "r.yaml").unlink()  # the report does not read the file again: it asks the payload as it was read
     locator = Locator()
     assert [locator.result(r, r.violations[0]).line for r in result.results] == [2, 4]

@@ -13,15 +13,17 @@ from typing import Any
 class Document:
     """One document of a file, with positions (a plain class: one is made per document read)."""
 
-    __slots__ = ("_locator", "index", "line", "path", "value")
+    __slots__ = ("_locator", "_locator_of_many", "index", "line", "path", "value")
 
     def __init__(self, value: Any, path: str, index: int, line: int,
-                 _locator: Callable[[tuple], tuple[int, int]] | None = None) -> None:
+                 _locator: Callable[[tuple], tuple[int, int]] | None = None,
+                 _locator_of_many: Callable[[Sequence[tuple]], list[tuple[int, int]]] | None = None) -> None:
         self.value = value
         self.path = path
         self.index = index
         self.line = line
         self._locator = _locator
+        self._locator_of_many = _locator_of_many
 
     def __repr__(self) -> str:
         return f"Document(value={self.value!r}, path={self.path!r}, index={self.index!r}, line={self.line!r})"
@@ -32,3 +34,10 @@ class Document:
         if self._locator is None:
             return self.line, 1
         return self._locator(tuple(field_path))
+
+    def locate_all(self, field_paths: Sequence[tuple]) -> list[tuple[int, int]]:
+        """`locate` of each of `field_paths`, in one walk of the text where the reader has one (JSON: a
+        report places all its findings at once)."""
+        if self._locator_of_many is not None:
+            return self._locator_of_many(field_paths)
+        return [self.locate(path) for path in field_paths]

@@ -46,6 +46,7 @@ import json
 import os
 import re
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -224,19 +225,26 @@ def decode_text(data: bytes, name: str) -> str:
 
 
 def load_documents(path: str | Path, text: str | None = None, *, keep_empty: bool = False,
-                   payload: bool = False, positions_only: bool = False, value: Any = None) -> list[Document]:
+                   payload: bool = False, positions_only: bool = False, value: Any = None,
+                   data: bytes | None = None) -> list[Document]:
     """Every document of a file, with positions: one JSON document, or a YAML stream (as
     `format_of` decides; a name that does not say is JSON when it parses as JSON). Comment-only
-    YAML documents are skipped unless `keep_empty`. With `text`, that text is parsed and `path`
-    only names it in messages. `payload` reads YAML as kyverno-json reads payloads.
+    YAML documents are skipped unless `keep_empty`. With `text` (or the file's bytes, `data`), that
+    text is parsed and `path` only names it in messages. `payload` reads YAML as kyverno-json reads payloads.
     `positions_only` (for text already parsed and known to be valid) does not parse a JSON document
     again: its value is the `value` given (the parsed one, which also speeds positions up), and only
-    its positions are prepared."""
+    its positions are prepared (from ASCII `data` without decoding it: a plan's 35 MB cost 40 ms to
+    decode and encode again)."""
     name = str(path)
-    if text is None:
-        text = read_text(path)
     kind = format_of(name)
-    if positions_only and (kind == "json" or (kind is None and text.lstrip()[:1] in ("{", "["))):
+    if positions_only and data is not None and text is None and is_plain_utf8(data) and data.isascii():
+        start = _start_of(data)
+        if kind == "json" or (kind is None and data[start : start + 1] in (b"{", b"[")):
+            return [_json_document(None, name, positions_only=True, value=value, data=data)]
+    if text is None:
+        text = read_text(path) if data is None else decode_text(data, name)
+    start = _start_of(text)
+    if positions_only and (kind == "json" or (kind is None and text[start : start + 1] in ("{", "["))):
         return [_json_document(text, name, positions_only=True, value=value)]
     if kind == "json":
         return [_json_document(text, name)]
@@ -343,40 +351,75 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def _json_document(text: str, name: str, *, positions_only: bool = False, value: Any = None) -> Document:
-    lines = _LineIndex(text)
-    if positions_only:
-        start = len(text) - len(text.lstrip())
-        return Document(value, name, 0, lines.position(start)[0], _JSONLocator(text, lines, value).locate)
-    try:
-        value = json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as error:
-        raise DocumentError(f"invalid JSON: {error.msg}", source=name, line=error.lineno,
-                            column=error.colno) from None
-    except ValueError as error:
-        raise DocumentError(f"invalid JSON: {error}", source=name) from None
-    except RecursionError:
-        raise DocumentError("invalid JSON: nested too deeply", source=name) from None
-    start = len(text) - len(text.lstrip())
-    first_line, _ = lines.position(start)
-    return Document(value, name, 0, first_line, _JSONLocator(text, lines, value).locate)
+def _json_document(text: str | None, name: str, *, positions_only: bool = False, value: Any = None,
+                   data: bytes | None = None) -> Document:
+    """The one document of a JSON text; with `positions_only`, of a text already parsed (its `value` given),
+    which may be given as its ASCII bytes, `data`, instead."""
+    if not positions_only:
+        assert text is not None
+        try:
+            value = json.loads(text, parse_constant=_reject_constant)
+        except json.JSONDecodeError as error:
+            raise DocumentError(f"invalid JSON: {error.msg}", source=name, line=error.lineno,
+                                column=error.colno) from None
+        except ValueError as error:
+            raise DocumentError(f"invalid JSON: {error}", source=name) from None
+        except RecursionError:
+            raise DocumentError("invalid JSON: nested too deeply", source=name) from None
+    locator = _JSONLocator(text, value, data)
+    first_line = locator.lines.positions([locator.start])[0][0]  # counts the leading spaces' line breaks only
+    return Document(value, name, 0, first_line, locator.locate, locator.locate_all)
+
+
+def _start_of(text: str | bytes) -> int:
+    """The offset of the first character that is not JSON white space (not ``text.lstrip()``: a copy of a
+    35 MB plan to count its first spaces)."""
+    leading = (_LEADING_SPACE if isinstance(text, str) else _LEADING_SPACE_BYTES).match(text)  # type: ignore[arg-type]
+    return leading.end() if leading else 0
 
 
 class _LineIndex:
-    def __init__(self, text: str) -> None:
-        self.starts = [0]
-        position = text.find("\n")
-        while position >= 0:
-            self.starts.append(position + 1)
-            position = text.find("\n", position + 1)
+    """(line, column) of offsets in a text (str, or ASCII bytes). The line starts are listed on the first
+    single question (a bisect each then); a batch (`positions`) counts the line breaks between its offsets
+    in order instead, so that placing a report's findings in a large file reads it once, in C, and lists
+    nothing."""
+
+    def __init__(self, text: str | bytes) -> None:
+        self.text = text
+        self.newline: Any = "\n" if isinstance(text, str) else b"\n"
+        self.starts: list[int] | None = None
 
     def position(self, offset: int) -> tuple[int, int]:
+        if self.starts is None:
+            text, newline, starts = self.text, self.newline, [0]
+            position = text.find(newline)
+            while position >= 0:
+                starts.append(position + 1)
+                position = text.find(newline, position + 1)
+            self.starts = starts
         line = bisect.bisect_right(self.starts, offset) - 1
         return line + 1, offset - self.starts[line] + 1
+
+    def positions(self, offsets: list[int]) -> list[tuple[int, int]]:
+        """`position` of each offset."""
+        if self.starts is not None:
+            return [self.position(offset) for offset in offsets]
+        text, newline, found = self.text, self.newline, {}
+        line, at, last_break = 1, 0, -1
+        for offset in sorted(set(offsets)):
+            line += text.count(newline, at, offset)
+            newest = text.rfind(newline, at, offset)
+            if newest >= 0:
+                last_break = newest
+            found[offset] = (line, offset - last_break)
+            at = offset
+        return [found[offset] for offset in offsets]
 
 
 _WHITESPACE = " \t\n\r"
 _SPACE_BYTES = (b" ", b"\t", b"\n", b"\r", b"")
+_LEADING_SPACE = re.compile(r"[ \t\n\r]*")
+_LEADING_SPACE_BYTES = re.compile(rb"[ \t\n\r]*")
 # everything up to the next bracket outside a string, and that bracket
 _TO_BRACKET = re.compile(r'[^"\[\]{}]*(?:"(?:[^"\\]|\\.)*"[^"\[\]{}]*)*([\[\]{}])')
 _SCALAR = re.compile(r'[^,\]}\s]+')
@@ -431,47 +474,256 @@ def _child(container: Any, step: Any) -> Any:
     return None
 
 
+class _Spelled:
+    """What `_JSONLocator`'s fast path knows of one container that the text spells as orjson does: its
+    members (an object's as (key, value) pairs) and an object's index of keys; where members start
+    (`indexes`, sorted, and `offsets`: the first member's start is taken, every other one was checked);
+    where the members found start their values (`values`); the members whose value was entered, a
+    container of its own (`entered`: its offset); and where the container ends, once known."""
+
+    __slots__ = ("end", "entered", "index", "indexes", "items", "offsets", "values")
+
+    def __init__(self, items: list, index: dict[str, int] | None, first: int) -> None:
+        self.items, self.index = items, index
+        self.indexes, self.offsets = [0], [first]
+        self.values: dict[int, int] = {}
+        self.entered: dict[int, int] = {}
+        self.end: int | None = None
+
+
+_Steps = tuple[dict, list]  # a trie of the paths asked for: ({step: its _Steps}, the numbers of the paths ending here)
+
+
 class _JSONLocator:
     """Offsets of JSON values by path, found by walking the text and skipping values in C.
+
+    One walk for many paths (`locate_all`, what a report asks with every finding it writes): the paths
+    are merged into a trie, which is walked in the text's order, each container read once for all the
+    steps asked of it, whatever order the paths came in.
 
     Lazy: a container's members are read only as far as the step asked for (a plan's
     ``planned_values`` is found without skipping ``resource_changes``), and what was read is kept
     for the next question. With a repeated key the first occurrence is the one located.
 
-    Fast path, given the parsed `value`: compact JSON (``terraform show -json``) is often exactly
-    what orjson writes, so a member is skipped by comparing its orjson text with the file's text at
-    that offset (a memory comparison in C) and jumping past it. It must never change a position: a
-    complete JSON value that the text spells out exactly ends exactly where that spelling ends;
-    when the spellings differ (indentation, ``\u003c`` escapes, ``1e5``) the text is walked.
+    Fast path, given the parsed `value` and ASCII text: compact JSON (``terraform show -json``) is often
+    exactly what orjson writes, so the members before a step are spelled with orjson, all in one call
+    (a slice of the list, or of the object's items), compared with the file's text at that offset (a
+    memory comparison in C), and jumped over: a plan's 10,000 resources, of which a report asks about
+    every failing one, cost one orjson call per run of resources between two failing ones, and no Python
+    step per resource. A member whose value was entered is not spelled again to get past it: its end is
+    found from inside (`_value_end`), so each byte before the last position asked for is spelled once.
+    Offsets found so far are kept (`_Spelled`), so the next question starts from the nearest one.
 
-    One pass for a whole array (a plan's 10,000 resources, of which a report asks about every failing
-    one): the first time a step enters a non-empty array whose parsed value is known, each item is spelled
-    with orjson and the joined spelling compared with the file's text at once; when they are the same bytes,
-    every item's offset is the sum of the spelled lengths before it, and all of them are kept without a
-    Python step per item. Same invariant: identical bytes place every item exactly; otherwise the lazy
-    walk above decides.
+    It must never change a position: a complete run of JSON members that the text spells out exactly
+    ends exactly where that spelling ends, and each member found is checked to start where the arithmetic
+    says (its key's spelling and a colon, or an item that is not a space). When the spellings differ
+    (indentation, ``\u003c`` escapes, ``1e5``) that container's text is walked, where a value the text
+    spells as orjson does is still skipped in one comparison (`_skip`).
     """
 
-    def __init__(self, text: str, lines: _LineIndex, value: Any = None) -> None:
-        self.text = text
-        self.lines = lines
+    def __init__(self, text: str | None, value: Any = None, data: bytes | None = None) -> None:
+        """`text`, or its ASCII bytes (`data`, then `text` is None and decoded only if the walk needs it)."""
+        if text is not None:
+            self.text = text  # the walk's text (else `text` decodes `data` when first needed)
+            # with ASCII text, str offsets are byte offsets: orjson's bytes compare without decoding
+            data = text.encode() if value is not None and text.isascii() else None
+        self.data = data
+        self.lines = _LineIndex(text if text is not None else data)  # type: ignore[arg-type]
+        self.start = _start_of(self.lines.text)
         self.value = value
-        # with ASCII text, str offsets are byte offsets: orjson's bytes compare without decoding
-        self.data = text.encode() if value is not None and text.isascii() else None
         # container offset -> [{key or index: (key offset, value offset)}, next position, next index, done]
         self.members: dict[int, list] = {}
+        self.spelled: dict[int, _Spelled | None] = {}  # container offset -> the fast path's offsets (None: walked)
+
+    @functools.cached_property
+    def text(self) -> str:
+        """The text, for the walk (decoded from `data` the first time it is needed)."""
+        return (self.data or b"").decode("ascii")
 
     def locate(self, path: tuple) -> tuple[int, int]:
-        offset = self._skip_space(0)
-        mark = offset
-        value = self.value
-        for step in path:
-            entry = self._member(offset, step, value)
-            if entry is None:
+        """(line, column) of the node at `path`: a member's key, an item's value, the deepest one that the
+        text has; the document's start for the empty path."""
+        return self.lines.position(self._marks([path])[0])
+
+    def locate_all(self, paths: Sequence[tuple]) -> list[tuple[int, int]]:
+        """`locate` of each of `paths`, in one walk (see the class docstring)."""
+        return self.lines.positions(self._marks(paths))
+
+    def _marks(self, paths: Sequence[tuple]) -> list[int]:
+        """The offset each path leads to (see `locate`)."""
+        root: _Steps = ({}, [])
+        for number, path in enumerate(paths):
+            node = root
+            for step in path:
+                children = node[0]
+                child = children.get(step)
+                if child is None:
+                    child = children[step] = ({}, [])
+                node = child
+            node[1].append(number)
+        marks = [0] * len(paths)
+        start = self.start
+        for number in root[1]:
+            marks[number] = start
+        # an explicit stack (paths may be as deep as any document): (container offset, value, mark, steps
+        # still to take in it, last first in the text's order as far as known)
+        stack = [self._opened(start, self.value, start, root[0], marks)]
+        while stack:
+            offset, value, mark, pending = stack[-1]
+            if not pending:
+                stack.pop()
+                continue
+            at, step, (children, ends) = pending.pop()
+            found = self._spelled_member(offset, at) if at is not None else None
+            if found is None:
+                found = self._member(offset, step, value)
+            if found is None:  # the text has no such member: every path through it ends at the container
+                _end_at((children, ends), mark, marks)
+                continue
+            key_offset, value_offset = found
+            for number in ends:
+                marks[number] = key_offset
+            if children:
+                child = _child(value, step)
+                stack.append(self._opened(value_offset, child, key_offset, children, marks))
+                spelled = self.spelled.get(offset)
+                if at is not None and spelled is not None and self.spelled.get(value_offset) is not None:
+                    spelled.entered[at] = value_offset
+        return marks
+
+    def _opened(self, offset: int, value: Any, mark: int, children: dict, marks: list[int]) -> tuple:
+        """A container to take `children` steps in: with the fast path, the steps it has in the text's
+        order (its members' indexes; steps it has not end their paths at `mark` at once), else as asked."""
+        spelled = self._spelled(offset, value) if self.data is not None else None
+        if spelled is None:
+            return offset, value, mark, [(None, step, node) for step, node in children.items()]
+        pending = []
+        index, count = spelled.index, len(spelled.items)
+        for step, node in children.items():
+            if index is not None:
+                at = index.get(step) if isinstance(step, str) else None
+            else:
+                at = int(step) if isinstance(step, int) and 0 <= step < count else None
+            if at is None:  # not in the parsed value, so not in its text
+                _end_at(node, mark, marks)
+            else:
+                pending.append((at, step, node))
+        pending.sort(key=_first, reverse=True)
+        return offset, value, mark, pending
+
+    def _spelled(self, offset: int, container: Any) -> _Spelled | None:
+        """The fast path's record of the container at `offset` (made on first use), or None when it is
+        not one the fast path can follow (not a non-empty container spelled from its first byte on)."""
+        spelled = self.spelled.get(offset, False)
+        if spelled is False:
+            data = self.data
+            assert data is not None
+            kind = type(container)
+            opener = b"{" if kind is dict else b"[" if kind is list else None
+            if not container or data[offset : offset + 1] != opener or data[offset + 1 : offset + 2] in _SPACE_BYTES:
+                spelled = None
+            elif kind is dict:
+                spelled = _Spelled(list(container.items()), dict(zip(container, range(len(container)), strict=True)),
+                                   offset + 1)
+            else:
+                spelled = _Spelled(container, None, offset + 1)
+            self.spelled[offset] = spelled
+        return spelled  # type: ignore[return-value]
+
+    def _spelled_member(self, offset: int, at: int) -> tuple[int, int] | None:
+        """(key offset, value offset) of member `at` of the container at `offset` by the fast path, or None
+        when the text does not spell it as orjson does (from then on that container is walked)."""
+        import orjson
+
+        spelled = self.spelled.get(offset)
+        if spelled is None:
+            return None
+        value_offset = spelled.values.get(at)
+        if value_offset is not None:
+            return spelled.offsets[bisect.bisect_left(spelled.indexes, at)], value_offset
+        data = self.data
+        assert data is not None
+        position = self._spelled_offset(spelled, at)
+        if position is not None and spelled.index is None:
+            value_offset = position if data[position : position + 1] not in _SPACE_BYTES else None
+        elif position is not None:
+            key = orjson.dumps(spelled.items[at][0])
+            value_offset = position + len(key) + 1
+            if not (data.startswith(key, position) and data[value_offset - 1 : value_offset] == b":"
+                    and data[value_offset : value_offset + 1] not in _SPACE_BYTES):
+                value_offset = None
+        if position is None or value_offset is None:
+            self.spelled[offset] = None
+            return None
+        spelled.values[at] = value_offset
+        return position, value_offset
+
+    def _spelled_offset(self, spelled: _Spelled, at: int) -> int | None:
+        """Where member `at` starts, from the nearest member before it whose start is known: past it (from
+        inside, when its value was entered) and the members between, spelled in one orjson call, which
+        must be the text's bytes there, followed by a comma."""
+        indexes, offsets = spelled.indexes, spelled.offsets
+        nearest = bisect.bisect_right(indexes, at) - 1
+        first, position = indexes[nearest], offsets[nearest]
+        if first == at:
+            return position
+        entered = spelled.entered.get(first)
+        if entered is not None:
+            end = self._value_end(entered)
+            if end is None or self.data[end : end + 1] != b",":  # type: ignore[index]
+                return None
+            first, position = first + 1, end + 1
+        if first < at:
+            end = self._spelled_run(spelled, first, at, position)
+            if end is None or self.data[end : end + 1] != b",":  # type: ignore[index]
+                return None
+            position = end + 1
+        indexes.insert(nearest + 1, at)
+        offsets.insert(nearest + 1, position)
+        return position
+
+    def _spelled_run(self, spelled: _Spelled, first: int, stop: int, position: int) -> int | None:
+        """Where the members `first` to `stop` (excluded) end when the text at `position` spells them as
+        orjson does (without the comma after them), else None."""
+        import orjson
+
+        run = spelled.items[first:stop]
+        try:
+            inner = orjson.dumps(dict(run) if spelled.index is not None else run)[1:-1]
+        except (TypeError, orjson.JSONEncodeError):
+            return None
+        return position + len(inner) if self.data.startswith(inner, position) else None  # type: ignore[union-attr]
+
+    def _value_end(self, offset: int) -> int | None:
+        """Where the entered container at `offset` ends (past its closer), found from inside it: its last
+        member known, then the rest spelled; None when the text does not spell it as orjson does."""
+        data = self.data
+        assert data is not None
+        chain: list[_Spelled] = []  # the container, its last member's value when that was entered, ...
+        spelled = self.spelled.get(offset)
+        while spelled is not None and spelled.end is None:
+            chain.append(spelled)
+            entered = spelled.entered.get(spelled.indexes[-1])
+            if entered is None:
                 break
-            mark, offset = entry
-            value = _child(value, step)
-        return self.lines.position(mark)
+            spelled = self.spelled.get(entered)
+        if spelled is None:
+            return None
+        for spelled in reversed(chain):  # innermost first: each end is where its parent's last member ends
+            last, position, count = spelled.indexes[-1], spelled.offsets[-1], len(spelled.items)
+            entered = spelled.entered.get(last)
+            if entered is not None:
+                inner = self.spelled.get(entered)
+                end = inner.end if inner is not None else None
+                if end is not None and last + 1 < count:
+                    end = self._spelled_run(spelled, last + 1, count, end + 1) if data[end : end + 1] == b"," else None
+            else:
+                end = self._spelled_run(spelled, last, count, position)
+            closer = b"}" if spelled.index is not None else b"]"
+            if end is None or data[end : end + 1] != closer:
+                return None
+            spelled.end = end + 1
+        return self.spelled[offset].end  # type: ignore[union-attr]
 
     def _skip(self, offset: int, value: Any) -> int:
         if isinstance(value, (dict, list)) and value:
@@ -490,69 +742,6 @@ class _JSONLocator:
                     return offset + len(text)
         return skip_json_value(self.text, offset)
 
-    def _spelled_member(self, state: list, container: dict, step: Any) -> tuple[int, int] | None:
-        """The object's members from where `state` stopped, each key and value compared with its orjson
-        spelling (no Python step per character, no regex), up to `step`: its (key offset, value offset). None
-        once the spellings differ (the walk goes on from `state`, as far as this got) or the members end. The
-        value of the member found is not spelled now: only a later step past it needs its end."""
-        import orjson
-
-        data = self.data
-        assert data is not None
-        children = state[0]
-        keys = list(container)
-        while 0 <= state[2] < len(keys):
-            key, position = keys[state[2]], state[1]
-            spelled_key = orjson.dumps(key)
-            value_offset = position + len(spelled_key) + 1
-            end = None
-            if (data.startswith(spelled_key, position) and data[value_offset - 1 : value_offset] == b":"
-                    and data[value_offset : value_offset + 1] not in _SPACE_BYTES):  # compact: the value follows
-                children.setdefault(key, (position, value_offset))
-                if key == step:
-                    return children[key]
-                end = self._end_of(value_offset, container[key])
-            if end is None:
-                state[2] = -1  # spelled otherwise: the text decides from here on
-                break
-            state[1:3] = [end + 1 if data[end : end + 1] == b"," else end, state[2] + 1]
-        state[1] = self._skip_space(state[1])  # where the walk over the text expects to go on
-        return None
-
-    def _end_of(self, offset: int, value: Any) -> int | None:
-        """Where the value at `offset` ends when the text spells it as orjson does (a container walked
-        already ends at its closer), else None."""
-        import orjson
-
-        state = self.members.get(offset)
-        if state is not None and state[3]:
-            return state[1] + 1
-        try:
-            spelled = orjson.dumps(value)
-        except (TypeError, orjson.JSONEncodeError):
-            return None
-        assert self.data is not None
-        return offset + len(spelled) if self.data.startswith(spelled, offset) else None
-
-    def _spelled_items(self, offset: int, items: list, state: list) -> None:
-        """Every item offset of the array at `offset` at once, when its text is orjson's spelling of `items`
-        (see the class docstring); `state` is left as it was otherwise."""
-        import orjson
-
-        assert self.data is not None
-        try:
-            spelled = [orjson.dumps(item) for item in items]
-        except (TypeError, orjson.JSONEncodeError):
-            return
-        if not self.data.startswith(b"[" + b",".join(spelled) + b"]", offset):
-            return
-        children = state[0]
-        position = offset + 1
-        for index, text in enumerate(spelled):
-            children[index] = (position, position)
-            position += len(text) + 1
-        state[1:] = [position - 1 if spelled else offset + 1, len(spelled), True]
-
     def _skip_space(self, offset: int) -> int:
         text = self.text
         while offset < len(text) and text[offset] in _WHITESPACE:
@@ -560,7 +749,8 @@ class _JSONLocator:
         return offset
 
     def _member(self, offset: int, step: Any, container: Any = None) -> tuple[int, int] | None:
-        """(key offset, value offset) of member `step` of the container at `offset`, or None."""
+        """(key offset, value offset) of member `step` of the container at `offset`, or None: the walk
+        over the text."""
         state = self.members.get(offset)
         text = self.text
         opener = text[offset : offset + 1]
@@ -568,16 +758,9 @@ class _JSONLocator:
             if opener not in ("{", "["):
                 return None
             state = self.members[offset] = [{}, self._skip_space(offset + 1), 0, False]
-            if opener == "[" and self.data is not None and type(container) is list and container:
-                self._spelled_items(offset, container, state)
         children, position, index, done = state
         if step in children or done:
             return children.get(step)
-        if opener == "{" and self.data is not None and type(container) is dict:
-            found = self._spelled_member(state, container, step)
-            if found is not None:
-                return found
-            children, position, index, done = state
         closer = "}" if opener == "{" else "]"
         while position < len(text) and text[position] != closer:
             if opener == "{":
@@ -601,3 +784,17 @@ class _JSONLocator:
                 return children[key]
         state[1:] = [position, index, True]
         return children.get(step)
+
+
+def _first(pending: tuple) -> int:
+    return pending[0]
+
+
+def _end_at(node: _Steps, mark: int, marks: list[int]) -> None:
+    """Every path ending at `node` or below it ends at `mark`."""
+    rest = [node]
+    while rest:
+        children, ends = rest.pop()
+        for number in ends:
+            marks[number] = mark
+        rest.extend(children.values())

@@ -42,7 +42,6 @@ from assertree.documents.reader import (
     Document,
     DocumentError,
     collector_paused,
-    decode_text,
     encoding_of,
     format_of,
     load_documents,
@@ -83,30 +82,62 @@ class Payload:
         documents = self._positioned_documents()
         if not documents:
             return None
-        if self.documents:  # a YAML stream: the payload's root is the list of its documents
-            if not steps or not isinstance(steps[0], int) or not 0 <= steps[0] < len(documents):
-                return documents[0].line, 1
-            document, steps = documents[steps[0]], steps[1:]
-        else:
-            document = documents[0]
-        try:
-            return document.locate(steps)
-        except (ValueError, IndexError, RecursionError):
-            return document.line, 1
+        inside = self._inside(documents, steps)
+        if inside is None:
+            return documents[0].line, 1
+        return _located(documents[inside[0]], inside[1])
+
+    def locate_all(self, paths: Sequence[Sequence[Any]]) -> list[tuple[int, int] | None]:
+        """`locate` of each of `paths`, each document's in one walk of its text (a report's findings)."""
+        documents = self._positioned_documents()
+        if not documents:
+            return [None] * len(paths)
+        found: list[tuple[int, int] | None] = [(documents[0].line, 1)] * len(paths)
+        wanted: dict[int, list[tuple[int, tuple]]] = {}  # document index -> (path number, path inside it)
+        for number, steps in enumerate(paths):
+            inside = self._inside(documents, steps)
+            if inside is not None:
+                wanted.setdefault(inside[0], []).append((number, inside[1]))
+        for index, asked in wanted.items():
+            document = documents[index]
+            try:
+                places: list[tuple[int, int]] = document.locate_all([path for _, path in asked])
+            except (ValueError, IndexError, RecursionError):  # text a walk cannot follow: each path on its own
+                places = [_located(document, path) for _, path in asked]
+            for (number, _), place in zip(asked, places, strict=True):
+                found[number] = place
+        return found
+
+    def _inside(self, documents: list[Document], steps: Sequence[Any]) -> tuple[int, tuple] | None:
+        """The document `steps` lead into and the steps inside it; None when they name no document of a
+        YAML stream (the first document's start stands for them)."""
+        if not self.documents:
+            return 0, tuple(steps)
+        if steps and isinstance(steps[0], int) and 0 <= steps[0] < len(documents):  # a stream: its documents' list
+            return steps[0], tuple(steps[1:])
+        return None
 
     def _positioned_documents(self) -> list[Document]:
         if self._positioned is None:
             found: list[Document] = []
             if self.data is not None:
                 try:
-                    found = load_documents(self.source, decode_text(self.data, self.source), payload=True,
-                                           positions_only=True, value=None if self.documents else self.value)
+                    found = load_documents(self.source, payload=True, positions_only=True, data=self.data,
+                                           value=None if self.documents else self.value)
                 except (DocumentError, ValueError, RecursionError):
                     found = []
             # the value keeps only the non-null documents of a stream; so must the positions
             # (a JSON file's one document is read for its positions only: its value is not built again)
             self._positioned = [document for document in found if document.value is not None or not self.documents]
         return self._positioned
+
+
+def _located(document: Document, path: tuple) -> tuple[int, int]:
+    """`Document.locate`, or the document's start when its text cannot be followed to `path`."""
+    try:
+        return document.locate(path)
+    except (ValueError, IndexError, RecursionError):
+        return document.line, 1
 
 
 _last_payload: list[Payload] = []

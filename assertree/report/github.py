@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
-from assertree.errors import Problem
+from assertree.errors import Location, Problem
 from assertree.inputs.paths import relative_path
 from assertree.report.locate import Locator
 from assertree.report.options import ReportOptions, github_command
@@ -97,10 +97,11 @@ class Writer:
 
     def add(self, resource: Resource | None, results: Sequence[RuleResult]) -> None:
         lines = []
-        for rule_result, violation in findings(results):
+        found = list(findings(results))
+        for (rule_result, violation), location in zip(found, self.locator.results(found), strict=True):
             kind = command(rule_result)
             self.counts[kind] += 1
-            lines.append(_annotation(kind, rule_result, violation, self.locator, self.options.kyverno_json))
+            lines.append(_annotation(kind, rule_result, violation, location, self.options.kyverno_json))
         if lines:
             self.body.write("\n".join(lines) + "\n")
 
@@ -122,10 +123,9 @@ class Writer:
         self.body.close()
 
 
-def _annotation(kind: str, rule_result: RuleResult, violation: Violation | None, locator: Locator,
+def _annotation(kind: str, rule_result: RuleResult, violation: Violation | None, location: Location | None,
                 kyverno_json: bool) -> str:
     properties = []
-    location = locator.result(rule_result, violation)
     if location is not None:
         assert location.source is not None  # the Locator only places results in files
         properties.append(("file", relative_path(location.source)))

@@ -68,10 +68,13 @@ class Writer:
         self.pending: dict[int, list[ET.Element]] = {id(policy): [] for policy in policies}
 
     def add(self, resource: Resource | None, results: Sequence[RuleResult]) -> None:
+        detailed = [(item, item.violations[0] if item.violations else None) for item in results if _detailed(item)]
+        locations = iter(self.locator.results(detailed))
         for rule_result in results:
             key = id(rule_result.policy)
             pending = self.pending[key]
-            pending.append(_case(rule_result, self.counts[key], self.locator, self.options.kyverno_json))
+            location = next(locations) if _detailed(rule_result) else None
+            pending.append(_case(rule_result, self.counts[key], location, self.options.kyverno_json))
             if len(pending) >= _BATCH:
                 self._flush(key)
 
@@ -179,7 +182,13 @@ def _files_suite(problems: tuple[Problem, ...]) -> ET.Element:
     return suite
 
 
-def _case(rule_result: RuleResult, counts: dict[str, int], locator: Locator, kyverno_json: bool) -> ET.Element:
+def _detailed(rule_result: RuleResult) -> bool:
+    """Whether the test case of `rule_result` says where the resource is (`_details`)."""
+    return rule_result.baselined or rule_result.status in (FAIL, ERROR)
+
+
+def _case(rule_result: RuleResult, counts: dict[str, int], location: Location | None,
+          kyverno_json: bool) -> ET.Element:
     """The test case of one rule result (counted in `counts`, its policy's)."""
     counts["tests"] += 1
     policy = rule_result.policy
@@ -188,28 +197,27 @@ def _case(rule_result: RuleResult, counts: dict[str, int], locator: Locator, kyv
     if rule_result.baselined:  # a known finding: visible, not failing
         counts["skipped"] += 1
         skipped = ET.SubElement(case, "skipped", message="baselined: in the --baseline file")
-        skipped.text = _clean(_details(rule_result, locator, rule_error(rule_result.error, kyverno_json=kyverno_json)
+        skipped.text = _clean(_details(rule_result, location, rule_error(rule_result.error, kyverno_json=kyverno_json)
                                        if rule_result.error is not None else None))
     elif rule_result.status == FAIL:
         counts["failures"] += 1
         message = "; ".join(violation.headline() for violation in rule_result.violations)
         failure = ET.SubElement(case, "failure", message=_clean(message), type="violation")
-        failure.text = _clean(_details(rule_result, locator))
+        failure.text = _clean(_details(rule_result, location))
     elif rule_result.status == ERROR:
         counts["errors"] += 1
         text = rule_error(rule_result.error, kyverno_json=kyverno_json)
         error = ET.SubElement(case, "error", message=_clean(text), type="error")
-        error.text = _clean(_details(rule_result, locator, text))
+        error.text = _clean(_details(rule_result, location, text))
     elif rule_result.status == SKIP:
         counts["skipped"] += 1
         ET.SubElement(case, "skipped", message=_clean(rule_result.message or "skipped"))
     return case
 
 
-def _details(result: RuleResult, locator: Locator, error: str | None = None) -> str:
-    """Where the result is, then each violation with its field errors (or the rule's error)."""
-    violation = result.violations[0] if result.violations else None
-    location = locator.result(result, violation)
+def _details(result: RuleResult, location: Location | None, error: str | None = None) -> str:
+    """Where the result is (`location`: that of its first violation), then each violation with its field
+    errors (or the rule's error)."""
     if location is None:
         lines = [f"resource: {result.resource.label}"]
     else:

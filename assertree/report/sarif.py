@@ -94,8 +94,9 @@ class Writer:
         from assertree.report.json import _dumps
 
         pieces = []
-        for rule_result, violation in findings(results):
-            item = _result(rule_result, self.indexes[id(rule_result.rule)], violation, self.locator,
+        found = list(findings(results))
+        for (rule_result, violation), location in zip(found, self.locator.results(found), strict=True):
+            item = _result(rule_result, self.indexes[id(rule_result.rule)], violation, location, self.locator,
                            self.options.kyverno_json, self.options.baseline)
             pieces.append(("\n" if not self.count else ",\n") + _RESULT_INDENT + _dumps(item, _RESULT_INDENT))
             self.count += 1
@@ -173,8 +174,8 @@ def _invocation(problems: tuple[Problem, ...]) -> dict[str, Any]:
     return invocation
 
 
-def _result(result: RuleResult, index: int, violation: Violation | None, locator: Locator,
-            kyverno_json: bool = False, baseline: Any = None) -> dict[str, Any]:
+def _result(result: RuleResult, index: int, violation: Violation | None, location: Location | None,
+            locator: Locator, kyverno_json: bool = False, baseline: Any = None) -> dict[str, Any]:
     level = "error" if violation is None else sarif_level(result.policy)
     if result.gate and level == "error":  # below --fail-on: a warning at most
         level = "warning"
@@ -191,7 +192,6 @@ def _result(result: RuleResult, index: int, violation: Violation | None, locator
             out["suppressions"] = [{"kind": "external", "status": "accepted",
                                     "justification": f"in the baseline {baseline.path}"}]
     where: dict[str, Any] = {}
-    location = locator.result(result, violation)
     if location is not None:
         where["physicalLocation"] = _physical(location)
     name = result.identifier or result.resource.default_identifier

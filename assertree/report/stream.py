@@ -19,6 +19,7 @@ import io
 from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
+from assertree.documents.collector import collector_paused
 from assertree.errors import Problem
 from assertree.report.options import ReportOptions
 from assertree.report.spool import Writable
@@ -48,18 +49,24 @@ def writer_for(format_name: str, policies: Sequence[PolicyInfo], options: Report
 
 
 def render_whole(format_name: str, result: ScanResult, options: ReportOptions | None = None) -> str:
-    """The report of a whole scan, written by the streaming writer over its resources."""
+    """The report of a whole scan, written by the streaming writer over its resources.
+
+    The cyclic garbage collector is paused meanwhile: a report builds many small objects (SARIF results,
+    XML elements, the positions of its findings) and none that form a cycle, and each pass it would
+    trigger walks every object the scan left behind (at 10,000 resources, as long as placing every
+    finding in the plan)."""
     options = options or ReportOptions()
     out = io.StringIO()
     writer = writer_for(format_name, result.policies, options, out)
     try:
-        if writer.by_resource:
-            add = writer.add
-            for resource, results in units(result):
-                add(resource, results)
-        else:
-            writer.add(None, result.results)
-        writer.finish(Tally.of(result, options.baseline), options.problems)
+        with collector_paused():
+            if writer.by_resource:
+                add = writer.add
+                for resource, results in units(result):
+                    add(resource, results)
+            else:
+                writer.add(None, result.results)
+            writer.finish(Tally.of(result, options.baseline), options.problems)
     finally:
         writer.close()
     return out.getvalue()
