@@ -594,7 +594,12 @@ class _JSONLocator:
     def _opened(self, offset: int, value: Any, mark: int, children: dict, marks: list[int]) -> tuple:
         """A container to take `children` steps in: with the fast path, the steps it has in the text's
         order (its members' indexes; steps it has not end their paths at `mark` at once), else as asked."""
-        spelled = self._spelled(offset, value) if self.data is not None else None
+        data = self.data
+        if data is not None and data[offset : offset + 1] not in (b"{", b"["):  # a scalar: no member (no text walked)
+            for node in children.values():
+                _end_at(node, mark, marks)
+            return offset, value, mark, []
+        spelled = self._spelled(offset, value) if data is not None else None
         if spelled is None:
             return offset, value, mark, [(None, step, node) for step, node in children.items()]
         pending = []
