@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from assertree.errors import Problem, UsageError
-from assertree.report import FORMATS, ReportOptions, render
+from assertree.report import FORMATS, ReportOptions
 
 
 @dataclass(frozen=True)
@@ -56,9 +56,14 @@ def write_outputs(outputs: list[Output], result, options: ReportOptions) -> None
     standard error, one line each (as every input problem that exits 2 does), unless a text or github
     report on standard output already listed them and both streams go to one place (a terminal, a CI
     log): each problem is printed once. When no text or github report goes to standard output the totals
-    line goes to standard error too, so that a terminal or a CI log always shows them."""
+    line goes to standard error too, so that a terminal or a CI log always shows them. The totals are
+    counted once, for every report and that line."""
+    from assertree.report.stream import render_whole
+    from assertree.report.totals import Tally
+
+    tally = Tally.of(result, options.baseline)
     for output in outputs:
-        text = render(output.format, result, options)
+        text = render_whole(output.format, result, options, tally)
         if output.file is None:
             write_stdout(text)
         else:
@@ -69,9 +74,7 @@ def write_outputs(outputs: list[Output], result, options: ReportOptions) -> None
             from assertree.report.github import overflow_note
 
             _print_note(overflow_note(result))
-    from assertree.report.totals import totals
-
-    _after_reports(outputs, options, lambda: totals(result, options.problems, options.baseline).line())
+    _after_reports(outputs, options, lambda: tally.totals(options.problems).line())
 
 
 def write_streamed(outputs: list[Output], policies, options: ReportOptions,

@@ -48,8 +48,10 @@ def writer_for(format_name: str, policies: Sequence[PolicyInfo], options: Report
     return writer
 
 
-def render_whole(format_name: str, result: ScanResult, options: ReportOptions | None = None) -> str:
-    """The report of a whole scan, written by the streaming writer over its resources.
+def render_whole(format_name: str, result: ScanResult, options: ReportOptions | None = None,
+                 tally: Tally | None = None) -> str:
+    """The report of a whole scan, written by the streaming writer over its resources; `tally` is the
+    scan's (`Tally.of(result, options.baseline)`), when the caller has counted it already.
 
     The cyclic garbage collector is paused meanwhile: a report builds many small objects (SARIF results,
     XML elements, the positions of its findings) and none that form a cycle, and each pass it would
@@ -66,7 +68,7 @@ def render_whole(format_name: str, result: ScanResult, options: ReportOptions | 
                     add(resource, results)
             else:
                 writer.add(None, result.results)
-            writer.finish(Tally.of(result, options.baseline), options.problems)
+            writer.finish(tally or Tally.of(result, options.baseline), options.problems)
     finally:
         writer.close()
     return out.getvalue()
