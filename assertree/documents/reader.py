@@ -407,9 +407,9 @@ class _LineIndex:
         text, newline, found = self.text, self.newline, {}
         line, at, last_break = 1, 0, -1
         for offset in sorted(set(offsets)):
-            line += text.count(newline, at, offset)
             newest = text.rfind(newline, at, offset)
-            if newest >= 0:
+            if newest >= 0:  # (a one-line plan has none: then the count is not made)
+                line += text.count(newline, at, newest + 1)
                 last_break = newest
             found[offset] = (line, offset - last_break)
             at = offset
@@ -613,7 +613,8 @@ class _JSONLocator:
                 _end_at(node, mark, marks)
             else:
                 pending.append((at, step, node))
-        pending.sort(key=_first, reverse=True)
+        if len(pending) > 1:
+            pending.sort(key=_first, reverse=True)
         return offset, value, mark, pending
 
     def _spelled(self, offset: int, container: Any) -> _Spelled | None:
