@@ -602,17 +602,24 @@ class _JSONLocator:
         spelled = self._spelled(offset, value) if data is not None else None
         if spelled is None:
             return offset, value, mark, [(None, step, node) for step, node in children.items()]
-        pending = []
+        pending, absent = [], []
         index, count = spelled.index, len(spelled.items)
         for step, node in children.items():
             if index is not None:
                 at = index.get(step) if isinstance(step, str) else None
             else:
                 at = int(step) if isinstance(step, int) and 0 <= step < count else None
-            if at is None:  # not in the parsed value, so not in its text
-                _end_at(node, mark, marks)
+            if at is None:
+                absent.append(node)
             else:
                 pending.append((at, step, node))
+        # not in the parsed value, so not in the text, when the text is that value's spelling all through: the
+        # value of a repeated key is its last occurrence's, and the first one is the one located
+        if absent and self._value_end(offset) is None:
+            self.spelled[offset] = None
+            return offset, value, mark, [(None, step, node) for step, node in children.items()]
+        for node in absent:
+            _end_at(node, mark, marks)
         if len(pending) > 1:
             pending.sort(key=_first, reverse=True)
         return offset, value, mark, pending
