@@ -150,18 +150,20 @@ def run_tests(paths: Iterable[str | Path], *, file_name: str = TEST_FILE_NAME, s
     `jobs` - 1 worker processes (`assertree.inputs.parallel.pooled`); the outcomes are those of one
     process, in the same order (a worker that dies loses nothing: its files run here)."""
     from assertree.inputs.parallel import Here, jobs_for, pooled
+    from assertree.languages.cel.text_facts import batched
 
     files = find_test_files(paths, file_name, exclude)
     processes = jobs_for(len(files), jobs, MIN_TEST_FILES_PER_JOB)
-    if processes <= 1:
-        return TestRun(run_test_files(files, strict=strict, explain=explain))
-    _preload()  # before the workers are forked: they start with what every test needs imported
-    outcomes: list[TestOutcome] = []
-    run_chunk = partial(_run_chunk, strict=strict, explain=explain)
-    for file, found in pooled(files, processes, run_chunk):
-        outcomes.extend(found if not isinstance(found, Here) else run_test_files([file], strict=strict,
-                                                                                   explain=explain))
-    return TestRun(outcomes)
+    with batched():  # what the CEL engine learns of the expressions is written once, at the end
+        if processes <= 1:
+            return TestRun(run_test_files(files, strict=strict, explain=explain))
+        _preload()  # before the workers are forked: they start with what every test needs imported
+        outcomes: list[TestOutcome] = []
+        run_chunk = partial(_run_chunk, strict=strict, explain=explain)
+        for file, found in pooled(files, processes, run_chunk):
+            outcomes.extend(found if not isinstance(found, Here) else run_test_files([file], strict=strict,
+                                                                                       explain=explain))
+        return TestRun(outcomes)
 
 
 def _run_chunk(files: list[Path], *, strict: bool, explain: bool) -> list[list[TestOutcome]]:
@@ -169,8 +171,11 @@ def _run_chunk(files: list[Path], *, strict: bool, explain: bool) -> list[list[T
     left is collected first."""
     import gc
 
+    from assertree.languages.cel.text_facts import batched
+
     gc.collect(0)
-    return [run_test_files([file], strict=strict, explain=explain) for file in files]
+    with batched():
+        return [run_test_files([file], strict=strict, explain=explain) for file in files]
 
 
 def run_test_files(files: list[Path], *, strict: bool = False, explain: bool = False) -> list[TestOutcome]:
