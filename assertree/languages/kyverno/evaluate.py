@@ -27,7 +27,7 @@ are the sibling modules'; `bridge` is the one place that calls them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from assertree.errors import field_path_text
@@ -158,7 +158,7 @@ def rule_runner(compiled: CompiledKyvernoRule, context: ScanContext) -> RuleRunn
         if not is_kubernetes_object(resource.value):
             return None  # not a Kubernetes object: no kind or no usable metadata, so no rule selects it
         if seen[0] is not resource:
-            seen[:] = [resource, replace(resource, value=to_float64(with_default_namespace(resource.value, scoped)))]
+            seen[:] = [resource, resource.with_value(to_float64(with_default_namespace(resource.value, scoped)))]
         if gate is not None and not gate.admits(seen[1].value):
             return None  # match cannot select this kind: no result, as `evaluate_rule` would find
         if any(_applied(runner(resource)) for runner in earlier_runners):
