@@ -44,7 +44,7 @@ from assertree.explanation import Step
 from assertree.findings.fingerprint import SCHEME, fingerprint, rule_id
 from assertree.inputs.paths import relative_path
 from assertree.report.explain import step_text
-from assertree.report.locate import Locator
+from assertree.report.locate import Locator, Wanted
 from assertree.report.options import ReportOptions, sarif_level
 from assertree.report.spool import Spool, Writable
 from assertree.report.stream import findings
@@ -95,8 +95,11 @@ class Writer:
 
         pieces = []
         found = list(findings(results))
-        for (rule_result, violation), location in zip(found, self.locator.results(found), strict=True):
-            item = _result(rule_result, self.indexes[id(rule_result.rule)], violation, location, self.locator,
+        explained = [_explanation(rule_result, violation) for rule_result, violation in found]
+        located = zip(found, explained, self.locator.results(found), _related(found, explained, self.locator),
+                      strict=True)
+        for (rule_result, violation), steps, location, related in located:
+            item = _result(rule_result, self.indexes[id(rule_result.rule)], violation, location, steps, related,
                            self.options.kyverno_json, self.options.baseline)
             pieces.append(("\n" if not self.count else ",\n") + _RESULT_INDENT + _dumps(item, _RESULT_INDENT))
             self.count += 1
@@ -175,7 +178,10 @@ def _invocation(problems: tuple[Problem, ...]) -> dict[str, Any]:
 
 
 def _result(result: RuleResult, index: int, violation: Violation | None, location: Location | None,
-            locator: Locator, kyverno_json: bool = False, baseline: Any = None) -> dict[str, Any]:
+            steps: list[Step], related: list[dict[str, Any]], kyverno_json: bool = False,
+            baseline: Any = None) -> dict[str, Any]:
+    """The SARIF result of a finding, placed at `location`, with its explanation's `steps` and their
+    `related` locations."""
     level = "error" if violation is None else sarif_level(result.policy)
     if result.gate and level == "error":  # below --fail-on: a warning at most
         level = "warning"
@@ -199,8 +205,6 @@ def _result(result: RuleResult, index: int, violation: Violation | None, locatio
         where["logicalLocations"] = [{"fullyQualifiedName": name, "kind": "resource"}]
     if where:
         out["locations"] = [where]
-    steps = _explanation(result, violation)
-    related = _related(result, steps, locator)
     if related:
         out["relatedLocations"] = related
     out["partialFingerprints"] = {SCHEME: fingerprint(result, violation)}
@@ -228,17 +232,23 @@ def _explanation(result: RuleResult, violation: Violation | None) -> list[Step]:
     return result.explanation.for_check(violation.check)
 
 
-def _related(result: RuleResult, steps: list[Step], locator: Locator) -> list[dict[str, Any]]:
-    """The explanation's steps that are fields of the resource, where they are in the payload file."""
-    related: list[dict[str, Any]] = []
-    for step in steps:
-        if step.resource_path is None or len(related) == MAX_RELATED:
+def _related(found: list[tuple[RuleResult, Violation | None]], explained: list[list[Step]],
+             locator: Locator) -> list[list[dict[str, Any]]]:
+    """For each finding, its explanation's steps that are fields of the resource (at most MAX_RELATED),
+    where they are in the payload file: every finding's placed in one batch (`Locator.fields`)."""
+    owners: list[tuple[int, Step]] = []
+    asked: list[Wanted] = []
+    for number, ((result, _), steps) in enumerate(zip(found, explained, strict=True)):
+        for step in steps:
+            if step.resource_path is not None:
+                owners.append((number, step))
+                asked.append((result.resource, None, step.resource_path))
+    related: list[list[dict[str, Any]]] = [[] for _ in found]
+    for (number, step), location in zip(owners, locator.fields(asked), strict=True):
+        mine = related[number]
+        if location is None or location.line is None or len(mine) == MAX_RELATED:
             continue
-        location = locator.field(result.resource, steps=step.resource_path)
-        if location is None or location.line is None:
-            continue
-        related.append({"id": len(related), "physicalLocation": _physical(location),
-                        "message": {"text": step_text(step)}})
+        mine.append({"id": len(mine), "physicalLocation": _physical(location), "message": {"text": step_text(step)}})
     return related
 
 
