@@ -153,7 +153,10 @@ def test_a_folder_that_cannot_be_written_is_no_problem(tmp_path, monkeypatch):
         assert [item.policy.name for item in load.load_policies(policy)] == ["one"]
 
 
-def test_editing_the_reader_starts_a_new_folder_and_drops_the_old(cache_dir, tmp_path):
+def test_editing_the_reader_starts_a_new_folder_and_drops_the_old(cache_dir, tmp_path, monkeypatch):
+    from assertree.documents import cache
+
+    monkeypatch.setattr(cache, "KEPT_FOLDERS", 1)
     module = tmp_path / "reader.py"
     module.write_text("one", encoding="utf-8")
     old = DocumentCache("policies", [str(module)])
@@ -165,7 +168,25 @@ def test_editing_the_reader_starts_a_new_folder_and_drops_the_old(cache_dir, tmp
     assert new.get(b"x") is None
     new.put(b"x", [2])
     assert new.get(b"x") == [2]
-    assert old_folder is not None and not old_folder.exists()
+    assert old_folder is not None and old_folder.exists()  # kept: the one other folder allowed
+    module.write_text("three!!", encoding="utf-8")
+    newest = DocumentCache("policies", [str(module)])
+    newest.put(b"x", [3])
+    assert not old_folder.exists() and new.folder is not None and new.folder.exists()
+    assert (newest.get(b"x"), new.get(b"x")) == ([3], [2])
+
+
+def test_two_versions_used_in_turn_keep_their_own_entries(cache_dir, tmp_path):
+    """Two installs of different versions run in turn (a venv's and pipx's): each finds what it stored."""
+    first, second = tmp_path / "first.py", tmp_path / "second.py"
+    first.write_text("one", encoding="utf-8")
+    second.write_text("two!", encoding="utf-8")
+    for round_ in range(3):
+        for number, module in enumerate((first, second)):
+            store = DocumentCache("policies", [str(module)])
+            if round_:
+                assert store.get(b"x") == [number]
+            store.put(b"x", [number])
 
 
 def test_fingerprint_counts_each_file_of_a_folder(tmp_path):

@@ -24,8 +24,10 @@ The invariants:
 * The cache never fails a run: a folder that cannot be made or written, or an
   entry that cannot be read, is a miss, silently.
 * It is bounded: a folder holds at most `MAX_ENTRIES` entries (past that it is
-  emptied), and folders of other fingerprints are removed when a new one is
-  made.
+  emptied), and when a new folder is made only the `KEPT_FOLDERS` most recently
+  written folders of other fingerprints stay (two installs used in turn, such as
+  a project's venv and pipx's, or the benchmark's before/after trees, would
+  otherwise empty each other's folder on every run).
 
 Values are stored with `marshal` (built in, no import cost, and exact for
 every value a reader builds: integer keys, big integers, NaN and infinities
@@ -53,6 +55,7 @@ CACHE_DIR_VARIABLE = "ASSERTREE_CACHE_DIR"
 CACHE_SWITCH_VARIABLE = "ASSERTREE_CACHE"
 OFF = frozenset({"off", "0", "no", "false", "never"})
 MAX_ENTRIES = 4096  # per kind of document; a few MB at most
+KEPT_FOLDERS = 3  # folders of other fingerprints kept beside a new one (per kind of document)
 _CHECK_BYTES = 16  # the digest of an entry's contents, stored before them
 
 
@@ -185,13 +188,15 @@ class DocumentCache:
                 os.unlink(folder / name)
 
     def _forget_other_folders(self, folder: Path) -> None:
-        """Remove the folders of other fingerprints of this kind (older versions of the code)."""
+        """Remove the folders of other fingerprints of this kind (other versions of the code) but the
+        `KEPT_FOLDERS` written last."""
         parent = folder.parent
         try:
-            others = [entry for entry in parent.iterdir() if entry.is_dir() and entry != folder]
+            others = sorted((entry.stat().st_mtime, entry) for entry in parent.iterdir()
+                            if entry.is_dir() and entry != folder)
         except OSError:
             return
-        for other in others:
+        for _, other in others[:max(len(others) - KEPT_FOLDERS, 0)]:
             self._empty(other)
             with contextlib.suppress(OSError):
                 other.rmdir()
