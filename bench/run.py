@@ -293,10 +293,14 @@ class Assertree:
 
 def child_env(pythonpath: Path | None = None) -> dict[str, str]:
     """The children's environment: .pyc files are used as after a ``pip install`` (common.md), and
-    PYTHONPATH names the tree to import assertree from (ahead of the editable install)."""
+    PYTHONPATH names the tree to import assertree from (ahead of the editable install), with a cache folder
+    of its own (``ASSERTREE_CACHE_DIR``: two trees, or other checkouts on the machine, sharing one would empty
+    each other's cache at every run, `assertree.documents.cache`, and every run would be a first run)."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
     if pythonpath is not None:
         env["PYTHONPATH"] = str(pythonpath)
+        digest = hashlib.sha256(str(pythonpath).encode()).hexdigest()[:12]
+        env["ASSERTREE_CACHE_DIR"] = str(DATA / "cache" / digest)
     return env
 
 

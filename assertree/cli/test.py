@@ -40,6 +40,10 @@ def test(
         "--require-coverage",
         help="Exit 1 when a rule lacks a passing or a failing row (named on standard error), even if every row "
         "passed.")] = False,
+    jobs: Annotated[int | None, typer.Option(
+        "--jobs", "-j", metavar="N", show_default=False,
+        help="Run test files in N processes (default: one per CPU; one process for a few dozen test files or "
+        "fewer). The reports are the same for every N.")] = None,
 ) -> None:
     """Run kyverno-test.yaml files (Kyverno ClusterPolicy/Policy, Kyverno CEL and kyverno-json policies); exit 1 if a
     row fails."""
@@ -59,10 +63,14 @@ def test(
     if to_stdout and report.file is None and not (report.format == "text" and to_stdout[0].format != "json"):
         raise UsageError("--coverage: the test report and the coverage report share standard output only as text "
                          "or markdown after the text table; give one of them a file (FORMAT=FILE)")
+    if jobs is not None and jobs < 1:
+        raise UsageError(f"--jobs must be a number of processes, 1 or more (got {jobs})")
     paths = paths_from(arguments, "PATH")
     from assertree.documents.paths import Exclude
+    from assertree.inputs.parallel import default_jobs
 
-    run = run_tests(paths, file_name=file_name, strict=strict, exclude=Exclude.of(exclude), explain=explain)
+    run = run_tests(paths, file_name=file_name, strict=strict, exclude=Exclude.of(exclude), explain=explain,
+                    jobs=jobs if jobs is not None else default_jobs())
     if not run.outcomes:
         where = ", ".join(str(path) for path in paths)
         raise UsageError(f"no {file_name} found in {where}: nothing was tested")

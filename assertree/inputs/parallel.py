@@ -27,6 +27,10 @@ What it promises:
   re-raises; a worker that dies (killed, out of memory) loses nothing: the
   files it had not returned are read in the main process.
 
+The pool itself (`pooled`: ordered chunks, this process's share, a dead worker's
+chunk worked on here, Ctrl-C) serves any work of that shape: ``assertree
+test --jobs N`` runs test files with it.
+
 Workers are forked when the process has one thread (cheap: nothing to import
 again), else started from a fork server (forking a process with threads can
 deadlock a child).
@@ -34,11 +38,12 @@ deadlock a child).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from assertree.errors import AssertreeError, Problem
 from assertree.inputs.payload import STDIN, Payload, read_payload
@@ -73,10 +78,10 @@ def default_jobs() -> int:
     return available_cpus()
 
 
-def jobs_for(files: int, jobs: int) -> int:
+def jobs_for(files: int, jobs: int, per_job: int | None = None) -> int:
     """How many processes (this one and its workers) `files` files are read with when `jobs` are allowed:
-    each must have at least MIN_FILES_PER_JOB files, for a worker to pay for its start."""
-    return max(1, min(jobs, files // MIN_FILES_PER_JOB))
+    each must have at least `per_job` files (default MIN_FILES_PER_JOB), for a worker to pay for its start."""
+    return max(1, min(jobs, files // (per_job or MIN_FILES_PER_JOB)))
 
 
 def read_payloads(paths: Sequence[str], jobs: int = 1) -> Iterator[tuple[str, Reader]]:
@@ -112,59 +117,94 @@ def _regular(path: str) -> bool:
 
 
 def _pooled(paths: Sequence[str], processes: int) -> Iterator[tuple[str, Reader]]:
-    """`processes` - 1 workers parse most chunks of the regular files; this process parses every
-    `processes`-th chunk itself when the caller reaches it, rather than wait idle (and pickles nothing
-    for those)."""
-    from concurrent.futures import ProcessPoolExecutor  # imported only when used: start-up time
+    """Regular files parsed by `processes` - 1 workers, the others (and this process's share) here."""
+    for path, outcome in pooled(paths, processes, _read_chunk, remote=_regular):
+        yield path, _reader(path) if isinstance(outcome, Here) else _outcome_reader(outcome)
 
-    remote = [path for path in paths if _regular(path)]
-    size = min(_MAX_CHUNK, max(1, -(-len(remote) // (processes * _CHUNKS_PER_JOB))))
-    chunks = [remote[start:start + size] for start in range(0, len(remote), size)]
-    chunk_of = {path: index for index, chunk in enumerate(chunks) for path in chunk}
-    remote_chunks = [index for index in range(len(chunks)) if index % processes != processes - 1]
-    if not remote_chunks:  # no regular file: standard input, FIFOs
-        for path in paths:
-            yield path, _reader(path)
+
+class Here:
+    """The type of `HERE`."""
+
+    def __repr__(self) -> str:
+        return "HERE"
+
+
+HERE = Here()
+"""What `pooled` gives for an item this process is to work on itself, when the caller reaches it."""
+
+_Item = TypeVar("_Item")
+_Result = TypeVar("_Result")
+
+
+def pooled(items: Sequence[_Item], processes: int, run_chunk: Callable[[list[_Item]], list[_Result]],
+           remote: Callable[[_Item], bool] | None = None) -> Iterator[tuple[_Item, _Result | Here]]:
+    """Each item in order with its result, worked out by `processes` - 1 worker processes, or `HERE` for the
+    items this process works on itself when the caller reaches them (every `processes`-th chunk, the first
+    one included: the workers start while it works, and it never waits idle for them at the start).
+
+    `run_chunk` (a module-level function, or a `functools.partial` of one: it is pickled) gives the results of
+    a list of items, one per item; it runs in a worker, and here again for a chunk whose worker died. Only the
+    items `remote` accepts (all when None) go to workers. The caller must take every item, or close the
+    iterator, to stop the workers."""
+    from concurrent.futures import ProcessPoolExecutor  # imported only when used: start-up time
+    from concurrent.futures.process import BrokenProcessPool
+
+    sent = [index for index, item in enumerate(items) if remote is None or remote(item)]
+    size = min(_MAX_CHUNK, max(1, -(-len(sent) // (processes * _CHUNKS_PER_JOB))))
+    chunks = [sent[start:start + size] for start in range(0, len(sent), size)]
+    chunk_of = {index: number for number, chunk in enumerate(chunks) for index in chunk}
+    remote_chunks = [number for number in range(len(chunks)) if number % processes != 0]
+    if not remote_chunks:  # one chunk, or nothing a worker may take (standard input, FIFOs)
+        for item in items:
+            yield item, HERE
         return
     executor = ProcessPoolExecutor(max_workers=processes - 1, mp_context=_context(), initializer=_start_worker)
     futures: dict[int, Future] = {}
     waiting = iter(remote_chunks)  # the others are this process's share
     remote_set = set(remote_chunks)
 
+    def chunk_items(number: int) -> list[_Item]:
+        return [items[index] for index in chunks[number]]
+
     def submit_next() -> None:
         number = next(waiting, None)
         if number is not None:
-            futures[number] = executor.submit(_read_chunk, chunks[number])
+            with contextlib.suppress(BrokenProcessPool):  # a worker died: this chunk is worked on here when reached
+                futures[number] = executor.submit(run_chunk, chunk_items(number))
 
     try:
         for _ in range(_AHEAD * (processes - 1)):
             submit_next()
         last = remote_chunks[-1]
-        outcomes: dict[str, Outcome] = {}
-        for path in paths:  # paths are unique (`payload_files`)
-            index = chunk_of.get(path)
-            if index is None or index not in remote_set:
-                yield path, _reader(path)
+        outcomes: dict[int, Any] = {}
+        for index, item in enumerate(items):
+            number = chunk_of.get(index)
+            if number is None or number not in remote_set:
+                yield item, HERE
                 continue
-            if path not in outcomes:  # the first path of a worker's chunk: its results, all at once
+            if index not in outcomes:  # the first item of a worker's chunk: its results, all at once
                 submit_next()  # chunks are taken in order: this one was submitted, the next goes in its place
-                outcomes.update(zip(chunks[index], _result(futures.pop(index), chunks[index])))
-                if index == last:
+                outcomes.update(zip(chunks[number], _result(futures.pop(number, None), chunk_items(number),
+                                                            run_chunk), strict=True))
+                if number == last:
                     executor.shutdown(wait=True)  # every result is in: the workers exit now
-            yield path, _outcome_reader(outcomes.pop(path))
+            yield item, outcomes.pop(index)
     except BaseException:  # Ctrl-C, or the caller stopped early (GeneratorExit)
         _stop(executor, list(futures.values()))
         raise
 
 
-def _result(future: Future, chunk: list[str]) -> list[Outcome]:
-    """A chunk's outcomes; when its worker died, the chunk read here (what a crash did not lose)."""
+def _result(future: Future | None, chunk: list, run_chunk: Callable[[list], list]) -> list:
+    """A chunk's results; when its worker died (or had died before it was sent), worked out here (what a crash
+    did not lose)."""
     from concurrent.futures.process import BrokenProcessPool
 
+    if future is None:
+        return run_chunk(chunk)
     try:
         return future.result()
     except BrokenProcessPool:
-        return _read_chunk(chunk)
+        return run_chunk(chunk)
 
 
 def _stop(executor: ProcessPoolExecutor, futures: list[Future]) -> None:

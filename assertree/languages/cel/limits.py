@@ -200,11 +200,13 @@ class Bounds:
     past a limit, or not known without the data).
     """
 
-    __slots__ = ("_fixed", "_probes", "_python", "_reads_held", "_refused", "_tree", "_verdicts", "fixed",
-                 "uncertain")
+    __slots__ = ("_fixed", "_probes", "_python", "_reads_held", "_refused", "_serialized", "_tree", "_verdicts",
+                 "fixed", "learned", "uncertain")
 
     def __init__(self, tree: Expr | None, python_functions: Mapping[str, frozenset[str]]) -> None:
         self._tree = tree
+        self._serialized: bytes | None = None  # the tree, still to decode (`known`: decoded when first needed)
+        self.learned: Callable[[], None] | None = None  # told when `facts` grows (a trace, a verdict)
         self._python = python_functions
         self._probes: probes.Probes | None = probes.Probes({})
         self._verdicts: dict[tuple[int, ...], tuple[int, int] | None] = {}
@@ -244,6 +246,58 @@ class Bounds:
         return bounds
 
     @classmethod
+    def known(cls, serialized: bytes, python_functions: Mapping[str, frozenset[str]], facts: Any) -> Bounds | None:
+        """The bounds `facts` describe (what `facts` gave for this serialized expression and these functions, in
+        an earlier run: `text_facts`), without estimating again; None when `facts` has another shape. The
+        tree is decoded only when an estimate is still needed (a size class not judged yet)."""
+        if type(facts) is not tuple or len(facts) != 3:
+            return None
+        uncertain, trace, verdicts = facts
+        if type(uncertain) is not bool or type(verdicts) is not dict or not all(
+                _ints(size_class) and (verdict is None or (_ints(verdict) and len(verdict) == 2))
+                for size_class, verdict in verdicts.items()):
+            return None
+        bounds = cls(None, python_functions)
+        bounds._serialized = serialized
+        bounds.uncertain, bounds.fixed, bounds._probes, bounds._verdicts = uncertain, False, None, dict(verdicts)
+        if trace is not None:
+            if type(trace) is not tuple or len(trace) != 4:
+                return None
+            fixed, most, reads_held, layout = trace
+            if type(fixed) is not bool or type(reads_held) is not bool or not _ints(most) or len(most) != 2:
+                return None
+            try:
+                bounds._probes = probes.Probes.of_layout(layout)
+            except (TypeError, ValueError):
+                return None
+            if any(len(size_class) != len(bounds._probes.layout) for size_class in verdicts):
+                return None
+            bounds.fixed, bounds._fixed, bounds._reads_held = fixed, most, reads_held
+        elif verdicts:
+            return None
+        return bounds
+
+    def facts(self) -> tuple | None:
+        """What was worked out of the expression so far, as plain values (`known` takes them back): whether it
+        is uncertain, its trace and the verdict of each size class judged. None when nothing is to be kept
+        (an expression refused when evaluated, or one the estimate cannot read)."""
+        if self._refused is not None or (self._tree is None and self._serialized is None):
+            return None
+        trace = None if self._probes is None else (self.fixed, self._fixed, self._reads_held, self._probes.layout)
+        return self.uncertain, trace, dict(self._verdicts)
+
+    def _learn(self) -> None:
+        if self.learned is not None:
+            self.learned()
+
+    def _decoded(self) -> Expr:
+        """The expression's tree (decoded now when the bounds came from `known`)."""
+        if self._tree is None:
+            assert self._serialized is not None
+            self._tree = decode(self._serialized)  # it decoded when the facts were found, by the same code
+        return self._tree
+
+    @classmethod
     def _compile(cls, serialized: bytes, python_functions: Mapping[str, frozenset[str]]) -> Bounds:
         try:
             tree = decode(serialized)
@@ -269,14 +323,14 @@ class Bounds:
         self._fixed = most or (0, 0)
         self._reads_held = any(path[0] in HELD for path in trace.read)
         self._probes = trace.probes()
+        self._learn()
         return self._probes
 
     def _most(self, inputs: Mapping[str, Size]) -> tuple[int, int] | None:
         """(cost, memory) of an evaluation on inputs of these sizes, whatever the context (a lookup returns
         no more than `FUNCTION_RESULT_LENGTH` and `FUNCTION_RESULT_BYTES` allow); None past a limit."""
-        assert self._tree is not None
         try:
-            most = cost.estimate(self._tree, inputs, _ANY_CONTEXT, self._python)
+            most = cost.estimate(self._decoded(), inputs, _ANY_CONTEXT, self._python)
         except cost.Unbounded:
             return None
         return (most.cost, most.memory) if _refusal(most, compile_time=False) is None else None
@@ -289,7 +343,7 @@ class Bounds:
         against the memory limit of each later one, and when it reads them, twice, and against its cost
         (the library copies an input it reads, a tenth of a unit a byte like any walk).
         """
-        if self._tree is None:
+        if self._tree is None and self._serialized is None:
             if self._refused is not None:
                 raise LimitError(self._refused)
             return self.uncertain
@@ -306,12 +360,13 @@ class Bounds:
             verdict = self._most(probes.class_inputs(found, size_class, tuple(variables)))
             if len(self._verdicts) < _VERDICTS_KEPT:
                 self._verdicts[size_class] = verdict
+                self._learn()
         if isinstance(verdict, tuple) and held.allows(verdict):
             held.charge(verdict[0])
             return self.uncertain
         inputs = {name: measure(value) for name, value in variables.items()}
         try:
-            estimate = cost.estimate(self._tree, inputs, _run_time(context), self._python)
+            estimate = cost.estimate(self._decoded(), inputs, _run_time(context), self._python)
         except cost.Unbounded as reason:
             raise LimitError(f"CEL cost limit: {reason}") from None
         refusal = _refusal(estimate, compile_time=False)
@@ -321,6 +376,10 @@ class Bounds:
             raise LimitError(held.refusal((estimate.cost, estimate.memory)))
         held.charge(estimate.cost)
         return self.uncertain
+
+
+def _ints(value: Any) -> bool:
+    return type(value) is tuple and all(type(item) is int for item in value)
 
 
 class _Held:

@@ -171,6 +171,19 @@ class Probes:
                 node = node.children.setdefault(step, _Node())
             node.measures.append((_KIND[name], slot))
 
+    @classmethod
+    def of_layout(cls, layout: Sequence[Sequence[Any]]) -> Probes:
+        """The probes whose `layout` this is (kept between runs as plain values)."""
+        read: dict[Path, set[str]] = {}
+        for path, name in layout:
+            if name not in _KIND or type(path) is not tuple or not path or not all(type(step) is str for step in path):
+                raise ValueError(f"not a probe: {path!r} {name!r}")
+            read.setdefault(path, set()).add(name)
+        probes = cls(read)
+        if probes.layout != tuple(layout):
+            raise ValueError("not a layout: its probes are not in order, or one is repeated")
+        return probes
+
     def size_class(self, variables: Mapping[str, Any]) -> tuple[int, ...]:
         """Each probe's largest value in `variables`, rounded up to a power of two (a name they do not
         hold, such as the type name ``int``, measures as nothing, as the estimate sees it at run time).

@@ -23,40 +23,62 @@ The invariants:
   `assertree.documents.cache.DocumentCache` (written whole and renamed into
   place, checked against its digest when read); concurrent runs may drop each
   other's new facts (found again later), never corrupt them.
-* It is bounded: at most `MAX_FACTS` facts and texts up to `MAX_TEXT`
-  characters; past that the table starts afresh.
+* It is bounded: at most `MAX_FACTS` facts, texts up to `MAX_TEXT`
+  characters and `MAX_TABLE_BYTES` written; past that the table starts afresh.
 * ``ASSERTREE_CACHE=off`` turns it off: nothing is read or written, and every
   text is worked on.
 
 New facts are written by `flush_all`, when a batch of work is done: the
 engine calls it when it evaluates the first expression after new facts were
 found (a scan's or a test's policies are compiled, their evaluation starts).
-A command that never evaluates (lint) writes none, so it stays eager.
+A command that never evaluates (lint) writes none, so it stays eager. A fact
+that grows as the work goes on (a compiled expression's cost bounds learn a
+verdict per size class of input) is replaced in the table and written with
+the next batch, or when `batched` work ends (``assertree test`` runs all its
+test files as one batch: one write, not one per test).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from assertree.documents.cache import DocumentCache, cache_folder
 
-__all__ = ["MAX_FACTS", "MAX_TEXT", "TextFacts", "digest", "flush_all", "waiting"]
+__all__ = ["MAX_FACTS", "MAX_TEXT", "TextFacts", "batched", "digest", "flush_all", "later", "waiting"]
 
 MAX_FACTS = 50_000
 """Facts a table holds (a few MB at most)."""
 MAX_TEXT = 20_000
 """Characters of the longest text a fact is kept for (longer ones are rare: variables bound into an expression)."""
 _TABLE = b"facts"  # the one entry of each kind's folder
+MAX_TABLE_BYTES = 32 * 1024 * 1024
+"""Bytes a table may take written (past that it starts afresh with the facts found by this run)."""
 waiting: list[TextFacts] = []
 """The tables with facts not written yet (empty most of the time: a cheap test before `flush_all`)."""
+later: list[TextFacts] = []
+"""The tables whose new facts wait for the end of the batch (`batched`, or the next `flush_all`)."""
+_batch: list[bool] = []  # non-empty while `batched` work runs
 
 
 def flush_all() -> None:
     """Write the new facts of every table (`TextFacts.flush`)."""
-    while waiting:
-        waiting.pop().flush()
+    while waiting or later:
+        (waiting or later).pop().flush()
+
+
+@contextmanager
+def batched() -> Iterator[None]:
+    """New facts found inside are written once, when it ends (however it ends): for work that evaluates
+    between many compiles (a test run), which would otherwise write the tables after each."""
+    _batch.append(True)
+    try:
+        yield
+    finally:
+        _batch.pop()
+        flush_all()
 
 
 def digest(text: str) -> bytes:
@@ -88,8 +110,9 @@ class TextFacts:
         that goes on: tests, or a program calling assertree with another ``ASSERTREE_CACHE_DIR``)."""
         root = cache_folder()
         if self._known is None or root != self._root:
-            if self in waiting:  # found under the other setting: not written under this one
-                waiting.remove(self)
+            for pending_list in (waiting, later):  # found under the other setting: not written under this one
+                if self in pending_list:
+                    pending_list.remove(self)
             self._pending = {}
             self._root = root
             self._cache = DocumentCache(self.kind, self._modules())
@@ -102,30 +125,35 @@ class TextFacts:
             return None
         return self._table().get(digest(text))
 
-    def put(self, text: str, value: Any) -> None:
-        """Keep `value` (marshal-able, not None) for `text`: known now, written by the next `flush`."""
+    def put(self, text: str, value: Any, replace: bool = False) -> None:
+        """Keep `value` (marshal-able, not None) for `text`: known now, written by the next `flush`. With
+        `replace`, a value kept before is replaced (a fact that grew) and written when the batch ends (`later`)."""
         if len(text) > MAX_TEXT:
             return
         key = digest(text)
         table = self._table()
-        if key not in table and self._cache is not None and self._cache.folder is not None:
+        if (key not in table or replace) and self._cache is not None and self._cache.folder is not None:
             table[key] = value
-            if not self._pending:
-                waiting.append(self)
             self._pending[key] = value
+            if self not in waiting and self not in later:
+                (later if replace or _batch else waiting).append(self)
 
     def flush(self) -> None:
         """Write the facts found since the last flush, with those other runs wrote meanwhile (best effort)."""
+        for pending_list in (waiting, later):
+            if self in pending_list:
+                pending_list.remove(self)
         if not self._pending or self._cache is None:
             return
         pending, self._pending = self._pending, {}
-        if self in waiting:
-            waiting.remove(self)
         table = _well_formed(self._cache.get(_TABLE))
         if len(table) + len(pending) > MAX_FACTS:
             table = {}
         table.update(pending)
-        self._cache.put(_TABLE, table)
+        packed = self._cache.pack(table)
+        if packed is not None and len(packed) > MAX_TABLE_BYTES:
+            packed = self._cache.pack(pending)
+        self._cache.put_packed(_TABLE, packed)
 
 
 def _well_formed(stored: Any) -> dict[bytes, Any]:
