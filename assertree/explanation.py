@@ -27,8 +27,9 @@ from __future__ import annotations
 import contextlib
 import contextvars
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
+
+from assertree.records import ValueRecord
 
 __all__ = ["ABSENT", "MAX_STEPS", "Explanation", "Step", "Trace", "active", "bounded", "recording"]
 
@@ -56,19 +57,34 @@ class _Absent:
 ABSENT: Any = _Absent()
 
 
-@dataclass(slots=True)
-class Step:
+class Step(ValueRecord):
     """One evaluated node on the way to a verdict (see the module docstring)."""
 
     what: str  # as written in the policy: a key, ``(expression)``, a condition, a CEL clause, ``element [2]``
-    outcome: str = ""  # "pass", "fail", "error", "skip", "true", "false", "not evaluated"; "" for plain context
-    value: Any = ABSENT  # the value it projected or evaluated to (bounded)
-    expected: Any = ABSENT  # what it had to be (bounded)
-    detail: str = ""  # why, in words: an error, Kyverno's text
-    depth: int = 0
-    policy_path: str = ""  # where it is in the policy: ``spec.rules[0].assert.all[1].check.spec``
-    resource_path: tuple | None = None  # keys and indexes of the field in the resource, when it is one
-    operator: str = ""  # a comparison (a Kyverno condition): `value` and `expected` are its two sides
+    outcome: str  # "pass", "fail", "error", "skip", "true", "false", "not evaluated"; "" for plain context
+    value: Any  # the value it projected or evaluated to (bounded)
+    expected: Any  # what it had to be (bounded)
+    detail: str  # why, in words: an error, Kyverno's text
+    depth: int
+    policy_path: str  # where it is in the policy: ``spec.rules[0].assert.all[1].check.spec``
+    resource_path: tuple | None  # keys and indexes of the field in the resource, when it is one
+    operator: str  # a comparison (a Kyverno condition): `value` and `expected` are its two sides
+
+    __slots__ = ("depth", "detail", "expected", "operator", "outcome", "policy_path", "resource_path", "value", "what")
+
+    def __init__(
+            self, what: str, outcome: str = "", value: Any = ABSENT, expected: Any = ABSENT, detail: str = "",
+            depth: int = 0, policy_path: str = "", resource_path: tuple | None = None, operator: str = "",
+    ) -> None:
+        self.what = what
+        self.outcome = outcome
+        self.value = value
+        self.expected = expected
+        self.detail = detail
+        self.depth = depth
+        self.policy_path = policy_path
+        self.resource_path = resource_path
+        self.operator = operator
 
     def as_dict(self) -> dict[str, Any]:
         """JSON: absent parts left out; ``resourcePath`` as a list."""
@@ -90,12 +106,17 @@ class Step:
         return out
 
 
-@dataclass(slots=True)
-class Explanation:
+class Explanation(ValueRecord):
     """The steps that explain one result, in evaluation order; `truncated` when there were more than `MAX_STEPS`."""
 
-    steps: list[Step] = field(default_factory=list)
-    truncated: bool = False
+    steps: list[Step]
+    truncated: bool
+
+    __slots__ = ("steps", "truncated")
+
+    def __init__(self, steps: list[Step] | None = None, truncated: bool = False) -> None:
+        self.steps = [] if steps is None else steps
+        self.truncated = truncated
 
     def groups(self) -> list[list[Step]]:
         """The steps split at each step of depth 0 (an assertion, a condition block, a pattern)."""

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
 from assertree.errors import Problem
 from assertree.explanation import Explanation
+from assertree.records import ValueRecord
 from assertree.tree.errors import INTERNAL, INVALID, REQUIRED, TYPE_INVALID, FieldError
 
 __all__ = ["ERROR", "FAIL", "INTERNAL", "INVALID", "PASS", "REQUIRED", "SKIP", "TYPE_INVALID", "WARN", "FieldError",
@@ -79,14 +79,19 @@ class PolicyInfo(Protocol):
     def description(self) -> str | None: ...
 
 
-@dataclass(frozen=True, slots=True)
-class RefusedRule:
+class RefusedRule(ValueRecord):
     """A rule assertree does not run (it needs a registry, a cluster, or is not implemented): reported once,
     when its policy is loaded, while the policy's other rules run. `problem` is a located warning whose field
     path names the part at fault."""
 
     rule: str
     problem: Problem
+
+    __slots__ = ("problem", "rule")
+
+    def __init__(self, rule: str, problem: Problem) -> None:
+        self.rule = rule
+        self.problem = problem
 
     def __str__(self) -> str:
         return str(self.problem)
@@ -122,15 +127,26 @@ class Status(StrEnum):
 
 PASS, FAIL, ERROR, SKIP, WARN = Status.PASS, Status.FAIL, Status.ERROR, Status.SKIP, Status.WARN
 
-@dataclass(slots=True)
-class Violation:
+class Violation(ValueRecord):
     """One failing assertion of a rule: where it is in the policy, its message, its errors."""
 
     check: str  # "spec.rules[0].assert.all[1]"
     message: str | None
     errors: list[FieldError]
-    steps: tuple | None = None  # where the failing field is in the resource, when no field error says it (Kyverno)
-    baselined: bool = False  # found in the --baseline file (`assertree.findings.baseline`)
+    steps: tuple | None  # where the failing field is in the resource, when no field error says it (Kyverno)
+    baselined: bool  # found in the --baseline file (`assertree.findings.baseline`)
+
+    __slots__ = ("baselined", "check", "errors", "message", "steps")
+
+    def __init__(
+            self, check: str, message: str | None, errors: list[FieldError], steps: tuple | None = None,
+            baselined: bool = False,
+    ) -> None:
+        self.check = check
+        self.message = message
+        self.errors = errors
+        self.steps = steps
+        self.baselined = baselined
 
     def headline(self) -> str:
         """``<message> (CHECK=...)``, or ``(CHECK=...)`` without a message."""
@@ -139,30 +155,54 @@ class Violation:
         return f"(CHECK={self.check})"
 
 
-@dataclass(slots=True)
-class RuleError:
+class RuleError(ValueRecord):
     """Why a rule could not be evaluated (an ERROR result): kept as data until a reporter words it."""
 
     message: str
-    path: tuple = ()  # where the problem is: in the resource (evaluation), in the policy (identifier, feedback)
-    kind: str = "evaluation"  # "evaluation", "variable" (unresolved {{ }}), "identifier", "feedback", ...
-    value: Any = None  # the offending value, when there is one
+    path: tuple  # where the problem is: in the resource (evaluation), in the policy (identifier, feedback)
+    kind: str  # "evaluation", "variable" (unresolved {{ }}), "identifier", "feedback", ...
+    value: Any  # the offending value, when there is one
+
+    __slots__ = ("kind", "message", "path", "value")
+
+    def __init__(self, message: str, path: tuple = (), kind: str = "evaluation", value: Any = None) -> None:
+        self.message = message
+        self.path = path
+        self.kind = kind
+        self.value = value
 
     def __str__(self) -> str:
         return self.message
 
 
-@dataclass(slots=True)
-class Resource:
+class Resource(ValueRecord, hidden=("root", "file")):
     """One payload item being checked, and where it came from."""
 
     value: Any
-    source: str | None = None  # file path, "<stdin>", or None for values passed in Python
-    document: int | None = None  # index of the YAML document / JSON array item in the source
-    root: Any = field(default=None, repr=False)  # the whole document the resource was taken from
-    origin: tuple | None = None  # keys/indexes from `root` to the resource, when known
-    default_identifier: str | None = None  # used when a rule has no identifier (Terraform: the address)
-    file: Any = field(default=None, repr=False)  # the input it was read from; `.locate(steps)` -> (line, column)
+    source: str | None  # file path, "<stdin>", or None for values passed in Python
+    document: int | None  # index of the YAML document / JSON array item in the source
+    root: Any  # the whole document the resource was taken from
+    origin: tuple | None  # keys/indexes from `root` to the resource, when known
+    default_identifier: str | None  # used when a rule has no identifier (Terraform: the address)
+    file: Any  # the input it was read from; `.locate(steps)` -> (line, column)
+
+    __slots__ = ("default_identifier", "document", "file", "origin", "root", "source", "value")
+
+    def __init__(
+            self, value: Any, source: str | None = None, document: int | None = None, root: Any = None,
+            origin: tuple | None = None, default_identifier: str | None = None, file: Any = None,
+    ) -> None:
+        self.value = value
+        self.source = source
+        self.document = document
+        self.root = root
+        self.origin = origin
+        self.default_identifier = default_identifier
+        self.file = file
+
+    def with_value(self, value: Any) -> Resource:
+        """This resource read from the same place, holding `value` (as a language reads or patches it)."""
+        return Resource(value, self.source, self.document, self.root, self.origin, self.default_identifier, self.file)
 
     @property
     def label(self) -> str:
@@ -181,29 +221,60 @@ class Resource:
         return self.origin
 
 
-@dataclass(slots=True)
-class RuleResult:
+class RuleResult(ValueRecord):
     """The outcome of one rule on one resource (skipped pairs are not stored, see ScanResult)."""
 
     resource: Resource
     policy: PolicyInfo
     rule: RuleInfo
     status: str
-    identifier: str | None = None
-    violations: list[Violation] = field(default_factory=list)
-    error: RuleError | None = None
-    feedback: dict[str, Any] = field(default_factory=dict)
-    message: str | None = None  # Kyverno: the rule's message, variables substituted
-    exception: str | None = None  # the PolicyException that made this result a skip
-    patched: Any = None  # Kyverno mutate: the resource after this rule's patches
-    generated: list[Any] = field(default_factory=list)  # Kyverno generate: the resources the rule would create
-    target: Any = None  # Kyverno mutate existing: the existing resource this result patched, after the patch
-    action: str | None = None  # what the rule would do in a cluster ("generate", "mutate existing", "delete"):
+    identifier: str | None
+    violations: list[Violation]
+    error: RuleError | None
+    feedback: dict[str, Any]
+    message: str | None  # Kyverno: the rule's message, variables substituted
+    exception: str | None  # the PolicyException that made this result a skip
+    patched: Any  # Kyverno mutate: the resource after this rule's patches
+    generated: list[Any]  # Kyverno generate: the resources the rule would create
+    target: Any  # Kyverno mutate existing: the existing resource this result patched, after the patch
+    action: str | None  # what the rule would do in a cluster ("generate", "mutate existing", "delete"):
     # `message` says it ("would generate NetworkPolicy/ns/name"), and reports show it for a pass too
-    identifier_error: RuleError | None = None  # the identifier expression failed (`identifier` says so too)
-    baselined: bool = False  # a failure or error whose every finding is in the --baseline file: it does not fail
-    gate: str | None = None  # why a failure is only a warning (--fail-on: the policy's severity is below it)
-    explanation: Explanation | None = None  # how a failure or error was reached (--explain: `engine.explain`)
+    identifier_error: RuleError | None  # the identifier expression failed (`identifier` says so too)
+    baselined: bool  # a failure or error whose every finding is in the --baseline file: it does not fail
+    gate: str | None  # why a failure is only a warning (--fail-on: the policy's severity is below it)
+    explanation: Explanation | None  # how a failure or error was reached (--explain: `engine.explain`)
+
+    __slots__ = (
+        "action", "baselined", "error", "exception", "explanation", "feedback", "gate", "generated", "identifier",
+        "identifier_error", "message", "patched", "policy", "resource", "rule", "status", "target", "violations",
+    )
+
+    def __init__(
+            self, resource: Resource, policy: PolicyInfo, rule: RuleInfo, status: str, identifier: str | None = None,
+            violations: list[Violation] | None = None, error: RuleError | None = None,
+            feedback: dict[str, Any] | None = None, message: str | None = None, exception: str | None = None,
+            patched: Any = None, generated: list[Any] | None = None, target: Any = None, action: str | None = None,
+            identifier_error: RuleError | None = None, baselined: bool = False, gate: str | None = None,
+            explanation: Explanation | None = None,
+    ) -> None:
+        self.resource = resource
+        self.policy = policy
+        self.rule = rule
+        self.status = status
+        self.identifier = identifier
+        self.violations = [] if violations is None else violations
+        self.error = error
+        self.feedback = {} if feedback is None else feedback
+        self.message = message
+        self.exception = exception
+        self.patched = patched
+        self.generated = [] if generated is None else generated
+        self.target = target
+        self.action = action
+        self.identifier_error = identifier_error
+        self.baselined = baselined
+        self.gate = gate
+        self.explanation = explanation
 
     def feedback_json(self) -> dict[str, Any]:
         """`feedback` as JSON: ``{"name": {"value": ...}}`` or ``{"name": {"error": "text"}}``."""
@@ -216,8 +287,7 @@ class RuleResult:
         return self.status in (FAIL, ERROR) and not self.baselined
 
 
-@dataclass
-class Summary:
+class Summary(ValueRecord):
     """The counts of a scan (`ScanResult.summary`)."""
 
     resources: int
@@ -229,12 +299,23 @@ class Summary:
     skipped: int
     violations: int
 
-    def as_dict(self) -> dict[str, int]:
-        return asdict(self)
+    __slots__ = ("errors", "failed", "passed", "policies", "resources", "rules", "skipped", "violations")
+
+    def __init__(
+            self, resources: int, policies: int, rules: int, passed: int, failed: int, errors: int, skipped: int,
+            violations: int,
+    ) -> None:
+        self.resources = resources
+        self.policies = policies
+        self.rules = rules
+        self.passed = passed
+        self.failed = failed
+        self.errors = errors
+        self.skipped = skipped
+        self.violations = violations
 
 
-@dataclass
-class ScanResult:
+class ScanResult(ValueRecord):
     """Every result of a scan, in evaluation order (resource, policy, rule).
 
     Only rules that applied are stored; `skipped()` derives the (resource,
@@ -245,6 +326,13 @@ class ScanResult:
     resources: list[Resource]
     policies: list[PolicyInfo]
     results: list[RuleResult]
+
+    __slots__ = ("policies", "resources", "results")
+
+    def __init__(self, resources: list[Resource], policies: list[PolicyInfo], results: list[RuleResult]) -> None:
+        self.resources = resources
+        self.policies = policies
+        self.results = results
 
     @property
     def failed(self) -> bool:

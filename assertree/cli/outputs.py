@@ -13,18 +13,24 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from assertree.errors import Problem, UsageError
+from assertree.records import ValueRecord
 from assertree.report import FORMATS, ReportOptions, render
 
 
-@dataclass(frozen=True)
-class Output:
+class Output(ValueRecord):
     format: str
     file: Path | None  # None: standard output
+
+    __slots__ = ("file", "format")
+
+    def __init__(self, format: str, file: Path | None) -> None:
+        self.format = format
+        self.file = file
 
 
 def parse_outputs(values: list[str]) -> list[Output]:

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from assertree.errors import AssertreeError
+from assertree.records import ValueRecord
 
 YAML_NAMES = (".assertree.yaml", ".assertree.yml")
 PYPROJECT = "pyproject.toml"
@@ -41,15 +41,23 @@ class SettingsError(AssertreeError):
     """A settings file that cannot be used (exit code 2)."""
 
 
-@dataclass
-class Setting:
+class Setting(ValueRecord):
     """One setting as read: its value and where it was written."""
 
     name: str  # as written: fail-on
     value: Any
     source: str  # the settings file
-    line: int | None = None  # YAML: the setting's line (TOML: not known)
-    command: str | None = None  # the command table it is in, None at the top level
+    line: int | None  # YAML: the setting's line (TOML: not known)
+    command: str | None  # the command table it is in, None at the top level
+
+    __slots__ = ("command", "line", "name", "source", "value")
+
+    def __init__(self, name: str, value: Any, source: str, line: int | None = None, command: str | None = None) -> None:
+        self.name = name
+        self.value = value
+        self.source = source
+        self.line = line
+        self.command = command
 
     @property
     def origin(self) -> str:
@@ -66,12 +74,17 @@ class Setting:
                              line=self.line)
 
 
-@dataclass
-class Settings:
+class Settings(ValueRecord):
     """A settings file read: its settings, top level and per command."""
 
-    file: Path | None = None
-    settings: list[Setting] = field(default_factory=list)
+    file: Path | None
+    settings: list[Setting]
+
+    __slots__ = ("file", "settings")
+
+    def __init__(self, file: Path | None = None, settings: list[Setting] | None = None) -> None:
+        self.file = file
+        self.settings = [] if settings is None else settings
 
     def for_command(self, command: str) -> dict[str, Setting]:
         """The settings of `command`: the top level, then its own table over it."""

@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
 from assertree.errors import UsageError
+from assertree.records import ValueRecord
 
 
 def _translate(pattern: str) -> str:
@@ -68,12 +68,19 @@ def _translate(pattern: str) -> str:
     return "".join(out)
 
 
-@dataclass(frozen=True)
-class Exclude:
+class Exclude(ValueRecord, hidden=("_compiled",), uncompared=("_compiled",)):
     """The ``--exclude`` patterns of one run; false when there are none."""
 
-    patterns: tuple[str, ...] = ()
-    _compiled: tuple[tuple[re.Pattern[str], bool], ...] = field(default=(), repr=False, compare=False)
+    patterns: tuple[str, ...]
+    _compiled: tuple[tuple[re.Pattern[str], bool], ...]
+
+    __slots__ = ("_compiled", "patterns")
+
+    def __init__(
+            self, patterns: tuple[str, ...] = (), _compiled: tuple[tuple[re.Pattern[str], bool], ...] = (),
+    ) -> None:
+        self.patterns = patterns
+        self._compiled = _compiled
 
     @classmethod
     def of(cls, patterns: Iterable[str] | None) -> Exclude:

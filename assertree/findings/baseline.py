@@ -18,13 +18,13 @@ writes (`assertree.writes`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from assertree.errors import AssertreeError
 from assertree.findings.fingerprint import fingerprint, resource_identity, rule_id
 from assertree.inputs.paths import relative_path
+from assertree.records import ValueRecord
 from assertree.results import ERROR, FAIL, WARN, RuleResult, Violation
 
 FORMAT = "assertree-baseline"
@@ -35,8 +35,7 @@ class BaselineError(AssertreeError):
     """A baseline file that cannot be used (exit code 2)."""
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(ValueRecord):
     """One recorded finding: its fingerprint and how to recognise it."""
 
     fingerprint: str
@@ -45,6 +44,16 @@ class Entry:
     resource: str  # its identity (`resource_identity`)
     check: str  # the failing check, or "error"
     message: str
+
+    __slots__ = ("check", "file", "fingerprint", "message", "resource", "rule")
+
+    def __init__(self, fingerprint: str, rule: str, file: str, resource: str, check: str, message: str) -> None:
+        self.fingerprint = fingerprint
+        self.rule = rule
+        self.file = file
+        self.resource = resource
+        self.check = check
+        self.message = message
 
 
 def findings_of(results: Iterable[RuleResult]) -> Iterator[tuple[RuleResult, Violation | None]]:
@@ -85,7 +94,7 @@ class Recorder:
 
         ordered = sorted(self.entries.values(), key=lambda item: (item.file, item.rule, item.resource, item.check,
                                                                  item.fingerprint))
-        document = {"format": FORMAT, "version": VERSION, "findings": [asdict(item) for item in ordered]}
+        document = {"format": FORMAT, "version": VERSION, "findings": [item.as_dict() for item in ordered]}
         write_file(path, orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n", "the baseline")
         return len(ordered)
 
@@ -122,9 +131,9 @@ class Baseline:
             raise BaselineError("findings: must be a list", source=str(path))
         for index, item in enumerate(findings):
             try:
-                found = Entry(**{name: str(item[name]) for name in Entry.__dataclass_fields__})
+                found = Entry(**{name: str(item[name]) for name in Entry._fields})
             except (KeyError, TypeError):
-                fields = ", ".join(Entry.__dataclass_fields__)
+                fields = ", ".join(Entry._fields)
                 raise BaselineError(f"findings[{index}]: must be a mapping with {fields}",
                                     source=str(path)) from None
             entries[found.fingerprint] = found
@@ -156,4 +165,4 @@ class Baseline:
 
     def as_dict(self) -> dict[str, Any]:
         return {"file": self.path, "entries": len(self.entries), "matched": len(self.matched),
-                "fixed": [asdict(item) for item in self.fixed()]}
+                "fixed": [item.as_dict() for item in self.fixed()]}

@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
+from assertree.records import ValueRecord
 from assertree.results import ERROR, FAIL, PASS, SKIP, WARN, RuleResult
 
 GROUP = "json.kyverno.io"
@@ -42,13 +42,22 @@ def reads_no_exceptions(policy: Any) -> bool:
     return api_version.split("/", 1)[0] == GROUP
 
 
-@dataclass
-class Exempting:
+class Exempting(ValueRecord):
     """The exceptions of a scan, ready to exempt kyverno-json results (CEL conditions compiled once)."""
 
-    kyverno: list[Any] = field(default_factory=list)  # kyverno.io PolicyException objects
-    cel: list[Any] = field(default_factory=list)  # policies.kyverno.io CelException objects
-    compiled: dict[str, list[Any]] = field(default_factory=dict)  # policy name -> its CompiledExceptions
+    kyverno: list[Any]  # kyverno.io PolicyException objects
+    cel: list[Any]  # policies.kyverno.io CelException objects
+    compiled: dict[str, list[Any]]  # policy name -> its CompiledExceptions
+
+    __slots__ = ("cel", "compiled", "kyverno")
+
+    def __init__(
+            self, kyverno: list[Any] | None = None, cel: list[Any] | None = None,
+            compiled: dict[str, list[Any]] | None = None,
+    ) -> None:
+        self.kyverno = [] if kyverno is None else kyverno
+        self.cel = [] if cel is None else cel
+        self.compiled = {} if compiled is None else compiled
 
     @classmethod
     def of(cls, exceptions: Iterable[Any]) -> Exempting:

@@ -3,25 +3,35 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from assertree.findings.baseline import Baseline, Recorder
 from assertree.findings.exceptions import Exempting
 from assertree.findings.severity import gate
+from assertree.records import ValueRecord
 from assertree.results import RuleResult
 
 
-@dataclass
-class FindingSteps:
+class FindingSteps(ValueRecord):
     """PolicyExceptions for kyverno-json policies (`exceptions.Exempting`), then ``--fail-on``
     (`severity.gate`), then ``--baseline`` (`Baseline.mark`), then ``--write-baseline`` (`Recorder.add`), in
     that order: a baseline records and matches the results as reported."""
 
-    fail_on: str | None = None
-    baseline: Baseline | None = None
-    recorder: Recorder | None = None
-    exempting: Exempting | None = None
+    fail_on: str | None
+    baseline: Baseline | None
+    recorder: Recorder | None
+    exempting: Exempting | None
+
+    __slots__ = ("baseline", "exempting", "fail_on", "recorder")
+
+    def __init__(
+            self, fail_on: str | None = None, baseline: Baseline | None = None, recorder: Recorder | None = None,
+            exempting: Exempting | None = None,
+    ) -> None:
+        self.fail_on = fail_on
+        self.baseline = baseline
+        self.recorder = recorder
+        self.exempting = exempting
 
     def apply(self, results: Sequence[RuleResult]) -> None:
         if self.exempting:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import gc
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,7 @@ from assertree.documents.reader import (
 )
 from assertree.errors import PayloadError, UsageError
 from assertree.jp.values import type_name
+from assertree.records import ValueRecord
 from assertree.results import Resource
 
 STDIN = "-"
@@ -61,16 +62,27 @@ __all__ = ["STDIN", "STDIN_SOURCE", "Payload", "collector_paused", "freeze_loade
            "read_payload", "resources_from"]
 
 
-@dataclass
-class Payload:
+class Payload(ValueRecord, hidden=("data", "_positioned",)):
     """One payload file as read: its value, whether it was a YAML stream of documents, and its bytes,
     kept so that a report can ask where a field is without reading the file again."""
 
     source: str
     value: Any
-    documents: bool = False  # True when `value` is the list of a YAML stream's documents (two or more, or none)
-    data: bytes | None = field(default=None, repr=False)
-    _positioned: list[Document] | None = field(default=None, repr=False)
+    documents: bool  # True when `value` is the list of a YAML stream's documents (two or more, or none)
+    data: bytes | None
+    _positioned: list[Document] | None
+
+    __slots__ = ("_positioned", "data", "documents", "source", "value")
+
+    def __init__(
+            self, source: str, value: Any, documents: bool = False, data: bytes | None = None,
+            _positioned: list[Document] | None = None,
+    ) -> None:
+        self.source = source
+        self.value = value
+        self.documents = documents
+        self.data = data
+        self._positioned = _positioned
 
     @property
     def empty(self) -> bool:

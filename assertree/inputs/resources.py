@@ -11,7 +11,6 @@ the command up front: they are mistakes on the command line, not in a file.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from assertree.documents.paths import Exclude
@@ -29,18 +28,29 @@ from assertree.inputs.payload import (
 )
 from assertree.inputs.stream import is_ndjson, ndjson_resources
 from assertree.inputs.terraform import looks_like_plan, plan_resources
+from assertree.records import ValueRecord
 from assertree.results import Resource
 
 
-@dataclass
-class LoadedResources:
+class LoadedResources(ValueRecord):
     """The resources of every payload, the files that could not be used, and what a report needs
     to know about how they were read."""
 
-    resources: list[Resource] = field(default_factory=list)
-    files: list[str] = field(default_factory=list)
-    plans_without_terraform: int = 0  # plans read as one payload: a hint for "nothing was checked"
-    problems: list[Problem] = field(default_factory=list)  # one per payload file that could not be used
+    resources: list[Resource]
+    files: list[str]
+    plans_without_terraform: int  # plans read as one payload: a hint for "nothing was checked"
+    problems: list[Problem]  # one per payload file that could not be used
+
+    __slots__ = ("files", "plans_without_terraform", "problems", "resources")
+
+    def __init__(
+            self, resources: list[Resource] | None = None, files: list[str] | None = None,
+            plans_without_terraform: int = 0, problems: list[Problem] | None = None,
+    ) -> None:
+        self.resources = [] if resources is None else resources
+        self.files = [] if files is None else files
+        self.plans_without_terraform = plans_without_terraform
+        self.problems = [] if problems is None else problems
 
 
 def looks_like_state(value: object) -> bool:

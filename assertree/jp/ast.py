@@ -10,19 +10,25 @@ Node types follow jmespath.py's names (``field``, ``subexpression``,
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
+from assertree.records import ValueRecord
 
-# not frozen (its generated __setattr__ costs 0.5 ms of start-up); unsafe_hash keeps the hash frozen gave
-@dataclass(slots=True, unsafe_hash=True)
-class Node:
+
+class Node(ValueRecord):
     """One node of a parsed expression: its type, its children in order, and its own value (a field's name,
     a literal's value), if any."""
 
     type: str
-    children: tuple[Node, ...] = ()
-    value: Any = None
+    children: tuple[Node, ...]
+    value: Any
+
+    __slots__ = ("children", "type", "value")
+
+    def __init__(self, type: str, children: tuple[Node, ...] = (), value: Any = None) -> None:
+        self.type = type
+        self.children = children
+        self.value = value
 
     def to_dict(self) -> dict[str, Any]:
         """The tree as plain data, for printing."""

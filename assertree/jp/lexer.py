@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from assertree.jp.errors import ParseError
+from assertree.records import ValueRecord
 
 _IDENT_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _IDENT_CHARS = _IDENT_START | frozenset("0123456789")
@@ -43,15 +43,21 @@ _SIMPLE = {
 }
 
 
-# not frozen (its generated __setattr__ costs 0.5 ms of start-up); unsafe_hash keeps the hash frozen gave
-@dataclass(slots=True, unsafe_hash=True)
-class Token:
+class Token(ValueRecord):
     """One lexeme: its kind, its value (a literal's, a number's, a name's), and where it is in the text."""
 
     type: str
     value: Any
     start: int
     end: int
+
+    __slots__ = ("end", "start", "type", "value")
+
+    def __init__(self, type: str, value: Any, start: int, end: int) -> None:
+        self.type = type
+        self.value = value
+        self.start = start
+        self.end = end
 
 
 def _reject_constant(name: str) -> Any:

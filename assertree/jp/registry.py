@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from assertree.jp.errors import ArityError, InvalidTypeError
 from assertree.jp.values import type_name
+from assertree.records import ValueRecord
 
 _SIMPLE_CHECKS: dict[str, Callable[[Any], bool]] = {
     "any": lambda v: True,
@@ -77,16 +77,26 @@ _EXACT_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
-# not frozen (its generated __setattr__ costs 0.5 ms of start-up); unsafe_hash keeps the hash frozen gave
-@dataclass(unsafe_hash=True)
-class Param:
+class Param(ValueRecord, hidden=("check",), uncompared=("check",)):
     """One declared argument: its name, accepted types, and whether optional or variadic."""
 
     name: str
     types: tuple[str, ...]
-    optional: bool = False
-    variadic: bool = False
-    check: Callable[[Any], bool] = field(repr=False, compare=False, default=lambda v: True)
+    optional: bool
+    variadic: bool
+    check: Callable[[Any], bool]
+
+    __slots__ = ("check", "name", "optional", "types", "variadic")
+
+    def __init__(
+            self, name: str, types: tuple[str, ...], optional: bool = False, variadic: bool = False,
+            check: Callable[[Any], bool] = lambda v: True,
+    ) -> None:
+        self.name = name
+        self.types = types
+        self.optional = optional
+        self.variadic = variadic
+        self.check = check
 
     def describe(self) -> str:
         prefix = "*" if self.variadic else ""
@@ -94,17 +104,28 @@ class Param:
         return f"{prefix}{self.name}{suffix}: {'|'.join(self.types)}"
 
 
-# not frozen (its generated __setattr__ costs 0.5 ms of start-up); unsafe_hash keeps the hash frozen gave
-@dataclass(unsafe_hash=True)
-class Function:
+class Function(ValueRecord, hidden=("impl",)):
     """A registered function: what `assertree jp function` lists and the compiler calls."""
 
     name: str
     params: tuple[Param, ...]
     returns: str
-    impl: Callable[..., Any] = field(repr=False)
+    impl: Callable[..., Any]
     description: str
     group: str
+
+    __slots__ = ("description", "group", "impl", "name", "params", "returns")
+
+    def __init__(
+            self, name: str, params: tuple[Param, ...], returns: str, impl: Callable[..., Any], description: str,
+            group: str,
+    ) -> None:
+        self.name = name
+        self.params = params
+        self.returns = returns
+        self.impl = impl
+        self.description = description
+        self.group = group
 
     @property
     def min_args(self) -> int:

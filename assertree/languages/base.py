@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from assertree.explanation import Explanation
-from assertree.results import PolicyInfo, Resource, RuleInfo, RuleResult
+from assertree.results import PolicyInfo, RefusedRule, Resource, RuleInfo, RuleResult
 
 __all__ = ["CompiledPolicy", "CompiledRule", "Explain", "Generator", "Mutator", "PolicyInfo", "RuleInfo",
            "RuleRunner", "ScanContext", "generator_of", "locate_refusals", "recompile", "reduce_compiled"]
@@ -105,7 +105,6 @@ def locate_refusals(compiled: Any, document: Any) -> Any:
 
     A language compiles a document without knowing where it was read; whoever read it locates the problems.
     """
-    from dataclasses import replace
 
     from assertree.errors import Location
 
@@ -117,7 +116,7 @@ def locate_refusals(compiled: Any, document: Any) -> Any:
     for item in refused:
         problem = item.problem
         line, column = document.locate(problem.path) if problem.path else (document.line, None)
-        located.append(replace(item, problem=problem.located(Location(document.path, line, column))))
+        located.append(RefusedRule(item.rule, problem.located(Location(document.path, line, column))))
     info.refused = located
     return compiled
 

@@ -22,7 +22,7 @@ import importlib
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -33,6 +33,7 @@ from assertree.documents.reader import SUFFIXES, Document, load_documents
 from assertree.errors import AssertreeError, DocumentError, Location, PolicyError, Problem, Severity, Unsupported
 from assertree.languages.base import locate_refusals
 from assertree.languages.checked_files import CheckedFile, read_checked
+from assertree.records import ValueRecord
 from assertree.results import refused_rules
 
 LANGUAGES = {
@@ -56,14 +57,23 @@ def policy_files(paths: Iterable[str | Path], exclude: Exclude = NO_EXCLUDE) -> 
     return find_policy_files(paths, exclude).files
 
 
-@dataclass
-class FoundFiles:
+class FoundFiles(ValueRecord):
     """The policy files of a set of paths: which were named, and how many YAML files hid in hidden folders."""
 
-    files: list[Path] = field(default_factory=list)
-    named: set[Path] = field(default_factory=set)
-    hidden: int = 0  # YAML/JSON files in hidden folders (or hidden themselves) under a directory named
-    chainsaw: int = 0  # YAML/JSON files of Chainsaw test folders (`CHAINSAW_TEST_FILES`) under a directory named
+    files: list[Path]
+    named: set[Path]
+    hidden: int  # YAML/JSON files in hidden folders (or hidden themselves) under a directory named
+    chainsaw: int  # YAML/JSON files of Chainsaw test folders (`CHAINSAW_TEST_FILES`) under a directory named
+
+    __slots__ = ("chainsaw", "files", "hidden", "named")
+
+    def __init__(
+            self, files: list[Path] | None = None, named: set[Path] | None = None, hidden: int = 0, chainsaw: int = 0,
+    ) -> None:
+        self.files = [] if files is None else files
+        self.named = set() if named is None else named
+        self.hidden = hidden
+        self.chainsaw = chainsaw
 
 
 def find_policy_files(paths: Iterable[str | Path], exclude: Exclude = NO_EXCLUDE) -> FoundFiles:
@@ -193,8 +203,7 @@ def link(compiled: Iterable[Any]) -> tuple[list[Any], list[Problem]]:
     return items, problems
 
 
-@dataclass
-class PolicySet:
+class PolicySet(ValueRecord, hidden=("order",)):
     """What a run's ``--policy`` paths hold, read as a repository is (`load_policy_set`).
 
     `errors` are the documents of files named explicitly that cannot be used (the run exits 2);
@@ -206,12 +215,26 @@ class PolicySet:
     hold no policy.
     """
 
-    policies: list[Any] = field(default_factory=list)
-    errors: list[Problem] = field(default_factory=list)
-    refused: list[Problem] = field(default_factory=list)
-    not_run: list[Problem] = field(default_factory=list)
-    skipped: Counter[str] = field(default_factory=Counter)
-    order: dict[int, int] = field(default_factory=dict, repr=False)  # id(problem) -> position in the walk
+    policies: list[Any]
+    errors: list[Problem]
+    refused: list[Problem]
+    not_run: list[Problem]
+    skipped: Counter[str]
+    order: dict[int, int]  # id(problem) -> position in the walk
+
+    __slots__ = ("errors", "not_run", "order", "policies", "refused", "skipped")
+
+    def __init__(
+            self, policies: list[Any] | None = None, errors: list[Problem] | None = None,
+            refused: list[Problem] | None = None, not_run: list[Problem] | None = None,
+            skipped: Counter[str] | None = None, order: dict[int, int] | None = None,
+    ) -> None:
+        self.policies = [] if policies is None else policies
+        self.errors = [] if errors is None else errors
+        self.refused = [] if refused is None else refused
+        self.not_run = [] if not_run is None else not_run
+        self.skipped = Counter() if skipped is None else skipped
+        self.order = {} if order is None else order
 
     def skipped_note(self) -> str | None:
         """One line: how many files were passed over, by what they hold; None when there were none."""
@@ -275,11 +298,15 @@ def _count_left_out(found: FoundFiles, skipped: _Skipped) -> None:
         skipped.add_many("in Chainsaw test folders", found.chainsaw)
 
 
-@dataclass
-class _Skipped:
+class _Skipped(ValueRecord):
     """What a walk passed over: files that hold no policy, by what they hold."""
 
-    files: Counter[str] = field(default_factory=Counter)
+    files: Counter[str]
+
+    __slots__ = ("files",)
+
+    def __init__(self, files: Counter[str] | None = None) -> None:
+        self.files = Counter() if files is None else files
 
     def add(self, what: str) -> None:
         self.files[what] += 1

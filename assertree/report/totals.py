@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass
 from typing import Any
 
 from assertree.errors import Problem
+from assertree.records import ValueRecord
 from assertree.results import (
     ERROR,
     FAIL,
@@ -46,9 +46,7 @@ def plural(count: int, one: str, many: str) -> str:
     return f"{count} {one if count == 1 else many}"
 
 
-# not frozen (its generated __setattr__ costs 0.5 ms of start-up); unsafe_hash keeps the hash frozen gave
-@dataclass(unsafe_hash=True)
-class Totals:
+class Totals(ValueRecord):
     """The counts of a scan that every report format states (the JSON report's ``summary``)."""
 
     resources: int
@@ -62,11 +60,31 @@ class Totals:
     warned: int
     violations: int
     fileErrors: int  # camelCase: the JSON report's key, as written
-    baselined: int = 0  # failures and errors whose every finding is in the --baseline file (not in `failed`)
-    fixed: int = 0  # --baseline entries no finding matched
+    baselined: int  # failures and errors whose every finding is in the --baseline file (not in `failed`)
+    fixed: int  # --baseline entries no finding matched
 
-    def as_dict(self) -> dict[str, int]:
-        return asdict(self)
+    __slots__ = (
+        "baselined", "errors", "failed", "fileErrors", "fixed", "notMatched", "passed", "policies", "resources",
+        "rules", "skipped", "violations", "warned",
+    )
+
+    def __init__(
+            self, resources: int, policies: int, rules: int, passed: int, failed: int, errors: int, skipped: int,
+            notMatched: int, warned: int, violations: int, fileErrors: int, baselined: int = 0, fixed: int = 0,
+    ) -> None:
+        self.resources = resources
+        self.policies = policies
+        self.rules = rules
+        self.passed = passed
+        self.failed = failed
+        self.errors = errors
+        self.skipped = skipped
+        self.notMatched = notMatched
+        self.warned = warned
+        self.violations = violations
+        self.fileErrors = fileErrors
+        self.baselined = baselined
+        self.fixed = fixed
 
     def line(self) -> str:
         """``Checked 2 resources against 4 policies (6 rules): 3 passed, 2 failed, 1 errored, 0 skipped``,

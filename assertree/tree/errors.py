@@ -6,10 +6,10 @@ with the trees so that evaluation never imports the result model.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from assertree.jp.values import to_display
+from assertree.records import ValueRecord
 from assertree.tree import fieldpath
 
 # Kubernetes field.ErrorType names, as kyverno-json's JSON report writes them.
@@ -22,8 +22,7 @@ _BODY_PREFIX = {INVALID: "Invalid value", REQUIRED: "Required value", TYPE_INVAL
 _NO_VALUE = object()
 
 
-@dataclass(slots=True)
-class FieldError:
+class FieldError(ValueRecord):
     """One failing node of an assertion tree.
 
     `path` is the raw field path (see `assertree.tree.fieldpath`); `field` its
@@ -34,9 +33,18 @@ class FieldError:
 
     type: str
     path: Any
-    reason: str = ""
-    value: Any = None
-    expected: Any = _NO_VALUE
+    reason: str
+    value: Any
+    expected: Any
+
+    __slots__ = ("expected", "path", "reason", "type", "value")
+
+    def __init__(self, type: str, path: Any, reason: str = "", value: Any = None, expected: Any = _NO_VALUE) -> None:
+        self.type = type
+        self.path = path
+        self.reason = reason
+        self.value = value
+        self.expected = expected
 
     @property
     def field(self) -> str:

@@ -18,7 +18,8 @@ a literal; assertree reads it as the expression it obviously is.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from assertree.records import ValueRecord
 
 _FOREACH = re.compile(r"~(\w+)?\.(.*)", re.ASCII | re.DOTALL)
 _BINDING = re.compile(r"(.*)\s*->\s*(\w+)", re.ASCII | re.DOTALL)
@@ -29,16 +30,28 @@ DEFAULT_COMPILER = "default"
 """The compiler of a bare ``(statement)``: the policy's (or rule's, ...) default."""
 
 
-@dataclass(frozen=True, slots=True)
-class KeySyntax:
+class KeySyntax(ValueRecord):
     """A parsed key. `compiler` is "" for a plain or escaped key, "default" for ``(...)``."""
 
     statement: str
-    foreach: bool = False
-    foreach_name: str = ""
-    binding: str = ""
-    compiler: str = ""
-    escaped: bool = False
+    foreach: bool
+    foreach_name: str
+    binding: str
+    compiler: str
+    escaped: bool
+
+    __slots__ = ("binding", "compiler", "escaped", "foreach", "foreach_name", "statement")
+
+    def __init__(
+            self, statement: str, foreach: bool = False, foreach_name: str = "", binding: str = "", compiler: str = "",
+            escaped: bool = False,
+    ) -> None:
+        self.statement = statement
+        self.foreach = foreach
+        self.foreach_name = foreach_name
+        self.binding = binding
+        self.compiler = compiler
+        self.escaped = escaped
 
 
 def parse_key(text: str) -> KeySyntax:

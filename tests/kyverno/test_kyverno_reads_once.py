@@ -11,7 +11,6 @@ still equals a fresh conversion of its resource (a rule that patched the shared 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,7 @@ FOLDERS = ("other", "psp-migration", "karpenter")
 
 def _fresh(resource: Resource, scan: Any) -> Resource:
     """The general path: a conversion for every call."""
-    return replace(resource, value=to_float64(with_default_namespace(resource.value, scan.cluster_scoped)))
+    return resource.with_value(to_float64(with_default_namespace(resource.value, scan.cluster_scoped)))
 
 
 def _scan_json(capsys: pytest.CaptureFixture, policies: Path, resources: Path) -> Any:

@@ -121,11 +121,6 @@ def _result(member: _Member, resource: Resource, status: str, message: str, **fi
                       identifier=resource_key(resource.value), message=message, **fields)
 
 
-def _replace(resource: Resource, value: Any) -> Resource:
-    return Resource(value, source=resource.source, document=resource.document, root=resource.root,
-                    origin=resource.origin, default_identifier=resource.default_identifier, file=resource.file)
-
-
 def _invoke(member: _Member, invocation: Invocation, value: Any, context: Any) -> tuple[Any, Any]:
     """(the object after one invocation, or None when it did not apply; the error of a mutation or of the match
     conditions, or None). The mutations patch the object as the request has it (in its namespace, with the
@@ -174,7 +169,7 @@ def mutating_mutator(key: Any, policy: AdmissionPolicy, rule: AdmissionRule, spe
             return resource, [result]
         changed = not json_equal(value, resource.value)
         state.changed |= changed
-        mutated = _replace(resource, value) if changed else resource
+        mutated = resource.with_value(value) if changed else resource
         if not applied:
             message = "match conditions are not met" if not errors else \
                 f"mutation failed and failurePolicy is Ignore: {errors[0]}"
@@ -208,4 +203,4 @@ def _reinvoke(state: _Pass, resource: Resource, context: Any) -> Resource:
         if after is not None:
             value = after
             result.patched = value
-    return resource if json_equal(value, resource.value) else _replace(resource, value)
+    return resource if json_equal(value, resource.value) else resource.with_value(value)

@@ -12,7 +12,6 @@ conditions, evaluated on the way, stay out of the story.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from assertree.errors import field_path_text
@@ -42,7 +41,7 @@ def explainer(compiled: CompiledKyvernoRule, context: ScanContext) -> Explain:
             return None
         trace = Trace()
         trace.notes[BLOCKS] = blocks
-        resource = replace(result.resource, value=to_float64(result.resource.value))  # as the runner reads it
+        resource = result.resource.with_value(to_float64(result.resource.value))  # as the runner reads it
         with recording(trace):
             again = evaluate_rule(compiled, plan, resource, context)
         found = "no result" if again is None else str(again.status)

@@ -18,7 +18,7 @@ every rule of a scan is given, converted once per resource.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assertree.languages.kyverno import bridge
@@ -60,8 +60,8 @@ def as_kyverno_reads(resource: Resource, scan: ScanContext) -> Resource:
     """
     seen: list[Any] = scan.memo.setdefault("kyverno.float64", [None, None])
     if seen[0] is not resource:
-        seen[:] = [resource, replace(resource, value=to_float64(with_default_namespace(resource.value,
-                                                                                      scan.cluster_scoped)))]
+        seen[:] = [resource, resource.with_value(to_float64(with_default_namespace(resource.value,
+                                                                                   scan.cluster_scoped)))]
     return seen[1]
 
 

@@ -11,7 +11,6 @@ a `problems` list, every problem is recorded instead and compiling carries on
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from assertree.errors import PolicyError, Problem
@@ -20,64 +19,91 @@ from assertree.languages.kyverno_json.evaluate import evaluate_rule
 from assertree.languages.kyverno_json.expressions import Compilers
 from assertree.languages.kyverno_json.messages import Message
 from assertree.languages.kyverno_json.model import Match, Policy, Rule, policy_from_document
+from assertree.records import Record
 from assertree.results import Resource
 from assertree.tree.fast import Check, fast_check
 from assertree.tree.nodes import Evaluate, Expression, Node, StaticMapNode, compile_scalar, compile_tree
 
 
-@dataclass(eq=False)
-class CompiledAssertion:
+class CompiledAssertion(Record, hidden=("run",)):
     """One assertion of a rule: its tree, message and place in the policy; `run` checks the tree."""
 
     check_path: str  # "spec.rules[0].assert.all[1]"
     tree: Node
     message: Message | None
-    at: tuple = ()  # where the assertion is in the policy document
+    at: tuple  # where the assertion is in the policy document
 
-    def __post_init__(self) -> None:
-        # compiled to closures (`assertree.tree.fast`: the same results); an explanation walks `tree` itself
-        # (`assertree.tree.trace`), the interpreter being the reference
-        self.run: Check = fast_check(self.tree)
+    run: Check  # `tree` compiled to closures (`assertree.tree.fast`: the same results); an explanation walks
+    # `tree` itself (`assertree.tree.trace`), the interpreter being the reference
+
+    __slots__ = ("at", "check_path", "message", "run", "tree")
+
+    def __init__(self, check_path: str, tree: Node, message: Message | None, at: tuple = ()) -> None:
+        self.check_path = check_path
+        self.tree = tree
+        self.message = message
+        self.at = at
+        self.run = fast_check(tree)
 
 
-@dataclass(eq=False)
-class CompiledMatch:
+class CompiledMatch(Record):
     """A match or exclude block: one `any` tree must hold, and every `all` tree."""
 
     any: list[Node]
     all: list[Node]
-    at: tuple = ()
+    at: tuple
+
+    __slots__ = ("all", "any", "at")
+
+    def __init__(self, any: list[Node], all: list[Node], at: tuple = ()) -> None:
+        self.any = any
+        self.all = all
+        self.at = at
 
 
-@dataclass(eq=False)
-class CompiledContextEntry:
+class CompiledContextEntry(Record, hidden=("evaluate",)):
     """A context entry: a constant, or an expression evaluated on first use."""
 
     name: str
     constant: Any
     expression: Expression | None
     path: str  # "spec.rules[0].context[1].variable", for errors
-    at: tuple = ()
+    at: tuple
 
-    def __post_init__(self) -> None:
-        self.evaluate: Evaluate | None = self.expression.search if self.expression is not None else None
+    evaluate: Evaluate | None  # the expression's search, if any
+
+    __slots__ = ("at", "constant", "evaluate", "expression", "name", "path")
+
+    def __init__(self, name: str, constant: Any, expression: Expression | None, path: str, at: tuple = ()) -> None:
+        self.name = name
+        self.constant = constant
+        self.expression = expression
+        self.path = path
+        self.at = at
+        self.evaluate = expression.search if expression is not None else None
 
 
-@dataclass(eq=False)
-class CompiledFeedback:
+class CompiledFeedback(Record, hidden=("evaluate",)):
     """A feedback entry: a constant, or an expression evaluated for each result."""
 
     name: str
     constant: Any
     expression: Expression | None
-    at: tuple = ()
+    at: tuple
 
-    def __post_init__(self) -> None:
-        self.evaluate: Evaluate | None = self.expression.search if self.expression is not None else None
+    evaluate: Evaluate | None  # the expression's search, if any
+
+    __slots__ = ("at", "constant", "evaluate", "expression", "name")
+
+    def __init__(self, name: str, constant: Any, expression: Expression | None, at: tuple = ()) -> None:
+        self.name = name
+        self.constant = constant
+        self.expression = expression
+        self.at = at
+        self.evaluate = expression.search if expression is not None else None
 
 
-@dataclass(eq=False)
-class CompiledRule:
+class CompiledRule(Record):
     """A rule ready to run: everything that does not depend on a payload, decided at load time."""
 
     policy: Policy
@@ -89,7 +115,25 @@ class CompiledRule:
     all: list[CompiledAssertion]
     identifier: Expression | None
     feedback: list[CompiledFeedback]
-    scope: dict = field(default_factory=dict)
+    scope: dict
+
+    __slots__ = ("all", "any", "context", "exclude", "feedback", "identifier", "match", "policy", "rule", "scope")
+
+    def __init__(
+            self, policy: Policy, rule: Rule, context: list[CompiledContextEntry], match: CompiledMatch | None,
+            exclude: CompiledMatch | None, any: list[CompiledAssertion], all: list[CompiledAssertion],
+            identifier: Expression | None, feedback: list[CompiledFeedback], scope: dict | None = None,
+    ) -> None:
+        self.policy = policy
+        self.rule = rule
+        self.context = context
+        self.match = match
+        self.exclude = exclude
+        self.any = any
+        self.all = all
+        self.identifier = identifier
+        self.feedback = feedback
+        self.scope = {} if scope is None else scope
     """Bindings every evaluation of this rule starts from ($policy, $rule); the runner adds $payload."""
 
     @property
@@ -123,12 +167,17 @@ class CompiledRule:
         return explainer(self, context)
 
 
-@dataclass(eq=False)
-class CompiledPolicy:
+class CompiledPolicy(Record):
     """A kyverno-json policy ready to run; it pickles as its document (`__reduce__`)."""
 
     policy: Policy
     rules: list[CompiledRule]
+
+    __slots__ = ("policy", "rules")
+
+    def __init__(self, policy: Policy, rules: list[CompiledRule]) -> None:
+        self.policy = policy
+        self.rules = rules
 
     def mutator(self, context: ScanContext) -> Mutator | None:
         """kyverno-json policies only validate."""

@@ -9,8 +9,9 @@ the policy and the rule to expressions as JSON.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+from assertree.records import Record
 
 API_VERSION = "json.kyverno.io/v1alpha1"
 KIND = "ValidatingPolicy"
@@ -30,81 +31,151 @@ def document_kind_problem(value: Any) -> tuple[tuple, str] | None:
     return where, f"unsupported document: apiVersion {api_version!r}, kind {kind!r} ({expected})"
 
 
-@dataclass(eq=False)
-class Assertion:
+class Assertion(Record):
     """One entry of ``assert.any``/``assert.all``: the assertion tree, its message, its compiler."""
 
     check: Any
-    message: str | None = None
-    compiler: str | None = None
+    message: str | None
+    compiler: str | None
+
+    __slots__ = ("check", "compiler", "message")
+
+    def __init__(self, check: Any, message: str | None = None, compiler: str | None = None) -> None:
+        self.check = check
+        self.message = message
+        self.compiler = compiler
 
 
-@dataclass(eq=False)
-class AssertBlock:
+class AssertBlock(Record):
     """A rule's ``assert``: assertions of which one (``any``) or every one (``all``) must hold."""
 
-    any: list[Assertion] = field(default_factory=list)
-    all: list[Assertion] = field(default_factory=list)
-    compiler: str | None = None
+    any: list[Assertion]
+    all: list[Assertion]
+    compiler: str | None
+
+    __slots__ = ("all", "any", "compiler")
+
+    def __init__(
+            self, any: list[Assertion] | None = None, all: list[Assertion] | None = None, compiler: str | None = None,
+    ) -> None:
+        self.any = [] if any is None else any
+        self.all = [] if all is None else all
+        self.compiler = compiler
 
 
-@dataclass(eq=False)
-class Match:
+class Match(Record):
     """A rule's ``match`` or ``exclude``: assertion trees of which any, or all, must hold."""
 
-    any: list[Any] = field(default_factory=list)
-    all: list[Any] = field(default_factory=list)
-    compiler: str | None = None
+    any: list[Any]
+    all: list[Any]
+    compiler: str | None
+
+    __slots__ = ("all", "any", "compiler")
+
+    def __init__(self, any: list[Any] | None = None, all: list[Any] | None = None, compiler: str | None = None) -> None:
+        self.any = [] if any is None else any
+        self.all = [] if all is None else all
+        self.compiler = compiler
 
 
-@dataclass(eq=False)
-class ContextEntry:
+class ContextEntry(Record):
     """One ``context`` entry: a name bound to a value (an expression or a JSON value) for the rule."""
 
     name: str
-    variable: Any = None
-    compiler: str | None = None
+    variable: Any
+    compiler: str | None
+
+    __slots__ = ("compiler", "name", "variable")
+
+    def __init__(self, name: str, variable: Any = None, compiler: str | None = None) -> None:
+        self.name = name
+        self.variable = variable
+        self.compiler = compiler
 
 
-@dataclass(eq=False)
-class Feedback:
+class Feedback(Record):
     """One ``feedback`` entry: a named value the report shows beside the rule's result."""
 
     name: str
-    value: Any = None
-    compiler: str | None = None
+    value: Any
+    compiler: str | None
+
+    __slots__ = ("compiler", "name", "value")
+
+    def __init__(self, name: str, value: Any = None, compiler: str | None = None) -> None:
+        self.name = name
+        self.value = value
+        self.compiler = compiler
 
 
-@dataclass(eq=False)
-class Rule:
+class Rule(Record, hidden=("document",)):
     """One rule of a policy, its parts read from the document (kept in `document` for ``$rule``)."""
 
     name: str
     assert_: AssertBlock
-    index: int = 0
-    compiler: str | None = None
-    context: list[ContextEntry] = field(default_factory=list)
-    match: Match | None = None
-    exclude: Match | None = None
-    identifier: str = ""
-    feedback: list[Feedback] = field(default_factory=list)
-    document: dict = field(default_factory=dict, repr=False)
+    index: int
+    compiler: str | None
+    context: list[ContextEntry]
+    match: Match | None
+    exclude: Match | None
+    identifier: str
+    feedback: list[Feedback]
+    document: dict
+
+    __slots__ = (
+        "assert_", "compiler", "context", "document", "exclude", "feedback", "identifier", "index", "match", "name",
+    )
+
+    def __init__(
+            self, name: str, assert_: AssertBlock, index: int = 0, compiler: str | None = None,
+            context: list[ContextEntry] | None = None, match: Match | None = None, exclude: Match | None = None,
+            identifier: str = "", feedback: list[Feedback] | None = None, document: dict | None = None,
+    ) -> None:
+        self.name = name
+        self.assert_ = assert_
+        self.index = index
+        self.compiler = compiler
+        self.context = [] if context is None else context
+        self.match = match
+        self.exclude = exclude
+        self.identifier = identifier
+        self.feedback = [] if feedback is None else feedback
+        self.document = {} if document is None else document
 
 
-@dataclass(eq=False)
-class Policy:
+class Policy(Record, hidden=("document",)):
     """A ValidatingPolicy: its rules, metadata, and where it was read from."""
 
     name: str
     rules: list[Rule]
-    kind: str = KIND
-    labels: dict[str, str] = field(default_factory=dict)
-    annotations: dict[str, str] = field(default_factory=dict)
-    compiler: str | None = None
-    document: dict = field(default_factory=dict, repr=False)
-    source: str | None = None  # file the policy was read from
-    document_index: int | None = None  # its position in that file's YAML stream
-    line: int | None = None  # where its document starts
+    kind: str
+    labels: dict[str, str]
+    annotations: dict[str, str]
+    compiler: str | None
+    document: dict
+    source: str | None  # file the policy was read from
+    document_index: int | None  # its position in that file's YAML stream
+    line: int | None  # where its document starts
+
+    __slots__ = (
+        "annotations", "compiler", "document", "document_index", "kind", "labels", "line", "name", "rules", "source",
+    )
+
+    def __init__(
+            self, name: str, rules: list[Rule], kind: str = KIND, labels: dict[str, str] | None = None,
+            annotations: dict[str, str] | None = None, compiler: str | None = None, document: dict | None = None,
+            source: str | None = None, document_index: int | None = None, line: int | None = None,
+    ) -> None:
+        self.name = name
+        self.rules = rules
+        self.kind = kind
+        self.labels = {} if labels is None else labels
+        self.annotations = {} if annotations is None else annotations
+        self.compiler = compiler
+        self.document = {} if document is None else document
+        self.source = source
+        self.document_index = document_index
+        self.line = line
 
     @property
     def severity(self) -> str | None:
