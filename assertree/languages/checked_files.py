@@ -63,7 +63,7 @@ def read_checked(file: str | Path) -> CheckedFile:
     key = entry_key(name, data)
     stored = _POLICY_CACHE.get(key)
     if _well_formed(stored):
-        return CheckedFile(key, [Document(value, name, index, line, _positions_on_demand(name, data, index))
+        return CheckedFile(key, [Document(value, name, index, line, positions_on_demand(name, data, index))
                                  for index, line, value in stored], from_cache=True)
     return CheckedFile(key, load_documents(name, decode_text(data, name)), from_cache=False)
 
@@ -74,7 +74,7 @@ def entry_key(name: str, data: bytes) -> bytes:
     return f"{format_of(name)}\0".encode() + data
 
 
-def _positions_on_demand(name: str, data: bytes, index: int) -> Callable[[tuple], tuple[int, int]]:
+def positions_on_demand(name: str, data: bytes, index: int) -> Callable[[tuple], tuple[int, int]]:
     """A cached document's locator: the file parsed again with positions, only when a position is asked for
     (a problem found by code newer than the entry: every check but the schema runs on every run)."""
     parsed: list[Document] = []  # the file's documents with positions, parsed at the first question

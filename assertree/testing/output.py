@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from xml.sax.saxutils import escape, quoteattr
 
 from assertree.report.explain import explanation_lines
 from assertree.testing import TestOutcome, TestRun
@@ -121,6 +120,8 @@ def render_junit(run: TestRun) -> str:
 
 
 def _suite(outcome: TestOutcome) -> list[str]:
+    from xml.sax.saxutils import escape, quoteattr  # only for JUnit: it imports urllib, http and ssl (~30 ms)
+
     total = len(outcome.rows) + (outcome.error is not None) + (outcome.vacuous is not None)
     out = [(f"  <testsuite name={quoteattr(outcome.name)} file={quoteattr(str(outcome.file))} tests=\"{total}\" "
            f"failures=\"{outcome.failed}\">")]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -133,15 +134,23 @@ def find_test_files(paths: Iterable[str | Path], file_name: str = TEST_FILE_NAME
 
 
 def read_test_file(path: str | Path) -> list[KyvernoTest]:
-    """Every Test document of the file at `path`; raises KyvernoTestError naming the field at fault."""
-    from assertree.documents.reader import load_documents
+    """Every Test document of the file at `path`; raises KyvernoTestError naming the field at fault.
 
+    A file whose bytes were read before and held only good Tests is taken from the cache of test files
+    (`assertree.documents.cache`: no YAML parse; positions parsed again only if a problem needs one)."""
+    from assertree.documents.reader import decode_text, load_documents, read_bytes
+
+    name = str(path)
     try:
-        documents = load_documents(path)
+        data = read_bytes(path)
+        documents, entry = _cached_documents(name, data), None
+        if documents is None:
+            documents = load_documents(name, decode_text(data, name))
+            entry = _test_cache().pack([(document.index, document.line, document.value) for document in documents])
     except KyvernoTestError:
         raise
     except AssertreeError as error:  # the file is not YAML
-        raise KyvernoTestError(error.message, source=error.source or str(path), line=error.line,
+        raise KyvernoTestError(error.message, source=error.source or name, line=error.line,
                                column=error.column) from None
     tests = []
     for document in documents:
@@ -149,8 +158,30 @@ def read_test_file(path: str | Path) -> list[KyvernoTest]:
             tests.append(parse_test(document.value, Path(path), document.index))
         except KyvernoTestError as error:
             line, column = document.locate(error.path) if error.path else (document.line, None)
-            raise error.located(source=str(path), line=line, column=column) from None
+            raise error.located(source=name, line=line, column=column) from None
+    if entry is not None:  # every document is a good Test: the next run takes them from the cache
+        _test_cache().put_packed(data, entry)
     return tests
+
+
+def _cached_documents(name: str, data: bytes) -> list | None:
+    """The documents of a test file of these bytes, from the cache (None when it holds none)."""
+    stored = _test_cache().get(data)
+    if type(stored) is not list or not all(type(item) is tuple and len(item) == 3 and type(item[0]) is int
+                                           and type(item[1]) is int for item in stored):
+        return None
+    from assertree.documents.document import Document
+    from assertree.languages.checked_files import positions_on_demand
+
+    return [Document(value, name, index, line, positions_on_demand(name, data, index)) for index, line, value in stored]
+
+
+@cache
+def _test_cache() -> Any:
+    """Test files read before (their documents), decided by the document readers and this module."""
+    from assertree.documents.cache import DocumentCache
+
+    return DocumentCache("tests", [str(Path(__file__).resolve().parents[1] / "documents"), __file__])
 
 
 def parse_test(value: Any, file: Path, index: int = 0) -> KyvernoTest:

@@ -35,8 +35,10 @@ reports it in cel-go (the variables' type has no such field yet).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from assertree.languages.cel.lexer import IDENT, Token, tokens
+from assertree.languages.cel.text_facts import TextFacts
 
 __all__ = ["VariableReferenceError", "inline_variables", "referenced_variables"]
 
@@ -107,13 +109,34 @@ def _substituted(text: str) -> str | None:
     return "".join(out)
 
 
+_INLINED = TextFacts("cel-inlined", lambda: (str(Path(__file__).parent),))
+"""What texts inlined to before, by the text and the declared variables: decided by this package's code."""
+
+
 def inline_variables(text: str, declared: Sequence[tuple[str, str]]) -> str | None:
     """`text` with the variables it reads bound in it (`declared`: (name, expression) in order).
 
     None when `text` uses ``variables`` in a way that cannot be rewritten. Raises
     `VariableReferenceError` for a read of an undeclared name, or (within a
     variable's own expression) of one declared after it.
+
+    Memo: a pure function of `text` and `declared` (and of this package's code, which names the folder it is
+    kept in between runs: `text_facts`), so what was inlined before is not lexed again; an error is never
+    kept. `tests/cel/test_cel_variables.py` holds the memo to inlining afresh.
     """
+    if ROOT not in text:
+        return text
+    key = "\0".join((text, *(f"{name}\0{expression}" for name, expression in declared)))
+    kept = _INLINED.get(key)
+    if type(kept) is tuple and len(kept) == 1 and (kept[0] is None or type(kept[0]) is str):
+        return kept[0]
+    inlined = inline_afresh(text, declared)
+    _INLINED.put(key, (inlined,))
+    return inlined
+
+
+def inline_afresh(text: str, declared: Sequence[tuple[str, str]]) -> str | None:
+    """`inline_variables` worked out now (no memo)."""
     body = _substituted(text)
     if body is None:
         return None

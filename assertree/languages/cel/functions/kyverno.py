@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import base64
 import datetime
-import gzip
-import hashlib
 import io
 import json
 from typing import Any
@@ -77,7 +75,12 @@ def _marshal(value: Any) -> str:
 
 
 def _hash(algorithm: str):
-    return lambda text: hashlib.new(algorithm, text.encode()).hexdigest()
+    def digest(text: str) -> str:
+        import hashlib  # imported when used: OpenSSL's module costs a few ms of every start-up
+
+        return hashlib.new(algorithm, text.encode()).hexdigest()
+
+    return digest
 
 
 def _random(pattern: str = "[0-9a-z]{8}") -> str:
@@ -120,10 +123,14 @@ def _list_to_map(keys: list, values: list, key_field: str, value_field: str) -> 
 
 
 def _compress_base64(text: str) -> str:
+    import gzip
+
     return base64.b64encode(gzip.compress(text.encode(), mtime=0)).decode()
 
 
 def _decompress(data: bytes) -> str:
+    import gzip
+
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
             out = stream.read(MAX_DECOMPRESSED + 1)  # a gzip bomb stops here
