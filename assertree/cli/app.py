@@ -8,6 +8,7 @@ the callbacks below, so typer must be a name of the module that defines them.
 # No `from __future__ import annotations` here: typer reads the command's annotations, and as strings it
 # evaluates each of them twice per run (~10 ms for scan's two dozen options).
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -66,52 +67,18 @@ def build(command: str | None = None) -> typer.Typer:
 # line names. In the order `assertree --help` lists them (commands, then the groups jp and kyverno).
 
 
-def _scan(app: typer.Typer) -> None:
-    from assertree.cli import scan
+def _command(name: str, *, no_args_is_help: bool) -> Callable[[typer.Typer], None]:
+    """The registration of a command that is one function, ``assertree.cli.<name>.<name>``; its module's
+    ``EXAMPLES``, when it has them, close its help."""
 
-    app.command("scan", no_args_is_help=True, epilog=scan.EXAMPLES, cls=Command)(scan.scan)
+    def register(app: typer.Typer) -> None:
+        # __import__, the import statement's own machinery: `python -X importtime` lists what it imports
+        # (tests/test_startup.py reads that list), not what importlib.import_module does
+        module = __import__(f"assertree.cli.{name}", fromlist=[name])
+        app.command(name, no_args_is_help=no_args_is_help, epilog=getattr(module, "EXAMPLES", None),
+                    cls=Command)(getattr(module, name))
 
-
-def _test(app: typer.Typer) -> None:
-    from assertree.cli import test
-
-    app.command("test", cls=Command)(test.test)
-
-
-def _apply(app: typer.Typer) -> None:
-    from assertree.cli import apply
-
-    app.command("apply", no_args_is_help=True, epilog=apply.EXAMPLES, cls=Command)(apply.apply)
-
-
-def _compare(app: typer.Typer) -> None:
-    from assertree.cli import compare
-
-    app.command("compare", no_args_is_help=True, epilog=compare.EXAMPLES, cls=Command)(compare.compare)
-
-
-def _lint(app: typer.Typer) -> None:
-    from assertree.cli import lint
-
-    app.command("lint", no_args_is_help=True, epilog=lint.EXAMPLES, cls=Command)(lint.lint)
-
-
-def _migrate(app: typer.Typer) -> None:
-    from assertree.cli import migrate
-
-    app.command("migrate", no_args_is_help=True, epilog=migrate.EXAMPLES, cls=Command)(migrate.migrate)
-
-
-def _serve(app: typer.Typer) -> None:
-    from assertree.cli import serve
-
-    app.command("serve", cls=Command)(serve.serve)
-
-
-def _config(app: typer.Typer) -> None:
-    from assertree.cli import config
-
-    app.command("config", cls=Command)(config.config)
+    return register
 
 
 def _jp(app: typer.Typer) -> None:
@@ -134,5 +101,15 @@ def _kyverno(app: typer.Typer) -> None:
     app.add_typer(kyverno, name="kyverno")
 
 
-COMMANDS = {"scan": _scan, "test": _test, "apply": _apply, "compare": _compare, "lint": _lint,
-            "migrate": _migrate, "serve": _serve, "config": _config, "jp": _jp, "kyverno": _kyverno}
+COMMANDS = {
+    "scan": _command("scan", no_args_is_help=True),
+    "test": _command("test", no_args_is_help=False),
+    "apply": _command("apply", no_args_is_help=True),
+    "compare": _command("compare", no_args_is_help=True),
+    "lint": _command("lint", no_args_is_help=True),
+    "migrate": _command("migrate", no_args_is_help=True),
+    "serve": _command("serve", no_args_is_help=False),
+    "config": _command("config", no_args_is_help=False),
+    "jp": _jp,
+    "kyverno": _kyverno,
+}

@@ -145,8 +145,6 @@ def payload_files(arguments: Sequence[str], exclude: Exclude = NO_EXCLUDE) -> li
     included, for shells that do not expand it). What `exclude` names is left out
     (`assertree.documents.paths`); a directory or pattern that leaves nothing is an error.
     """
-    import glob
-
     found: list[str] = []
     for argument in arguments:
         path = Path(argument)
@@ -160,6 +158,8 @@ def payload_files(arguments: Sequence[str], exclude: Exclude = NO_EXCLUDE) -> li
                 raise PayloadError(f"no .json, .yaml or .yml files in this directory{left}", source=argument)
             found.extend(matches)
         elif _GLOB_CHARACTERS & set(argument):
+            import glob  # here: a payload named as it is needs none
+
             matches = sorted(p for p in glob.glob(argument, recursive=True)
                              if Path(p).is_file() and not exclude.matches(p))
             if not matches:

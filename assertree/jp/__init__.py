@@ -53,7 +53,7 @@ class Expression:
     wrong argument counts); such calls raise when evaluated, as in go-jmespath.
     """
 
-    __slots__ = ("_code", "problems", "text", "tree", "uses_root", "variables")
+    __slots__ = ("_code", "calls", "problems", "text", "tree", "uses_root", "variables")
 
     def __init__(self, text: str, dialect: str = "kyverno") -> None:
         from assertree.jp.compiler import Compiler
@@ -68,17 +68,24 @@ class Expression:
             raise ParseError("expression is nested too deeply", text, 0) from None
         self.problems: tuple[str, ...] = tuple(compiler.problems)
         self.uses_root = compiler.uses_root
+        self.calls = compiler.calls
         self.variables = frozenset(compiler.variables)
 
     def search(self, data: Any, bindings: dict[str, Any] | None = None) -> Any:
         """Evaluate against `data`; `bindings` maps variable names (without ``$``) to values.
 
         The function calls of one search build at most `limits.MAX_BUILT` together (or share the
-        budget a caller opened with `limits.evaluation_budget`).
+        budget a caller opened with `limits.evaluation_budget`); a search without calls opens none (a context
+        value it reads that has calls opens its own).
         """
         scope = {} if bindings is None else bindings
         if self.uses_root:
             scope = {**scope, "$": data}
+        if not self.calls:  # nothing to count (most of a scan's searches: fields, filters, comparisons)
+            try:
+                return self._code(data, scope)
+            except RecursionError:
+                raise EvaluationError("expression or document nested too deeply") from None
         budget = open_budget()
         try:
             return self._code(data, scope)

@@ -89,6 +89,7 @@ class Compiler:
         self.dialect = dialect
         self.problems: list[str] = []
         self.uses_root = False
+        self.calls = False  # whether a function is called: only calls build against `limits.MAX_BUILT`
         self.variables: set[str] = set()  # free variables: referenced and not bound by an enclosing let
         self._let_bound: list[frozenset[str]] = []
 
@@ -396,6 +397,7 @@ class Compiler:
 
     def _function_expression(self, tree: Node) -> Compiled:
         name = tree.value
+        self.calls = True
         arguments = [self.compile(child) for child in tree.children]
         function = registry.lookup(name, self.dialect)
         if function is None:

@@ -17,6 +17,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from assertree.jp.limits import MAX_JSON_LENGTH
+
 NUMBER_TYPES = (int, float)
 _NUMBER_TYPE_SET = frozenset((int, float))
 
@@ -186,8 +188,6 @@ def to_json(value: Any) -> str:
     `limits.MAX_JSON_LENGTH`: values that share parts (``[$a, $a]``, YAML
     aliases) can describe more text than any memory holds.
     """
-    from assertree.jp.limits import MAX_JSON_LENGTH
-
     out: list[str] = []
     _write(value, out, [MAX_JSON_LENGTH], _quote, _json_scalar)
     return "".join(out)
@@ -200,8 +200,6 @@ def to_display(value: Any) -> str:
     (``NaN``, ``+Inf``), non-JSON values fall back to ``repr``, and text past
     `limits.MAX_JSON_LENGTH` is cut off with ``... (truncated)``.
     """
-    from assertree.jp.limits import MAX_JSON_LENGTH
-
     out: list[str] = []
     try:
         _write(value, out, [MAX_JSON_LENGTH], _display_quote, _display_scalar)
@@ -302,8 +300,6 @@ _SHOWN_WHEN_CUT = 1000  # a string cut by a small budget is written in part; a l
 
 
 def _too_long() -> JSONTooLongError:
-    from assertree.jp.limits import MAX_JSON_LENGTH
-
     return JSONTooLongError(f"the JSON text would be longer than {MAX_JSON_LENGTH:,} characters, assertree's limit")
 
 

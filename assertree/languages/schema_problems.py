@@ -20,9 +20,7 @@ keys, a tuple or a NaN go the slow way), where the two validators agree
 
 from __future__ import annotations
 
-import json
 import math
-import pkgutil
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import cache
@@ -50,7 +48,11 @@ def type_and_actual(expected: str, instance: Any) -> str:
 @cache
 def packaged_schema(file_name: str) -> dict:
     """A JSON Schema shipped in ``assertree/schemas`` (read once)."""
-    # pkgutil rather than importlib.resources, which imports tempfile, shutil and zipfile (~5 ms) for this
+    # pkgutil rather than importlib.resources, which imports tempfile, shutil and zipfile (~5 ms) for this; both
+    # imported here: a scan of policies from the cache of checked files reads no schema
+    import json
+    import pkgutil
+
     data = pkgutil.get_data("assertree.schemas", file_name)
     assert data is not None, file_name  # the package's own loader always reads its files
     return json.loads(data)
@@ -150,6 +152,8 @@ def in_document_order(document: Any, problems: Iterable[Problem]) -> list[Proble
 
 def explain(error: Any, *, type_wording: TypeWording) -> list[Problem]:
     """One short message per jsonschema `error`, pointing at the offending field itself."""
+    import json  # here: only a document that is not valid is explained
+
     path = tuple(error.absolute_path)
     kind = error.validator
     if kind == "additionalProperties":

@@ -27,7 +27,7 @@ from typing import Any
 
 from assertree.tree import fieldpath
 from assertree.tree.errors import REQUIRED, FieldError
-from assertree.tree.nodes import _MISSING, ConstantLeaf, MapNode, Node, SliceNode, StaticMapNode
+from assertree.tree.nodes import _MISSING, INTERNAL, ConstantLeaf, MapNode, Node, SliceNode, StaticMapNode, TreeError
 
 Check = Callable[[Any, dict, Any, list], None]
 """``check(value, scope, path, errors)``, as `Node.check`."""
@@ -120,8 +120,6 @@ def _general_map(node: MapNode) -> Check:
 
 
 def _project(entry: Any, value: Any, scope: dict, path: tuple) -> Any:
-    from assertree.tree.nodes import INTERNAL, TreeError
-
     try:
         return entry.evaluate(value, scope)
     except TreeError:

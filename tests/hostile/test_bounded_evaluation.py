@@ -204,6 +204,22 @@ def test_a_projection_that_builds_a_long_string_per_item_is_stopped():
                                  f"{MAX_BUILT:,} characters and items together, assertree's limit")
 
 
+def test_only_searches_that_call_functions_open_a_budget(monkeypatch):
+    """Fields, filters and comparisons build nothing the budget counts: their searches skip it (most of a scan's)."""
+    import assertree.jp
+
+    opened: list[str] = []
+    real = assertree.jp.open_budget
+    monkeypatch.setattr(assertree.jp, "open_budget", lambda: opened.append("opened") or real())
+    data = {"a": [{"c": 2, "d": "x"}, {"c": 0, "d": "y"}]}
+    assert jp.compile("a[?c > `1`].d | [0]").search(data) == "x"
+    assert opened == []
+    assert jp.compile("length(a[?c > `1`])").search(data) == 1
+    assert opened == ["opened"]
+    with pytest.raises(jp.LimitError):  # a call inside a projection is a call: still counted
+        jp.compile("a[*].pad_left(d, `10000000`, 'x') | length(@)").search({"a": [{"d": "x"}] * 1000})
+
+
 def test_context_entries_of_one_rule_share_the_budget():
     entries = [{"name": f"v{index}", "variable": {"jmesPath": "pad_left('', `9000000`, 'x')"}} for index in range(8)]
     condition = {"key": "{{ length(join('', [" + ", ".join(f"v{index}" for index in range(8)) + "])) }}",

@@ -20,7 +20,6 @@ from __future__ import annotations
 import math
 import re
 import struct
-from decimal import Decimal
 
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
@@ -57,6 +56,8 @@ def float32_text(value: int | float) -> str:
         candidate = f"{single:.{digits}g}"
         if _reads_back(candidate, single):
             break
+    from decimal import Decimal  # here: only a float32's text needs it (~1.3 ms of every start-up otherwise)
+
     text = format(Decimal(candidate), "f")
     if "." in text:
         text = text.rstrip("0").rstrip(".")
@@ -67,6 +68,8 @@ def go_g_layout(shortest: str) -> str:
     """Go's ``%g`` layout at shortest precision, given a finite number's shortest decimal
     digits (``repr`` of a float64, `float32_text` of a float32): exponent form (``1e+06``,
     ``-1.5e-05``) when the leading digit's power of ten is below -4 or at least 6, else positional."""
+    from decimal import Decimal
+
     number = Decimal(shortest).normalize()
     sign, digit_tuple, exponent = number.as_tuple()
     assert isinstance(exponent, int)  # a finite number's exponent ("n", "N", "F" mark NaN and infinity)
