@@ -6,9 +6,11 @@ Runs `scan CLUSTER --policy POLICIES -q --jobs 1` on the inputs `run.py --cases 
 (bench-data/library-5000-*/, made here too when missing) through `assertree.cli.main` (in process: the
 command line ends with os._exit, which would lose the profile; `--cluster` names files of the dump (a glob),
 a realistic slice that takes a minute instead of the whole dump's half hour), then prints markdown: self time by stage
-(the package of the function: reading YAML, the Kyverno engine, CEL, JMESPath, reports, ...) and the
-functions with the most self time. cProfile slows Python code by about 1.5-2x, C code less: the shares,
-not the seconds, are the figure.
+(the package of the function: reading YAML, the Kyverno engine, CEL, JMESPath, reports, ...), inclusive time by
+phase (each kind of policy's mutate and validate runners, loading the policies) and the functions with the most
+self time. Times are this process's CPU seconds (`time.process_time`), not wall-clock: on a busy machine the
+wall clock counts other processes' turns. cProfile slows Python code by about 1.5-2x, C code less: the
+shares, not the seconds, are the figure.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import cProfile
 import io
 import pstats
 import sys
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -27,13 +30,37 @@ from run import library  # bench/ is not a package: run.py is imported from this
 
 STAGES = [  # (what, path fragment of the function's file): the first that matches
     ("reading YAML (PyYAML, libyaml, assertree.documents)", ("/yaml/", "assertree/documents/", "_yaml")),
-    ("Kyverno patterns, conditions, variables", ("assertree/languages/kyverno/",)),
+    ("Kyverno CEL policy kinds and validate.cel (policies.kyverno.io)", ("assertree/languages/kyverno/cel_policies/",)),
+    ("Kyverno mutate (patches, strategic merge, foreach)", ("assertree/languages/kyverno/mutate/",
+                                                            "assertree/languages/kubernetes/jsonpatch",
+                                                            "assertree/languages/kubernetes/merge_schema")),
+    ("Kyverno match, conditions, variables, patterns", ("assertree/languages/kyverno/",)),
     ("CEL", ("assertree/languages/cel", "/cel_expr", "celpy", "/cel/")),
     ("JMESPath and its functions", ("assertree/jp/",)),
     ("reports and totals", ("assertree/report/", "assertree/findings/")),
     ("the scan loop and matching", ("assertree/engine/", "assertree/cli/", "assertree/inputs/")),
     ("other assertree", ("assertree/",)),
 ]
+
+
+PHASES = [  # (what, file suffix, function): inclusive time of the functions a scan calls per resource
+    ("the whole scan loop (all policies, all resources)", "assertree/engine/scan.py", "_check"),
+    ("Kyverno ClusterPolicy/Policy mutate rules", "languages/kyverno/mutation.py", "mutate"),
+    ("Kyverno ClusterPolicy/Policy validate rules", "languages/kyverno/evaluate.py", "run"),
+    ("CEL policy kinds' mutations (MutatingPolicy)", "languages/kyverno/cel_policies/compile.py", "mutate"),
+    ("CEL policy kinds' rules (ValidatingPolicy, ...)", "languages/kyverno/cel_policies/compile.py", "run"),
+    ("loading and compiling the policies", "assertree/languages/load.py", "load_policy_set"),
+]
+
+
+def phases(stats: dict) -> list[tuple[str, int, float]]:
+    """(what, calls, inclusive seconds) of each `PHASES` entry found in the profile."""
+    found = []
+    for what, suffix, name in PHASES:
+        rows = [row for (file, _line, function), row in stats.items() if file.endswith(suffix) and function == name]
+        if rows:
+            found.append((what, sum(row[1] for row in rows), sum(row[3] for row in rows)))
+    return found
 
 
 def stage_of(file: str) -> str:
@@ -53,7 +80,7 @@ def main() -> int:
     argv = ["scan", str(cluster), "--policy", str(root / "policies"), "-q", "--jobs", "1"]
     from assertree.cli import main as assertree_main
 
-    profile = cProfile.Profile()
+    profile = cProfile.Profile(time.process_time)  # CPU seconds: others' load on the machine does not count
     out = io.StringIO()
     stdout, sys.stdout = sys.stdout, out
     try:
@@ -62,15 +89,20 @@ def main() -> int:
         sys.stdout = stdout
     stats = pstats.Stats(profile)
     total = sum(row[2] for row in stats.stats.values())  # type: ignore[attr-defined]
+    calls = sum(row[1] for row in stats.stats.values())  # type: ignore[attr-defined]
     by_stage: dict[str, float] = defaultdict(float)
     for (file, _line, _name), row in stats.stats.items():  # type: ignore[attr-defined]
         by_stage[stage_of(file)] += row[2]
     scanned = args.cluster or f"{summary['resources']} resources"
     print(f"`scan -q --jobs 1`, {scanned}, {summary['policy_files']} policy files, "
-          f"under cProfile: {total:.1f} s of self time\n")
+          f"under cProfile: {total:.1f} CPU s of self time, {calls:,} Python function calls (the load-independent "
+          "figure)\n")
     print("| stage | self s | share |\n|---|---|---|")
     for what, seconds in sorted(by_stage.items(), key=lambda item: -item[1]):
         print(f"| {what} | {seconds:.1f} | {seconds / total:.0%} |")
+    print("\n| phase (inclusive) | calls | s | share |\n|---|---|---|---|")
+    for what, calls, seconds in phases(stats.stats):  # type: ignore[attr-defined]
+        print(f"| {what} | {calls:,} | {seconds:.1f} | {seconds / total:.0%} |")
     print("\n| function | calls | self s | share |\n|---|---|---|---|")
     rows = sorted(stats.stats.items(), key=lambda item: -item[1][2])[:args.top]  # type: ignore[attr-defined]
     for (file, line, name), (_primitive, calls, self_time, _cumulative, _callers) in rows:

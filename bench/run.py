@@ -73,6 +73,7 @@ OTHER_CASES = ("files-2000", "ndjson-1M", "test-core", "reports-10k", "test-shar
 DEFAULT_CASES = (*PLAN_CASES, *OTHER_CASES)
 DEFAULT_REPEAT = 5
 REPEAT_CAP = {"100k": 3, "files-2000": 3, "ndjson-1M": 1, "library-5000": 1, "test-library": 3}  # big cases: fewer runs
+LIBRARY_CASE = re.compile(r"library-(\d+)")  # library-N: the library case over a dump of N resources (one run)
 MANIFEST_FILES, NDJSON_LINES = 2000, 1_000_000
 # Issue 15's goals: assertree's time / the baseline's (at most), memory ratio (at most), ms per test row (under)
 TIME_GOALS = {"ten": 1.8, "1k": 1.3, "10k": 0.45, "100k": 0.45, "files-2000": 1 / 1.5}  # ten, 10k: issue 28's
@@ -100,6 +101,7 @@ class Command:
     ok_codes: tuple[int, ...] = (0, 1)
     seconds: list[float] = field(default_factory=list)
     rss_kb: list[int] = field(default_factory=list)
+    cpu_seconds: list[float] = field(default_factory=list)  # user + system, workers included
     stdout: bytes = b""
     error: str | None = None
 
@@ -108,20 +110,25 @@ class Command:
         return statistics.median(self.seconds) if self.seconds and not self.error else None
 
     @property
+    def median_cpu_s(self) -> float | None:
+        return statistics.median(self.cpu_seconds) if self.cpu_seconds and not self.error else None
+
+    @property
     def median_mb(self) -> float | None:
         return statistics.median(self.rss_kb) / 1024 if self.rss_kb and not self.error else None
 
     def as_json(self) -> dict[str, Any]:
         return {"variant": self.variant, "tool": self.tool, "argv": self.argv, "seconds": self.seconds,
-                "peak_rss_kb": self.rss_kb, "median_s": self.median_s, "median_peak_rss_mb": self.median_mb,
-                "error": self.error}
+                "peak_rss_kb": self.rss_kb, "cpu_seconds": self.cpu_seconds, "median_s": self.median_s,
+                "median_peak_rss_mb": self.median_mb, "median_cpu_s": self.median_cpu_s, "error": self.error}
 
 
 # The launcher between run.py and each command. Linux gives a process, as ru_maxrss, the peak RSS of the
 # memory it had before exec: a child forked or vforked from run.py starts with run.py's own peak (hundreds of
 # MB after the 100k case), which then hides its own. So run.py starts this small interpreter (-S -I: no site,
 # ~10 MB, below any command's own peak), which spawns the command, waits for it with os.wait4, and writes the
-# command's wall seconds, ru_maxrss (KB on Linux) and exit code to the file named first.
+# command's wall seconds, ru_maxrss (KB on Linux), exit code and CPU seconds (user + system, its own and those of
+# the worker processes it waited for) to the file named first.
 LAUNCHER = """\
 import os, sys, time
 out, argv = sys.argv[1], sys.argv[2:]
@@ -130,22 +137,35 @@ pid = os.posix_spawnp(argv[0], argv, os.environ)
 _, status, usage = os.wait4(pid, 0)
 elapsed = time.perf_counter() - start
 with open(out, "w") as f:
-    f.write(f"{elapsed!r} {usage.ru_maxrss} {os.waitstatus_to_exitcode(status)}")
+    f.write(f"{elapsed!r} {usage.ru_maxrss} {os.waitstatus_to_exitcode(status)} {usage.ru_utime + usage.ru_stime!r}")
 """
 
 
-def run_once(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, int, int, bytes, bytes]:
-    """Wall seconds, peak RSS (KB), exit code, stdout and stderr of one run of `argv` (through `LAUNCHER`).
+@dataclass
+class Run:
+    """One run of a command, as `LAUNCHER` measured it."""
+
+    seconds: float
+    rss_kb: int
+    code: int
+    cpu_seconds: float
+    stdout: bytes
+    stderr: bytes
+
+
+def run_once(argv: list[str], env: dict[str, str], cwd: Path) -> Run:
+    """Wall seconds, peak RSS (KB), exit code, CPU seconds, stdout and stderr of one run of `argv` (through
+    `LAUNCHER`).
 
     Output goes to temporary files, not pipes: nothing has to read while the launcher waits."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
             tempfile.NamedTemporaryFile("r", suffix=".rusage") as usage:
         subprocess.run([sys.executable, "-S", "-I", "-c", LAUNCHER, usage.name, *argv], stdout=out, stderr=err,
                        env=env, cwd=cwd, check=True)
-        elapsed, rss, code = usage.read().split()
+        elapsed, rss, code, cpu = usage.read().split()
         out.seek(0)
         err.seek(0)
-        return float(elapsed), int(rss), int(code), out.read(), err.read()
+        return Run(float(elapsed), int(rss), int(code), float(cpu), out.read(), err.read())
 
 
 def measure(commands: list[Command], repeat: int, cwd: Path) -> None:
@@ -155,14 +175,15 @@ def measure(commands: list[Command], repeat: int, cwd: Path) -> None:
             command = commands[(i + round_) % len(commands)]
             if command.error:
                 continue
-            elapsed, rss, code, out, err = run_once(command.argv, command.env, cwd)
-            if code not in command.ok_codes:
-                tail = err.decode(errors="replace").strip().splitlines()[-3:]
-                command.error = f"exit {code}: {' / '.join(tail)[:300]}"
+            run = run_once(command.argv, command.env, cwd)
+            if run.code not in command.ok_codes:
+                tail = run.stderr.decode(errors="replace").strip().splitlines()[-3:]
+                command.error = f"exit {run.code}: {' / '.join(tail)[:300]}"
                 continue
-            command.seconds.append(elapsed)
-            command.rss_kb.append(rss)
-            command.stdout = out
+            command.seconds.append(run.seconds)
+            command.rss_kb.append(run.rss_kb)
+            command.cpu_seconds.append(run.cpu_seconds)
+            command.stdout = run.stdout
 
 
 # --- findings ----------------------------------------------------------------------------------------
@@ -493,22 +514,26 @@ def reports_case(name: str, trees: list[Assertree]) -> Case:
     return Case(name, commands, [], expected=expected_findings(expected))
 
 
-def library() -> tuple[Path, dict[str, Any]]:
-    """The library-scale inputs (`gen_library.py`, cached in bench-data/) and their summary."""
+def library(resources: int = LIBRARY_RESOURCES) -> tuple[Path, dict[str, Any]]:
+    """The library-scale inputs for a dump of `resources` (`gen_library.py`, cached in bench-data/) and their
+    summary."""
     script = BENCH / "gen_library.py"
-    root = DATA / f"library-{LIBRARY_RESOURCES}-{_generator_key(script)}"
+    root = DATA / f"library-{resources}-{_generator_key(script)}"
     if not (root / "summary.json").exists():
-        print(f"generating the library case ({LIBRARY_RESOURCES} resources) ...", file=sys.stderr)
-        subprocess.run([sys.executable, str(script), "--out", str(root), "--resources", str(LIBRARY_RESOURCES),
+        print(f"generating the library case ({resources} resources) ...", file=sys.stderr)
+        subprocess.run([sys.executable, str(script), "--out", str(root), "--resources", str(resources),
                         "--seed", "1", "--check"], check=True)
     return root, json.loads((root / "summary.json").read_text())
 
 
-def library_case(name: str, trees: list[Assertree]) -> Case:
-    """Every policy of the shared kyverno/policies copy over a 5,000-resource cluster dump, one process and
-    --jobs (one per CPU); `summary.json` gives the (rule, resource) pairs for the µs-per-pair figure."""
-    root, summary = library()
-    scan = ["scan", str(root / "cluster"), "--policy", str(root / "policies"), "-q"]
+def library_case(name: str, trees: list[Assertree], files: str | None = None) -> Case:
+    """Every policy of the shared kyverno/policies copy over a cluster dump (5,000 resources, or N for
+    library-N), one process and --jobs (one per CPU); the scan's summary line gives the (rule, resource)
+    pairs for the µs-per-pair figures. `files` (``--library-slice``): a glob of the dump's files to scan
+    instead of all of them (each namespace's file is a random sample of the dump)."""
+    root, summary = library(int(name.removeprefix("library-")))
+    cluster = root / "cluster" / files if files else root / "cluster"
+    scan = ["scan", str(cluster), "--policy", str(root / "policies"), "-q"]
     jobs = os.cpu_count() or 1
     commands = []
     for tree in trees:
@@ -518,6 +543,8 @@ def library_case(name: str, trees: list[Assertree]) -> Case:
                                     tree.env))
     note = (f"{summary['policy_files']} policy files ({len(summary['policy_files_left_out'])} left out), "
             f"{summary['resources']} resources in {summary['files']} files")
+    if files:
+        note += f"; scanned: the slice `{files}` of those files (see the summary line for its resources)"
     return Case(name, commands, [], note=note)
 
 
@@ -679,19 +706,22 @@ SCAN_SUMMARY = re.compile(r"Checked (\d+) resources against (\d+) policies \((\d
 
 
 def library_rows(case: Case, tools: list[str]) -> list[str]:
-    lines = ["| assertree | command | s | MB | rules | resources | results | µs per (rule, resource) | µs per result |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    """Seconds, CPU seconds (user + system, workers included: on a busy machine the steadier figure), peak
+    memory, and both per (rule, resource) pair and per result."""
+    lines = [("| assertree | command | s | CPU s | MB | rules | resources | results | µs per (rule, resource) "
+              "| CPU µs per (rule, resource) | µs per result |"), "|---|---|---|---|---|---|---|---|---|---|---|"]
     for command in case.commands:
         summary = SCAN_SUMMARY.search(command.stdout.decode(errors="replace"))
-        s = command.median_s
-        if summary is None or s is None:
-            lines.append(f"| {command.tool} | {command.variant} | {_s(s)} | {_mb(command.median_mb)} | | | | | "
-                         f"{command.error or 'no summary line'} |")
+        s, cpu = command.median_s, command.median_cpu_s
+        if summary is None or s is None or cpu is None:
+            lines.append(f"| {command.tool} | {command.variant} | {_s(s)} | {_s(cpu)} | {_mb(command.median_mb)} "
+                         f"| | | | | | {command.error or 'no summary line'} |")
             continue
         resources, _, rules = (int(summary.group(i)) for i in (1, 2, 3))
         results = sum(int(summary.group(i)) for i in (4, 5, 6, 7))
-        lines.append(f"| {command.tool} | {command.variant} | {s:.2f} | {_mb(command.median_mb)} | {rules} "
-                     f"| {resources} | {results} | {s / (rules * resources) * 1e6:.1f} "
+        pairs = rules * resources
+        lines.append(f"| {command.tool} | {command.variant} | {s:.2f} | {cpu:.2f} | {_mb(command.median_mb)} "
+                     f"| {rules} | {resources} | {results} | {s / pairs * 1e6:.1f} | {cpu / pairs * 1e6:.1f} "
                      f"| {s / max(results, 1) * 1e6:.0f} |")
     return lines
 
@@ -745,19 +775,22 @@ def uptime() -> str:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", nargs="+", default=list(DEFAULT_CASES), metavar="CASE",
-                        help=f"any of {', '.join(DEFAULT_CASES)}, or plan-N (a plan of N resources)")
+                        help=f"any of {', '.join(DEFAULT_CASES)}, or plan-N (a plan of N resources), or library-N "
+                        "(the library case over N resources)")
     parser.add_argument("--repeat", type=int, help=f"runs per command (default {DEFAULT_REPEAT}; "
                         + ", ".join(f"{k} {v}" for k, v in REPEAT_CAP.items()) + ")")
     parser.add_argument("--ref", metavar="GIT_REV", help="also run assertree from this revision (a worktree)")
     parser.add_argument("--startup", action="store_true", help="add python -X importtime of a ten-resource scan")
+    parser.add_argument("--library-slice", metavar="GLOB", help="library cases: scan only the dump's files matching "
+                        "GLOB (e.g. 'ns-00[0-3]*', about a tenth), when the whole dump takes too long")
     args = parser.parse_args(argv)
     for case in args.cases:
-        if case not in DEFAULT_CASES and not re.fullmatch(r"plan-\d+", case):
+        if case not in DEFAULT_CASES and not re.fullmatch(r"plan-\d+", case) and not LIBRARY_CASE.fullmatch(case):
             parser.error(f"unknown case {case!r}")
     return args
 
 
-def build_case(name: str, trees: list[Assertree]) -> Case:
+def build_case(name: str, trees: list[Assertree], library_slice: str | None = None) -> Case:
     if name in PLAN_CASES or name.startswith("plan-"):
         return plan_case(name, PLAN_CASES.get(name) or int(name.removeprefix("plan-")), trees)
     if name == "files-2000":
@@ -766,19 +799,21 @@ def build_case(name: str, trees: list[Assertree]) -> Case:
         return ndjson_case(name, trees)
     if name == "reports-10k":
         return reports_case(name, trees)
-    if name == "library-5000":
-        return library_case(name, trees)
+    if LIBRARY_CASE.fullmatch(name):
+        return library_case(name, trees, library_slice)
     if name in ("test-shared", "test-library"):
         return test_dir_case(name, trees)
     return test_case(name, trees)
 
 
-def run_cases(names: list[str], trees: list[Assertree], repeat: int | None) -> tuple[list[Case], bool]:
+def run_cases(names: list[str], trees: list[Assertree], repeat: int | None,
+              library_slice: str | None = None) -> tuple[list[Case], bool]:
     """Build and measure the start-up case and each case of `names`; True when every findings check agreed."""
     cases, ok = [], True
     for name in ["start-up", *names]:
-        case = startup_case(trees) if name == "start-up" else build_case(name, trees)
-        runs = repeat or min(DEFAULT_REPEAT, REPEAT_CAP.get(name, DEFAULT_REPEAT))
+        case = startup_case(trees) if name == "start-up" else build_case(name, trees, library_slice)
+        cap = REPEAT_CAP["library-5000"] if LIBRARY_CASE.fullmatch(name) else REPEAT_CAP.get(name, DEFAULT_REPEAT)
+        runs = repeat or min(DEFAULT_REPEAT, cap)
         print(f"{name}: {len(case.commands)} commands x {runs} ...", file=sys.stderr)
         started = time.perf_counter()
         measure(case.commands, runs, DATA)
@@ -792,8 +827,9 @@ def markdown(cases: list[Case], trees: list[Assertree], imports: dict[str, list[
              heading: list[str]) -> tuple[list[str], list[dict[str, Any]], dict[str, float | None]]:
     """The report's lines; the figures the goals were checked on; ms per test row by tool."""
     tools = [tree.tool for tree in trees]
-    extra = ("test-core", "reports-10k", "library-5000", "test-shared", "test-library")
-    startup, measured = cases[0], [c for c in cases[1:] if c.name not in extra]
+    extra = ("test-core", "reports-10k", "test-shared", "test-library")
+    startup = cases[0]
+    measured = [c for c in cases[1:] if c.name not in extra and not LIBRARY_CASE.fullmatch(c.name)]
     tests = next((c for c in cases if c.name == "test-core"), None)
     out = list(heading)
     table, figures = result_rows(measured, tools)
@@ -809,8 +845,8 @@ def markdown(cases: list[Case], trees: list[Assertree], imports: dict[str, list[
         if case.name == "reports-10k":
             out += ["", ("Reports at 10,000 resources (`scan --terraform -o FORMAT`, to standard output), against "
                          "the text report:"), "", *report_rows(case, tools)]
-        elif case.name == "library-5000":
-            out += ["", f"Library scale ({case.note}):", "", *library_rows(case, tools)]
+        elif LIBRARY_CASE.fullmatch(case.name):
+            out += ["", f"Library scale, {case.name} ({case.note}):", "", *library_rows(case, tools)]
         elif case.name in ("test-shared", "test-library"):
             out += ["", f"`assertree test` ({case.name}; {case.note}):", "", *test_dir_rows(case, tools)]
     out += ["", "Start-up:", "", "| command | s | MB |", "|---|---|---|"]
@@ -829,7 +865,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     stamp = datetime.now(UTC)
     trees = assertree_trees(args.ref)
-    cases, ok = run_cases(args.cases, trees, args.repeat)
+    cases, ok = run_cases(args.cases, trees, args.repeat, args.library_slice)
     imports = {tree.tool: import_times(tree, plan(10)[0]) for tree in trees} if args.startup else {}
     command = " ".join(["python", "bench/run.py", *(sys.argv[1:] if argv is None else argv)])
     heading = [f"# assertree benchmark, {stamp:%Y-%m-%d %H:%M} UTC", "",

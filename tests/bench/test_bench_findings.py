@@ -103,9 +103,19 @@ def test_measure_alternates_and_records_time_rss_and_failures(tmp_path):
     ok = run.Command("ok", "baseline", [sys.executable, "-c", "print('hi')"], run.child_env())
     bad = run.Command("bad", "current", [sys.executable, "-c", "raise SystemExit(3)"], run.child_env())
     run.measure([ok, bad], 2, tmp_path)
-    assert len(ok.seconds) == len(ok.rss_kb) == 2 and ok.stdout == b"hi\n"
+    assert len(ok.seconds) == len(ok.rss_kb) == len(ok.cpu_seconds) == 2 and ok.stdout == b"hi\n"
     assert all(s > 0 for s in ok.seconds) and all(kb > 1000 for kb in ok.rss_kb)
+    assert all(cpu > 0 for cpu in ok.cpu_seconds)  # an interpreter's start-up takes some CPU
     assert bad.error is not None and bad.error.startswith("exit 3") and bad.median_s is None
+
+
+def test_cpu_seconds_count_the_workers_a_command_waited_for(tmp_path):
+    """--jobs runs workers: the launcher's CPU seconds include those of the children the command waited for."""
+    spin = "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass"
+    code = (f"import subprocess, sys\nsubprocess.run([sys.executable, '-c', {spin!r}], check=True)")
+    command = run.Command("parent", "baseline", [sys.executable, "-c", code], run.child_env())
+    run.measure([command], 1, tmp_path)
+    assert command.cpu_seconds and command.cpu_seconds[0] >= 0.3
 
 
 def test_peak_memory_is_the_commands_own_not_the_benchmarks(tmp_path):

@@ -409,3 +409,64 @@ def test_merging_by_an_index_gives_what_kyaml_gives(containers, patched, ports, 
     resource["spec"]["containers"].append({"name": "ports", "ports": ports})
     patch = {"spec": {"containers": [*patched, {"name": "ports", "ports": patched_ports}]}}
     assert _merged(resource, patch, True) == _merged(resource, patch, False)
+
+
+# ---- the fast path for maps the patch does not mention holds to kyaml's walk -------------------------
+
+_SCALARS = st.one_of(st.sampled_from(["x", "", "80", "true"]), st.integers(-1, 3), st.booleans(), st.none())
+_LABELS = st.one_of(st.none(), st.dictionaries(st.sampled_from(["app", "team", "a.b/c"]), _SCALARS, max_size=3))
+_VOLUMES = st.lists(st.one_of(st.fixed_dictionaries({}, optional={"name": _NAMES, "emptyDir": st.just({}),
+                                                                 "secret": st.fixed_dictionaries({"x": _SCALARS})}),
+                              st.none(), st.just({})), max_size=4)
+_SPEC = st.fixed_dictionaries({}, optional={
+    "containers": st.lists(_CONTAINER, max_size=4), "initContainers": st.lists(_CONTAINER, max_size=2),
+    "volumes": _VOLUMES, "nodeSelector": _LABELS, "tolerations": st.lists(st.just({"key": "k"}), max_size=2),
+    "hostNetwork": st.booleans(), "imagePullSecrets": st.lists(st.fixed_dictionaries({"name": _NAMES}), max_size=3),
+    "extra": st.fixed_dictionaries({}, optional={"apiVersion": st.just("v1"), "kind": st.just("Pod"),
+                                                 "spec": st.fixed_dictionaries({"containers": st.lists(_CONTAINER,
+                                                                                                       max_size=3)})}),
+})
+_METADATA = st.fixed_dictionaries({"name": st.just("web")}, optional={
+    "labels": _LABELS, "annotations": _LABELS, "finalizers": st.lists(st.sampled_from(["a", "b", 1]), max_size=3)})
+_KINDS = st.sampled_from([("v1", "Pod"), ("apps/v1", "Deployment"), ("example.io/v1", "Widget")])
+
+
+def _object(kind: tuple[str, str], metadata: dict, spec: dict) -> dict:
+    if kind[1] == "Deployment":
+        spec = {"replicas": 2, "template": {"metadata": metadata, "spec": spec}}
+    return {"apiVersion": kind[0], "kind": kind[1], "metadata": metadata, "spec": spec}
+
+
+_PATCHES = st.one_of(
+    st.builds(lambda labels: {"metadata": {"labels": labels}}, _LABELS),
+    st.builds(lambda finalizers: {"metadata": {"finalizers": finalizers}}, st.lists(st.sampled_from(["a", "c"]))),
+    st.builds(lambda spec: {"spec": spec}, _SPEC),
+    st.builds(lambda spec: {"spec": {"template": {"spec": spec}}}, _SPEC),
+    st.builds(lambda value: {"spec": {"hostNetwork": value}}, _SCALARS),
+    st.just({"spec": {"$patch": "replace"}}), st.just({"status": {"phase": "x"}}), st.just({}),
+)
+
+
+def _walked(resource: dict, patch: dict, fast: bool) -> object:
+    with pytest.MonkeyPatch.context() as patched:
+        if not fast:
+            patched.setattr(_merge, "_walk_untouched", lambda dest, schema: _merge._walk_both(dest, _merge.ABSENT,
+                                                                                              schema))
+        try:
+            return strategic_merge(copy.deepcopy(resource), copy.deepcopy(patch))
+        except MergeError as error:
+            return ("MergeError", str(error))
+
+
+@settings(max_examples=500, deadline=None, database=None)
+@given(_KINDS, _METADATA, _SPEC, _PATCHES)
+def test_walking_what_the_patch_does_not_mention_gives_what_kyaml_gives(kind, metadata, spec, patch):
+    resource = _object(kind, metadata, spec)
+    assert _walked(resource, patch, True) == _walked(resource, patch, False)
+
+
+def test_an_untouched_list_that_kyaml_collapses_is_collapsed_on_the_fast_path_too() -> None:
+    resource = pod({"name": "a"}, {"image": "no-name"})
+    merged = strategic_merge(copy.deepcopy(resource), {"metadata": {"labels": {"x": "y"}}})
+    assert merged == _walked(resource, {"metadata": {"labels": {"x": "y"}}}, False)
+    assert merged["spec"]["containers"] != resource["spec"]["containers"]  # the quirk, kept

@@ -234,7 +234,8 @@ def conditions_met(conditions: Any, current: Session) -> tuple[bool, str]:
     from assertree.languages.kyverno.conditions import evaluate_conditions
 
     if (trace := active()) is None:
-        result = evaluate_conditions(conditions, lambda value: substitute(value, current))
+        result = evaluate_conditions(_prepared_conditions(conditions, current.scan),
+                                     lambda prepared: _substituted(prepared, current))
     else:
         from assertree.languages.kyverno.tracing import traced_conditions
 
@@ -246,6 +247,40 @@ def conditions_met(conditions: Any, current: Session) -> tuple[bool, str]:
                                     not_found=cause.not_found)
         raise EvaluationProblem(result.error.message)
     return result.passed, result.message
+
+
+MAX_PREPARED_CONDITIONS = 10_000
+"""Condition blocks one scan keeps prepared (a policy library has a few thousand; past it, the memo starts
+again rather than grow)."""
+
+
+def _prepared_conditions(conditions: Any, scan: Any) -> Any:
+    """`conditions` read once per scan (`conditions.parse_conditions`), with each key and value prepared
+    for substitution (`variables.prepare_substitution`, whose invariant makes this give what substituting
+    the raw block gives). Kept in the scan's memo by identity: blocks are parts of loaded policies."""
+    from assertree.languages.kyverno.conditions import parse_conditions
+    from assertree.languages.kyverno.variables import prepare_substitution
+
+    memo = getattr(scan, "memo", None)
+    if memo is None:
+        return parse_conditions(conditions, prepare_substitution)
+    prepared: dict[int, tuple[Any, Any]] = memo.setdefault("kyverno.conditions", {})
+    entry = prepared.get(id(conditions))
+    if entry is None or entry[0] is not conditions:
+        if len(prepared) >= MAX_PREPARED_CONDITIONS:
+            prepared.clear()
+        entry = prepared[id(conditions)] = (conditions, parse_conditions(conditions, prepare_substitution))
+    return entry[1]
+
+
+def _substituted(prepared: Any, current: Session) -> Any:
+    """A prepared key or value substituted in `current`'s context (as `substitute` substitutes it raw)."""
+    from assertree.languages.kyverno.substitution import VariableError
+
+    try:
+        return prepared(current.context)
+    except VariableError as error:
+        raise _problem(error) from None
 
 
 def compile_patterns(pattern: Any, any_pattern: Any) -> Any:

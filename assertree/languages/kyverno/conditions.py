@@ -61,6 +61,7 @@ from assertree.languages.kyverno.operators import (
 __all__ = [
     "OPERATORS",
     "Condition",
+    "ConditionBlock",
     "ConditionError",
     "ConditionsResult",
     "Resolver",
@@ -68,6 +69,7 @@ __all__ = [
     "evaluate_conditions",
     "evaluate_operator",
     "is_known_operator",
+    "parse_conditions",
 ]
 
 Resolver = Callable[[Any], Any]
@@ -616,10 +618,44 @@ def _join(messages: list[str], separator: str) -> str:
     return separator.join(message for message in messages if message)
 
 
-def _parse_list(raw: Any) -> list[Condition]:
+def _parse_list(raw: Any, prepare: Callable[[Any], Any]) -> list[Condition]:
     if not isinstance(raw, list):
         raise TypeError("conditions must be a list")
-    return [Condition.from_raw(item) for item in raw]
+    conditions = [Condition.from_raw(item) for item in raw]
+    if prepare is _identity:
+        return conditions
+    return [Condition(prepare(item.key), item.operator, prepare(item.value), item.message) for item in conditions]
+
+
+@dataclass(frozen=True, slots=True)
+class ConditionBlock:
+    """A precondition or deny block read once (`parse_conditions`): what `evaluate_conditions` reads of it
+    for every resource. `legacy` is the plain list form; `unparsed` the result of a block that does not parse."""
+
+    legacy: list[Condition] | None = None
+    any_block: list[Condition] | None = None
+    all_block: list[Condition] | None = None
+    unparsed: ConditionsResult | None = None
+
+
+def parse_conditions(conditions: Any, prepare: Callable[[Any], Any] = _identity) -> ConditionBlock:
+    """`conditions` (as `evaluate_conditions` takes them) read into a `ConditionBlock` once, each key and
+    value replaced by ``prepare(key)``, ``prepare(value)``: what `resolve` is then given (by default the key
+    and value themselves)."""
+    try:
+        if conditions is None:
+            return ConditionBlock(all_block=[])
+        if isinstance(conditions, list):
+            return ConditionBlock(legacy=_parse_list(conditions, prepare))
+        if isinstance(conditions, dict):
+            any_raw, all_raw = conditions.get("any"), conditions.get("all")
+            return ConditionBlock(any_block=None if any_raw is None else _parse_list(any_raw, prepare),
+                                  all_block=[] if all_raw is None else _parse_list(all_raw, prepare))
+    except TypeError as problem:
+        return ConditionBlock(unparsed=ConditionsResult(
+            False, error=ConditionError(f"failed to parse conditions: {problem}")))
+    return ConditionBlock(unparsed=ConditionsResult(
+        False, error=ConditionError("failed to parse conditions: invalid condition")))
 
 
 def evaluate_conditions(conditions: Any, resolve: Resolver = _identity,
@@ -628,22 +664,18 @@ def evaluate_conditions(conditions: Any, resolve: Resolver = _identity,
 
     `conditions` is the decoded ``preconditions`` / ``deny.conditions`` value:
     ``None`` (true), a map with ``any`` and/or ``all`` lists, or the legacy
-    list of conditions. A malformed block gives an error result. `observe`, when
-    given, is told of each condition evaluated (an explanation's hook; it changes nothing).
+    list of conditions; or that value already read by `parse_conditions`. A
+    malformed block gives an error result. `observe`, when given, is told of
+    each condition evaluated (an explanation's hook; it changes nothing).
     """
-    try:
-        if conditions is None:
-            return ConditionsResult(True)
-        if isinstance(conditions, list):
-            return _evaluate_legacy(_parse_list(conditions), resolve, observe)
-        if isinstance(conditions, dict):
-            any_raw, all_raw = conditions.get("any"), conditions.get("all")
-            any_block = None if any_raw is None else _parse_list(any_raw)
-            all_block = [] if all_raw is None else _parse_list(all_raw)
-            return _evaluate_any_all(any_block, all_block, resolve, observe)
-    except TypeError as problem:
-        return ConditionsResult(False, error=ConditionError(f"failed to parse conditions: {problem}"))
-    return ConditionsResult(False, error=ConditionError("failed to parse conditions: invalid condition"))
+    if conditions is None:
+        return ConditionsResult(True)
+    block = conditions if isinstance(conditions, ConditionBlock) else parse_conditions(conditions)
+    if block.unparsed is not None:
+        return block.unparsed
+    if block.legacy is not None:
+        return _evaluate_legacy(block.legacy, resolve, observe)
+    return _evaluate_any_all(block.any_block, block.all_block or [], resolve, observe)
 
 
 def _evaluate_legacy(block: list[Condition], resolve: Resolver, observe: Observer | None) -> ConditionsResult:

@@ -36,9 +36,9 @@ from assertree.jp.limits import evaluation_budget
 from assertree.languages.kubernetes.resources import resource_key
 from assertree.languages.kyverno import bridge
 from assertree.languages.kyverno.kind_gate import gate_of
-from assertree.languages.kyverno.manifests import is_kubernetes_object, to_float64, with_default_namespace
+from assertree.languages.kyverno.manifests import is_kubernetes_object
 from assertree.languages.kyverno.mutate.foreach import ForEachBudget, ForEachLimitError
-from assertree.languages.kyverno.prelude import check_context_and_preconditions, enter_rule
+from assertree.languages.kyverno.prelude import as_kyverno_reads, check_context_and_preconditions, enter_rule
 from assertree.results import ERROR, FAIL, PASS, SKIP, WARN, RuleError, RuleResult, Violation
 
 if TYPE_CHECKING:
@@ -147,25 +147,20 @@ def rule_runner(compiled: CompiledKyvernoRule, context: ScanContext) -> RuleRunn
     earlier = compiled.siblings[: compiled.siblings.index(compiled)] if policy.apply_one else []
     earlier_runners = [sibling.runner(context) for sibling in earlier]
 
-    # the last resource, and its value as Kyverno reads it (in 'default' when namespaced and without a
-    # namespace, float64 numbers): converted once for all rules
-    seen: list[Any] = context.memo.setdefault("kyverno.float64", [None, None])
-    scoped = context.cluster_scoped
     # without a values file nothing changes a resource's kind before matching (`kind_gate`'s invariant)
     gate = gate_of(compiled.rule) if context.values is None else None
 
     def run(resource: Resource) -> RuleResult | None:
         if not is_kubernetes_object(resource.value):
             return None  # not a Kubernetes object: no kind or no usable metadata, so no rule selects it
-        if seen[0] is not resource:
-            seen[:] = [resource, resource.with_value(to_float64(with_default_namespace(resource.value, scoped)))]
-        if gate is not None and not gate.admits(seen[1].value):
+        read = as_kyverno_reads(resource, context)
+        if gate is not None and not gate.admits(read.value):
             return None  # match cannot select this kind: no result, as `evaluate_rule` would find
         if any(_applied(runner(resource)) for runner in earlier_runners):
             return None
         try:
             with evaluation_budget():  # the rule's JMESPath (context, conditions, patterns) builds within one budget
-                result = evaluate_rule(compiled, plan, seen[1], context)
+                result = evaluate_rule(compiled, plan, read, context, gated=gate is not None)
         except MemoryError:  # a request no limit foresaw: the rule's error, not a lost report
             text = "out of memory"
             return RuleResult(resource, compiled.policy, compiled.rule, ERROR, identifier=resource_key(resource.value),
@@ -183,13 +178,14 @@ def _applied(result: RuleResult | None) -> bool:
 
 
 def evaluate_rule(compiled: CompiledKyvernoRule, plan: Plan, resource: Resource,
-                  context: ScanContext) -> RuleResult | None:
-    """One rule on one resource (see the module docstring); None when the rule does not apply."""
+                  context: ScanContext, *, gated: bool = False) -> RuleResult | None:
+    """One rule on one resource (see the module docstring); None when the rule does not apply. `gated`:
+    the caller has asked the rule's kind gate already (`prelude.enter_rule`)."""
     policy, rule, check = compiled.policy, compiled.rule, plan.check
     if check is None:
         return None
     entered = enter_rule(policy, rule, resource.value, context, context=check.context,
-                         preconditions=check.preconditions, exceptions=plan.pod_security is None)
+                         preconditions=check.preconditions, exceptions=plan.pod_security is None, gated=gated)
     if entered.stop is not None:
         stop = entered.stop
         return RuleResult(resource, policy, rule, stop.status, identifier=resource_key(resource.value),

@@ -22,8 +22,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from assertree.languages.kyverno import bridge
-from assertree.languages.kyverno.manifests import is_kubernetes_object, to_float64, with_default_namespace
-from assertree.languages.kyverno.prelude import enter_rule
+from assertree.languages.kyverno.manifests import is_kubernetes_object
+from assertree.languages.kyverno.prelude import as_kyverno_reads, enter_rule
 from assertree.results import ERROR, PASS, Resource, RuleError, RuleResult
 
 if TYPE_CHECKING:
@@ -38,8 +38,7 @@ def policy_mutator(compiled: CompiledKyvernoPolicy, context: ScanContext) -> Mut
     def mutate(resource: Resource) -> tuple[Resource, list[RuleResult]]:
         if not is_kubernetes_object(resource.value):
             return resource, []  # not a Kubernetes object: no kind or no usable metadata, so no rule selects it
-        # as Kyverno reads resources: in 'default' when namespaced and without a namespace, float64 numbers
-        current = to_float64(with_default_namespace(resource.value, context.cluster_scoped))
+        current = as_kyverno_reads(resource, context).value  # converted once per resource (`prelude`)
         results: list[RuleResult] = []
         for rule in rules:
             if rule.rule.mutates_existing:

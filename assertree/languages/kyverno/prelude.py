@@ -12,7 +12,8 @@ after it, in this order:
 `enter_rule` runs these steps and returns a `Prelude`: the rule's context
 (`bridge.Session`) when the body should run, or the `Stop` that ends the
 rule here. `check_context_and_preconditions` is steps 2 and 3 alone, which a
-validate ``foreach`` repeats for every element.
+validate ``foreach`` repeats for every element. `as_kyverno_reads` is the resource
+every rule of a scan is given, converted once per resource.
 """
 
 from __future__ import annotations
@@ -22,10 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 from assertree.languages.kyverno import bridge
 from assertree.languages.kyverno.kind_gate import gate_of
+from assertree.languages.kyverno.manifests import to_float64, with_default_namespace
 from assertree.results import ERROR, SKIP, RuleError
 
 if TYPE_CHECKING:
     from assertree.languages.base import ScanContext
+    from assertree.results import Resource
 
 
 @dataclass
@@ -46,11 +49,28 @@ class Prelude:
     stop: Stop | None = None
 
 
+def as_kyverno_reads(resource: Resource, scan: ScanContext) -> Resource:
+    """`resource` as Kyverno reads it (in ``default`` when namespaced and without a namespace, every number a
+    float64), converted once per resource for all the mutating policies and rules of a scan.
+
+    Fast path, invariant: the answer equals a fresh ``to_float64(with_default_namespace(...))`` of
+    `resource.value`, because it is a function of that value alone (a new `Resource` is made whenever a
+    mutation changes it) and no rule changes the value it is given (patches apply to copies). A property
+    test (`tests/kyverno/test_kyverno_reads_once.py`) holds scans with the memo to scans without it.
+    """
+    seen: list[Any] = scan.memo.setdefault("kyverno.float64", [None, None])
+    if seen[0] is not resource:
+        seen[:] = [resource, resource.with_value(to_float64(with_default_namespace(resource.value,
+                                                                                   scan.cluster_scoped)))]
+    return seen[1]
+
+
 def enter_rule(policy: Any, rule: Any, resource: Any, scan: ScanContext, *, context: list,
-               preconditions: Any, exceptions: bool = True) -> Prelude:
+               preconditions: Any, exceptions: bool = True, gated: bool = False) -> Prelude:
     """Steps 1 to 4 for `rule` of `policy` on `resource` (see the module docstring); without `exceptions`,
-    step 4 is left to the rule (a ``podSecurity`` rule weighs exceptions its own way)."""
-    if scan.values is None and isinstance(resource, dict) and (gate := gate_of(rule)) is not None \
+    step 4 is left to the rule (a ``podSecurity`` rule weighs exceptions its own way); `gated`: the caller
+    has already asked the rule's kind gate (`kind_gate`) about this resource."""
+    if not gated and scan.values is None and isinstance(resource, dict) and (gate := gate_of(rule)) is not None \
             and not gate.admits(resource):
         return Prelude()  # match cannot select this kind (`kind_gate`; no values file can change the kind)
     try:

@@ -59,9 +59,11 @@ from assertree.languages.kyverno.substitution import Path, VariableError, has_ma
 
 __all__ = [
     "KyvernoContext",
+    "Substitution",
     "Unresolved",
     "evaluate",
     "is_variable",
+    "prepare_substitution",
     "render",
     "service_account",
     "substitute_all",
@@ -482,18 +484,65 @@ def substitute_variables(document: Any, context: KyvernoContext, *, path: Path =
     delete = context.operation == "DELETE"
 
     def lookup(variable: str, where: Path) -> Any:
-        if variable == "@":
-            variable = _current_value_path(context, where)
-        if delete:
-            variable = variable.replace("request.object", "request.oldObject")
-        try:
-            return context.query(variable)
-        except VariableError as error:
-            if unresolved is Unresolved.EMPTY:
-                return ""
-            raise error.at(variable, where) from None
+        return _lookup(context, variable, where, delete, unresolved)
 
     return traverse(document, tuple(path), lambda text, where: _substitute_string(text, where, lookup))
+
+
+def _lookup(context: KyvernoContext, variable: str, where: Path, delete: bool, unresolved: Unresolved) -> Any:
+    """One variable's value: ``@`` is the field's own path, a DELETE reads ``request.oldObject``."""
+    if variable == "@":
+        variable = _current_value_path(context, where)
+    if delete:
+        variable = variable.replace("request.object", "request.oldObject")
+    try:
+        return context.query(variable)
+    except VariableError as error:
+        if unresolved is Unresolved.EMPTY:
+            return ""
+        raise error.at(variable, where) from None
+
+
+Substitution = Callable[..., Any]
+"""A prepared `substitute_all`: called as ``substitution(context, path=(), unresolved=Unresolved.ERROR)``."""
+
+
+def prepare_substitution(document: Any) -> Substitution:
+    """`substitute_all` of `document`, with what does not depend on the context done once.
+
+    A policy's conditions are substituted for every resource a rule selects, and most of their keys and
+    values are either literal or exactly one variable (``key: "{{ request.object.kind }}"``).
+    `substitute_all` walks such a document for markers, then scans the string for variables, every time;
+    here the walk and the scan happen once.
+
+    Fast path, invariant: for every document, context, path and `unresolved`, the prepared function returns
+    what ``substitute_all(document, context, path=path, unresolved=unresolved)`` returns, and raises what it
+    raises. It holds because a document without markers is copied as `substitute_all` copies it, a string
+    that is exactly one ``{{ }}`` (found by `_substitute_string`'s own expressions) takes that function's
+    first-round exit (the variable's value, copied), through the same `_lookup`, and anything else is
+    `substitute_all` itself. `tests/kyverno/test_substitution_shortcuts.py` holds the two to each other on
+    random documents and contexts and on every condition of the conformance data.
+    """
+    if not has_markers(document):
+        return lambda context, path=(), unresolved=Unresolved.ERROR: copy_json(document)
+    variable = _whole_variable(document) if isinstance(document, str) and "$(" not in document else None
+    if variable is None:
+        return lambda context, path=(), unresolved=Unresolved.ERROR: substitute_all(
+            document, context, path=path, unresolved=unresolved)
+
+    def whole(context: KyvernoContext, path: Path = (), unresolved: Unresolved = Unresolved.ERROR) -> Any:
+        result = _lookup(context, variable, tuple(path), context.operation == "DELETE", unresolved)
+        return copy_json(result) if isinstance(result, (dict, list)) else result
+
+    return whole
+
+
+def _whole_variable(text: str) -> str | None:
+    """The variable of a string that is one ``{{ }}`` and nothing else, as `_substitute_string` reads it."""
+    found = [match.group(0) for match in _VARIABLE.finditer(text)]
+    if found != [text] or _VARIABLE_AT_START.match(text) is None:
+        return None
+    return _variable_text(text)[0]
 
 
 MAX_SUBSTITUTION_ROUNDS = 100

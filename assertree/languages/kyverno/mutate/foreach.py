@@ -30,11 +30,11 @@ foreach shares); past either, the rule is an ERROR.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from assertree.languages.kyverno.manifests import copy_json
 from assertree.languages.kyverno.mutate.compare import json_equal
 from assertree.languages.kyverno.mutate.json6902 import apply_json6902
 from assertree.languages.kyverno.mutate.preprocess import PatternMatcher, validate_matcher
@@ -153,7 +153,7 @@ def _elements(
     budget: ForEachBudget,
 ) -> MutateResult:
     """forEachMutator.mutateElements: the entry's patch (or nested loop) for each element."""
-    patched = copy.deepcopy(resource)
+    patched = copy_json(resource)
     reverse = entry.get("patchStrategicMerge") is not None
     if entry.get("order") is not None:
         reverse = entry["order"] == "Descending"

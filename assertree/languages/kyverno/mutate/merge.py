@@ -166,6 +166,35 @@ def _schema_for(dest: Any, origin: Any, schema: Schema | None) -> Schema | None:
 
 def _walk(dest: Any, origin: Any, schema: Schema | None) -> Any:
     """Walker.Walk on the sources [dest, origin]: the merged value, ABSENT to clear, None to null."""
+    if origin is ABSENT and type(dest) is dict:
+        return _walk_untouched(dest, _schema_for(dest, origin, schema))
+    return _walk_both(dest, origin, schema)
+
+
+# Fast path: most of a resource is not mentioned by the patch (a patch of a label leaves the whole spec),
+# and kyaml walks it all the same. On a map the patch does not reach, the walk changes nothing but its
+# lists merged by key (where kyaml's quirks may drop elements); everything else comes out as it went in.
+# So a map the patch does not mention is walked by `_walk_untouched`, which visits only the maps and merged
+# lists below it and leaves other values alone. This must never change a result; a property test in
+# tests/kyverno/test_mutate_strategic.py holds it to the general walk on random resources and patches.
+
+
+def _walk_untouched(dest: dict, schema: Schema | None) -> dict:
+    """``_walk_both(dest, ABSENT, schema)`` of a map: the map itself, with its maps and merged lists walked (in
+    the general walk's order of keys, so that of two lists kyaml cannot merge the same one is reported)."""
+    below = [key for key, value in dest.items() if isinstance(value, (dict, list))]
+    for key in sorted(below, key=str) if len(below) > 1 else below:  # scalars and nulls are kept as they are
+        value = dest[key]
+        child = field_schema(schema, key) if schema is not None else None
+        if type(value) is dict:
+            _walk_untouched(value, _schema_for(value, ABSENT, child))  # the same map, walked in place
+        else:  # a list: the general walk (a list, never ABSENT or null, since the resource has one)
+            dest[key] = _walk_both(value, ABSENT, child)
+    return dest
+
+
+def _walk_both(dest: Any, origin: Any, schema: Schema | None) -> Any:
+    """`_walk` on both sources (the general path)."""
     schema = _schema_for(dest, origin, schema)
     first = next((node for node in (dest, origin) if not _is_null(node)), ABSENT)
     if first is ABSENT:

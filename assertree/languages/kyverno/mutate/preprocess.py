@@ -24,11 +24,11 @@ list elements are deleted by indexes taken before earlier deletions (an error wh
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any, TypeGuard
 
 from assertree.languages.kyverno.anchors import Anchor, AnchorKind, parse_anchor
+from assertree.languages.kyverno.manifests import copy_json
 from assertree.languages.kyverno.mutate.merge import ABSENT, scalar_text
 from assertree.languages.kyverno.pattern import match_pattern
 from assertree.results import Status
@@ -144,7 +144,7 @@ def _process_list_of_maps(pattern: list, resource: Any, matcher: PatternMatcher)
         is_global = _has_anchors(selector, _kind_is(AnchorKind.GLOBAL))
         any_global_passed = False
         last_global: GlobalConditionFailed | None = None
-        trial = copy.deepcopy(selector)
+        trial = copy_json(selector)
         for element in elements:
             try:
                 _recurse(trial, element, matcher)
@@ -173,11 +173,11 @@ def _add_named_copy(pattern: list, selector: Any, element: Any) -> None:
     name = _field(element, "name")
     if name is ABSENT or name is None or name == {} or name == []:
         return
-    named = copy.deepcopy(selector)
+    named = copy_json(selector)
     if _delete_anchors(named, delete_scalar=True, traverse_maps=False):
         return
     if isinstance(named, dict):
-        named["name"] = copy.deepcopy(name)
+        named["name"] = copy_json(name)
     pattern.append(named)
 
 

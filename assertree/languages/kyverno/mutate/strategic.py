@@ -10,9 +10,9 @@ pkg/engine/mutate/patch/strategicMergePatch.go and pkg/engine/mutate/mutation.go
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
+from assertree.languages.kyverno.manifests import copy_json
 from assertree.languages.kyverno.mutate.compare import json_equal
 from assertree.languages.kyverno.mutate.merge import MergeError, strategic_merge
 from assertree.languages.kyverno.mutate.preprocess import (
@@ -36,7 +36,7 @@ def prepare_patch(resource: dict, patch: Any, match_pattern: PatternMatcher = va
     """
     if not isinstance(patch, dict):
         raise PreprocessError(f"wrong node kind: expected MappingNode for the patch, got {type(patch).__name__}")
-    pattern = copy.deepcopy(patch)
+    pattern = copy_json(patch)
     try:
         preprocess(pattern, resource, match_pattern)
     except (ConditionFailed, GlobalConditionFailed):
@@ -56,7 +56,7 @@ def apply_strategic_merge(
     except PreprocessError as failure:
         return error(f"failed to patch resource: failed to preProcess rule: {failure}", resource)
     try:
-        patched = strategic_merge(copy.deepcopy(resource), pattern)
+        patched = strategic_merge(copy_json(resource), pattern)
     except MergeError as failure:
         return error(f"failed to patch resource: {failure}", resource)
     except (RecursionError, MemoryError):
