@@ -198,3 +198,15 @@ def policy_library(tmp_path: Path, folders: tuple[str, ...]) -> tuple[Path, Path
             for path in test.glob("resource*.yaml"):
                 shutil.copy(path, resources / f"{folder}-{test.parent.name}-{path.name}")
     return policies, resources
+
+
+def scan_json(capsys: Any, policies: Path, resources: Path) -> tuple[int, Any]:
+    """``assertree scan RESOURCES --policy POLICIES -o json --jobs 1``: the exit code and the JSON report (for
+    tests that hold a fast path to the general one by comparing whole scans)."""
+    import json
+
+    from assertree.cli import main
+
+    capsys.readouterr()
+    code = main(["scan", str(resources), "--policy", str(policies), "-o", "json", "--jobs", "1"])
+    return code, json.loads(capsys.readouterr().out)

@@ -17,17 +17,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 from unittest.mock import patch
 
-import pytest
 import yaml
 from conftest import CONFORMANCE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import policy_library
+from support import policy_library, scan_json
 
-from assertree.cli import main
 from assertree.languages.kyverno import evaluate, prelude
 from assertree.languages.kyverno.autogen import autogen_rules
 from assertree.languages.kyverno.kind_gate import kind_gate
@@ -144,17 +141,11 @@ def test_the_gate_agrees_with_rule_matches_on_random_match_blocks(match, api_ver
         assert matched  # kinds alone decide: the gate is exact, so a gate that closes too rarely fails too
 
 
-def _scan_json(capsys: pytest.CaptureFixture, policies: Path, resources: Path) -> Any:
-    capsys.readouterr()
-    code = main(["scan", str(resources), "--policy", str(policies), "-o", "json", "--jobs", "1"])
-    return code, json.loads(capsys.readouterr().out)
-
-
 def test_a_scan_reports_the_same_with_and_without_the_gate(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("ASSERTREE_CACHE", "off")
     policies, resources = policy_library(tmp_path, ("best-practices", "pod-security"))
-    fast = _scan_json(capsys, policies, resources)
+    fast = scan_json(capsys, policies, resources)
     with patch.object(evaluate, "gate_of", lambda rule: None), patch.object(prelude, "gate_of", lambda rule: None):
-        general = _scan_json(capsys, policies, resources)
+        general = scan_json(capsys, policies, resources)
     assert fast == general
     assert fast[0] == 1 and len(json.dumps(fast[1])) > 10_000  # a real scan, with failures

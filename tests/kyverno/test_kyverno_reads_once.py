@@ -11,13 +11,10 @@ still equals a fresh conversion of its resource (a rule that patched the shared 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
-import pytest
-from support import policy_library
+from support import policy_library, scan_json
 
-from assertree.cli import main
 from assertree.languages.kyverno import evaluate, mutation, prelude
 from assertree.languages.kyverno.manifests import copy_json, to_float64, with_default_namespace
 from assertree.results import Resource
@@ -30,20 +27,14 @@ def _fresh(resource: Resource, scan: Any) -> Resource:
     return resource.with_value(to_float64(with_default_namespace(resource.value, scan.cluster_scoped)))
 
 
-def _scan_json(capsys: pytest.CaptureFixture, policies: Path, resources: Path) -> Any:
-    capsys.readouterr()
-    code = main(["scan", str(resources), "--policy", str(policies), "-o", "json", "--jobs", "1"])
-    return code, json.loads(capsys.readouterr().out)
-
-
 def test_a_scan_reports_the_same_with_one_conversion_per_resource(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("ASSERTREE_CACHE", "off")
     policies, resources = policy_library(tmp_path, FOLDERS)
-    fast = _scan_json(capsys, policies, resources)
+    fast = scan_json(capsys, policies, resources)
     with monkeypatch.context() as patched:
         for module in (evaluate, mutation):
             patched.setattr(module, "as_kyverno_reads", _fresh)
-        general = _scan_json(capsys, policies, resources)
+        general = scan_json(capsys, policies, resources)
     assert fast == general
     assert fast[0] == 1 and len(json.dumps(fast[1])) > 10_000  # a real scan, with failures
 
@@ -60,7 +51,7 @@ def test_no_rule_changes_the_value_it_is_given(tmp_path, capsys, monkeypatch):
 
     for module in (evaluate, mutation):
         monkeypatch.setattr(module, "as_kyverno_reads", recording)
-    code, _ = _scan_json(capsys, policies, resources)
+    code, _ = scan_json(capsys, policies, resources)
     assert code == 1 and len(given) > 100  # a real scan, over many resources
     changed = [read.value.get("kind") for read, then in given.values() if read.value != then]
     assert changed == []

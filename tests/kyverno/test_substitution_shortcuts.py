@@ -20,9 +20,8 @@ import yaml
 from conftest import CONFORMANCE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import policy_library
+from support import policy_library, scan_json
 
-from assertree.cli import main
 from assertree.languages.kyverno import variables
 from assertree.languages.kyverno.conditions import evaluate_conditions, parse_conditions
 from assertree.languages.kyverno.references import substitute_references
@@ -162,15 +161,10 @@ def test_a_scan_reports_the_same_with_prepared_conditions(tmp_path, capsys, monk
     monkeypatch.setenv("ASSERTREE_CACHE", "off")
     policies, resources = policy_library(tmp_path, ("best-practices", "other", "pod-security"))
 
-    def scan() -> Any:
-        capsys.readouterr()
-        code = main(["scan", str(resources), "--policy", str(policies), "-o", "json", "--jobs", "1"])
-        return code, json.loads(capsys.readouterr().out)
-
-    fast = scan()
+    fast = scan_json(capsys, policies, resources)
     with monkeypatch.context() as general:
         general.setattr(variables, "prepare_substitution", lambda document: lambda context, path=(), unresolved=(
             Unresolved.ERROR): substitute_all(document, context, path=path, unresolved=unresolved))
-        slow = scan()
+        slow = scan_json(capsys, policies, resources)
     assert fast == slow
     assert fast[0] == 1 and len(json.dumps(fast[1])) > 10_000  # a real scan, with failures

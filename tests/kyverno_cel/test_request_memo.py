@@ -4,14 +4,12 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 from unittest.mock import patch
 
 import yaml
-from support import policy_library
+from support import policy_library, scan_json
 
-from assertree.cli import main
 from assertree.languages.kubernetes.request import admission_request
 from assertree.languages.kyverno.cel_policies import selection
 from assertree.languages.kyverno.manifests import with_default_namespace
@@ -27,18 +25,12 @@ def _fresh(resource: Any, context: Any) -> tuple[Any, Any]:
                                         user_info=context.user_info, types=getattr(lookups, "cluster", None))
 
 
-def _scan(capsys: Any, policies: Path, resources: Path) -> tuple[int, Any]:
-    capsys.readouterr()
-    code = main(["scan", str(resources), "--policy", str(policies), "-o", "json", "--jobs", "1"])
-    return code, json.loads(capsys.readouterr().out)
-
-
 def test_one_request_per_resource_reports_as_one_per_rule(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("ASSERTREE_CACHE", "off")
     policies, resources = policy_library(tmp_path, FOLDERS)
-    memoised = _scan(capsys, policies, resources)
+    memoised = scan_json(capsys, policies, resources)
     with patch.object(selection, "_request", _fresh):
-        general = _scan(capsys, policies, resources)
+        general = scan_json(capsys, policies, resources)
     assert memoised == general
     assert memoised[0] == 1 and len(json.dumps(memoised[1])) > 10_000  # a real scan, with failures
 
@@ -56,7 +48,7 @@ def test_validating_policies_build_one_request_per_resource(tmp_path, capsys, mo
         return real(*args, **kwargs)
 
     with patch.object(selection, "admission_request", counting):
-        _scan(capsys, policies, resources)
+        scan_json(capsys, policies, resources)
     documents = sum(1 for path in resources.iterdir() for document in yaml.safe_load_all(path.read_text())
                     if isinstance(document, dict))
     assert 0 < len(built) <= documents  # one request per resource, not one per (rule, resource)
