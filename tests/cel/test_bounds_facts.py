@@ -135,3 +135,29 @@ def test_facts_of_another_shape_are_not_taken() -> None:
 def test_a_refused_or_unreadable_expression_keeps_no_facts() -> None:
     assert Bounds.refusing("past a limit").facts() is None
     assert Bounds(None, {}).facts() is None
+
+
+def test_a_table_stays_within_its_bytes(tmp_path, monkeypatch) -> None:
+    """Past `MAX_TABLE_BYTES` written, a table starts afresh with this run's facts; when they alone are past
+    it, nothing is written (the facts are worked out again next time)."""
+    from assertree.languages.cel import text_facts
+
+    monkeypatch.setenv("ASSERTREE_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("ASSERTREE_CACHE", raising=False)
+    monkeypatch.setattr(text_facts, "MAX_TABLE_BYTES", 10_000)
+
+    def written() -> dict:
+        return text_facts.TextFacts("bytes-test", lambda: [])._table()
+
+    table = text_facts.TextFacts("bytes-test", lambda: [])
+    table.put("a", b"x" * 6000)
+    table.flush()
+    assert set(written().values()) == {b"x" * 6000}
+    table = text_facts.TextFacts("bytes-test", lambda: [])
+    table.put("b", b"y" * 6000)  # both together are past the limit: the table starts afresh
+    table.flush()
+    assert set(written().values()) == {b"y" * 6000}
+    table = text_facts.TextFacts("bytes-test", lambda: [])
+    table.put("c", b"z" * 20_000)  # past it alone: nothing written, the table stays as it was
+    table.flush()
+    assert set(written().values()) == {b"y" * 6000}

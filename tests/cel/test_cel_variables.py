@@ -7,57 +7,33 @@ what the cold run wrote): the same text, the same None, the same error.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_compile_memo import _expressions, facts, new_run, policy_documents  # noqa: F401  (facts: a fixture)
 
-from assertree.languages.cel import text_facts, variables
+from assertree.languages.cel import variables
 from assertree.languages.cel.variables import VariableReferenceError, inline_afresh, inline_variables
-
-POLICIES = Path(__file__).parents[1] / "conformance" / "data" / "kyverno-policies"
-
-
-def _texts(value: Any) -> Iterator[str]:
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if key in ("expression", "messageExpression") and isinstance(item, str):
-                yield item
-            else:
-                yield from _texts(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _texts(item)
 
 
 def corpus() -> list[tuple[str, tuple[tuple[str, str], ...]]]:
     """(expression, declared variables) of every policy with ``spec.variables``, each expression with all of
     them and with those declared before it."""
     found: dict[tuple[str, tuple[tuple[str, str], ...]], None] = {}
-    for path in sorted(POLICIES.rglob("*.yaml")):
-        text = path.read_text(encoding="utf-8", errors="replace")
-        if "variables" not in text:
+    for document in policy_documents("variables"):
+        spec = document.get("spec") if isinstance(document, dict) else None
+        declared = spec.get("variables") if isinstance(spec, dict) else None
+        if not isinstance(declared, list):
             continue
-        try:
-            documents = list(yaml.safe_load_all(text))
-        except yaml.YAMLError:
-            continue
-        for document in documents:
-            spec = document.get("spec") if isinstance(document, dict) else None
-            declared = spec.get("variables") if isinstance(spec, dict) else None
-            if not isinstance(declared, list):
-                continue
-            pairs = tuple((item["name"], item["expression"]) for item in declared
-                          if isinstance(item, dict) and isinstance(item.get("name"), str)
-                          and isinstance(item.get("expression"), str))
-            for expression in _texts(spec):
-                found[(expression, pairs)] = None
-            for position, (_, expression) in enumerate(pairs):
-                found[(expression, pairs[:position])] = None
+        pairs = tuple((item["name"], item["expression"]) for item in declared
+                      if isinstance(item, dict) and isinstance(item.get("name"), str)
+                      and isinstance(item.get("expression"), str))
+        for expression in _expressions(spec):
+            found[(expression, pairs)] = None
+        for position, (_, expression) in enumerate(pairs):
+            found[(expression, pairs[:position])] = None
     return list(found)
 
 
@@ -69,21 +45,6 @@ def outcome(inline: Any, text: str, declared: tuple[tuple[str, str], ...]) -> An
         return ("inlined", inline(text, declared))
     except VariableReferenceError as error:
         return ("error", error.name, str(error))
-
-
-@pytest.fixture
-def facts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("ASSERTREE_CACHE_DIR", str(tmp_path))
-    monkeypatch.delenv("ASSERTREE_CACHE", raising=False)
-    new_run()
-    yield
-    new_run()
-
-
-def new_run() -> None:
-    """Forget what this process knows (as a new process would), keeping what was written."""
-    text_facts.flush_all()
-    variables._INLINED = text_facts.TextFacts("cel-inlined", variables._INLINED._modules)
 
 
 def test_the_corpus_reads_variables() -> None:
@@ -108,21 +69,16 @@ TEXTS = st.lists(READS, min_size=1, max_size=3).map(" + ".join)
 DECLARED = st.lists(st.tuples(NAMES, TEXTS), max_size=3).map(tuple)
 
 
-@settings(max_examples=150, deadline=None, database=None)
+@settings(max_examples=150, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(TEXTS, DECLARED), min_size=1, max_size=5))
 def test_random_texts_inline_through_the_memo_as_afresh(tmp_path_factory: pytest.TempPathFactory,
-                                                        cases: list) -> None:
+                                                        monkeypatch: pytest.MonkeyPatch, cases: list) -> None:
     """Undeclared names, names declared after, reads that cannot be inlined: never answered by the memo for
     another declaration."""
-    import os
-
-    os.environ["ASSERTREE_CACHE_DIR"] = str(tmp_path_factory.mktemp("inlined"))
-    try:
-        new_run()
-        for _ in range(2):  # cold, then warm
-            for text, declared in cases:
-                assert outcome(inline_variables, text, declared) == outcome(inline_afresh, text, declared)
-            new_run()
-    finally:
-        del os.environ["ASSERTREE_CACHE_DIR"]
+    monkeypatch.setenv("ASSERTREE_CACHE_DIR", str(tmp_path_factory.mktemp("inlined")))
+    new_run()
+    for _ in range(2):  # cold, then warm
+        for text, declared in cases:
+            assert outcome(inline_variables, text, declared) == outcome(inline_afresh, text, declared)
         new_run()

@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from assertree.languages.cel import engine, text_facts
+from assertree.languages.cel import variables as cel_variables
 from assertree.languages.cel.engine import CelCompileError, CelError, Environment, Program
 from assertree.languages.kyverno.cel_policies import compile as kyverno_compile
 from assertree.languages.kyverno.cel_policies.compile import compile_forms, source_text, written_text
@@ -52,19 +53,23 @@ def _expressions(value: Any) -> Iterator[str]:
             yield from _expressions(item)
 
 
+def policy_documents(word: str) -> Iterator[Any]:
+    """The documents of every vendored kyverno/policies YAML file whose text holds `word`."""
+    for path in sorted(POLICIES.rglob("*.yaml")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if word not in text:
+            continue
+        try:
+            yield from list(yaml.safe_load_all(text))
+        except yaml.YAMLError:
+            continue
+
+
 def corpus() -> list[str]:
     """Every ``expression`` and ``messageExpression`` text of the vendored kyverno/policies YAML, once each."""
     found: dict[str, None] = {}
-    for path in sorted(POLICIES.rglob("*.yaml")):
-        text = path.read_text(encoding="utf-8", errors="replace")
-        if "expression" not in text:
-            continue
-        try:
-            documents = list(yaml.safe_load_all(text))
-        except yaml.YAMLError:
-            continue
-        for document in documents:
-            found.update(dict.fromkeys(_expressions(document)))
+    for document in policy_documents("expression"):
+        found.update(dict.fromkeys(_expressions(document)))
     return list(found)
 
 
@@ -107,6 +112,7 @@ def new_run() -> None:
     engine._compiled_before.cache_clear()
     kyverno_compile._forms_kept.clear()
     kyverno_compile._REWRITES = text_facts.TextFacts("cel-rewrites", kyverno_compile._REWRITES._modules)
+    cel_variables._INLINED = text_facts.TextFacts("cel-inlined", cel_variables._INLINED._modules)
 
 
 def through_memo(declared: Environment) -> Any:

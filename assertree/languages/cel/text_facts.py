@@ -153,6 +153,8 @@ class TextFacts:
         packed = self._cache.pack(table)
         if packed is not None and len(packed) > MAX_TABLE_BYTES:
             packed = self._cache.pack(pending)
+            if packed is not None and len(packed) > MAX_TABLE_BYTES:  # this run alone found too much: keep none
+                return
         self._cache.put_packed(_TABLE, packed)
 
 
