@@ -28,13 +28,14 @@ from typing import Any
 
 import yaml
 
-from assertree.documents.limits import MAX_NESTING, yaml_alias_ratio
+from assertree.documents.limits import MAX_NESTING, make_room_in_libyaml, yaml_alias_ratio
 from assertree.jp.errors import FunctionError, LimitError
 from assertree.jp.functions.base64 import Base64Error, decode_base64
 from assertree.jp.functions.conversions import INT64_MAX, INT64_MIN, float32_text, go_g_layout, go_string, utf8_bytes
 from assertree.jp.values import go_float_word
 
 _EventSource = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+make_room_in_libyaml()  # before any YAML is read here: a process that read none elsewhere has libyaml's limit
 _MAX_DEPTH = MAX_NESTING
 _UINT64_LIMIT = 1 << 64
 
