@@ -69,7 +69,17 @@ def main(argv: list[str] | None = None) -> int:
         return _internal(error)
     finally:
         _restore_sigterm(previous)
+        _keep_what_cel_learnt()
     return _flushed(EXIT_OK)
+
+
+def _keep_what_cel_learnt() -> None:
+    """Write what CEL learnt of the expressions a command ran (their compiled forms and cost facts,
+    `assertree.languages.cel.text_facts`) for the next run, whatever the command: the console script ends
+    with os._exit, which would lose them. The module is loaded only when CEL ran; it is not imported here."""
+    facts = sys.modules.get("assertree.languages.cel.text_facts")
+    if facts is not None:
+        facts.flush_all()
 
 
 _WRITE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}  # the disk, not a bug

@@ -188,9 +188,6 @@ def scan(
                                 kyverno_json=kyverno_json, baseline=known)
         write_outputs(outputs, result, options)
     process.keep(loaded, result, policies)  # a one-shot run ends without freeing them
-    facts = sys.modules.get("assertree.languages.cel.text_facts")  # loaded only when CEL ran (not imported here)
-    if facts is not None:
-        facts.flush_all()  # what CEL learnt of its expressions (their compiled form, their cost) for the next run
     empty = _warn_empty(policies)
     if not (loaded.problems and not loaded.resources):  # when no file could be read, that is the news
         _warn_unchecked(result, loaded.plans_without_terraform, quiet=quiet)

@@ -1,5 +1,5 @@
-"""A scan keeps what CEL learnt of its expressions (their compiled form and cost facts) for the next run, as
-`assertree test` does: the console script ends with os._exit, so nothing is written unless the scan does it."""
+"""A command keeps what CEL learnt of its expressions (their compiled form and cost facts) for the next run:
+the console script ends with os._exit, so nothing is written unless `assertree.cli.main` does it."""
 
 from __future__ import annotations
 
