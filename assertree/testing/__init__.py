@@ -160,7 +160,7 @@ def run_tests(paths: Iterable[str | Path], *, file_name: str = TEST_FILE_NAME, s
         _preload()  # before the workers are forked: they start with what every test needs imported
         outcomes: list[TestOutcome] = []
         run_chunk = partial(_run_chunk, strict=strict, explain=explain)
-        for file, found in pooled(files, processes, run_chunk):
+        for file, found in pooled(files, processes, run_chunk, window=len(files)):  # every outcome is kept
             outcomes.extend(found if not isinstance(found, Here) else run_test_files([file], strict=strict,
                                                                                        explain=explain))
         return TestRun(outcomes)
