@@ -58,7 +58,7 @@ estimate two processes break even at about 100 files."""
 _MAX_CHUNK = 128  # files in one round trip to a worker
 _AHEAD = 2  # chunks in flight per worker: one being parsed, one waiting to be taken
 _WINDOW = 48  # items per process in a window of `_Split` (`pooled`): what a streamed scan holds ahead of itself
-_GUIDED = 4  # a worker's chunk: 1 / (_GUIDED * processes) of what is left of its window, at most _MAX_CHUNK
+_GUIDED = 8  # a worker's chunk: 1 / (_GUIDED * processes) of what is left of its window, at most _MAX_CHUNK
 
 Outcome = Payload | Problem
 Reader = Callable[[], Payload]
