@@ -57,8 +57,9 @@ starting a pool costs 15-20 ms (forked) and a file sent back about 0.15 ms to pi
 estimate two processes break even at about 100 files."""
 _MAX_CHUNK = 128  # files in one round trip to a worker
 _AHEAD = 2  # chunks in flight per worker: one being parsed, one waiting to be taken
-_WINDOW = 48  # items per process in a window of `_Split` (`pooled`): what a streamed scan holds ahead of itself
+_WINDOW = 128  # items per process in a window of `_Split` (`pooled`): what a streamed scan holds ahead of itself
 _GUIDED = 8  # a worker's chunk: 1 / (_GUIDED * processes) of what is left of its window, at most _MAX_CHUNK
+_SMALLEST_READ = 16  # files: a file parses in about 0.4 ms, a round trip costs this process about 0.3 ms
 
 Outcome = Payload | Problem
 Reader = Callable[[], Payload]
@@ -119,7 +120,8 @@ def _regular(path: str) -> bool:
 
 def _pooled(paths: Sequence[str], processes: int) -> Iterator[tuple[str, Reader]]:
     """Regular files parsed by `processes` - 1 workers, the others (and this process's share) here."""
-    for path, outcome in pooled(paths, processes, _read_chunk, remote=_regular):
+    for path, outcome in pooled(paths, processes, _read_chunk, remote=_regular, window=_WINDOW,
+                                smallest=_SMALLEST_READ):
         yield path, _reader(path) if isinstance(outcome, Here) else _outcome_reader(outcome)
 
 
@@ -138,7 +140,7 @@ _Result = TypeVar("_Result")
 
 
 def pooled(items: Sequence[_Item], processes: int, run_chunk: Callable[[list[_Item]], list[_Result]],
-           remote: Callable[[_Item], bool] | None = None, *, window: int = _WINDOW,
+           remote: Callable[[_Item], bool] | None = None, *, window: int = _WINDOW, smallest: int = 1,
            ) -> Iterator[tuple[_Item, _Result | Here]]:
     """Each item in order with its result, worked out by `processes` - 1 worker processes, or `HERE` for the
     items this process works on itself when the caller reaches them.
@@ -148,7 +150,9 @@ def pooled(items: Sequence[_Item], processes: int, run_chunk: Callable[[list[_It
     in the next window of `window` items per process. So items that cost more in one process than in
     another (slow test files, a busy CPU) never leave one side idle waiting for the other but where they
     meet, and for at most the small chunks a worker is finishing. The results held ahead of the caller are
-    at most a window's: a caller that keeps every result anyway gives a window as large as `items`.
+    at most a window's: a caller that keeps every result anyway gives a window as large as `items`. A
+    worker's chunk holds at least `smallest` items (but the last of a window): items that cost less than a
+    round trip go in larger chunks.
 
     `run_chunk` (a module-level function, or a `functools.partial` of one: it is pickled) gives the results of
     a list of items, one per item; it runs in a worker, and here again for a chunk whose worker died. Only the
@@ -163,7 +167,7 @@ def pooled(items: Sequence[_Item], processes: int, run_chunk: Callable[[list[_It
             yield item, HERE
         return
     position_of = {index: position for position, index in enumerate(sent)}
-    split = _Split(len(sent), processes, window)
+    split = _Split(len(sent), processes, window, smallest)
     executor = ProcessPoolExecutor(max_workers=processes - 1, mp_context=_context(), initializer=_start_worker)
     chunks: dict[int, tuple[int, Future | None]] = {}  # first position -> (end, future) of each chunk not taken back
     running: list[Future] = []  # submitted and not done
@@ -221,9 +225,10 @@ class _Split:
     and workers take chunks only from the window this process is in, so what it holds ahead of the caller
     (results not yet reached, chunks in flight) is at most a window, however many items."""
 
-    def __init__(self, count: int, processes: int, window: int) -> None:
+    def __init__(self, count: int, processes: int, window: int, smallest: int = 1) -> None:
         self.size = window * processes
         self.processes = processes
+        self.smallest = smallest
         self.front = list(range(0, count, self.size))  # per window: the first position nobody has taken
         self.back = [min(start + self.size, count) for start in self.front]  # per window: the workers' from here
 
@@ -243,7 +248,7 @@ class _Split:
         left = self.back[window] - self.front[window]
         if left <= 0:
             return None
-        size = min(_MAX_CHUNK, -(-left // (_GUIDED * self.processes)))
+        size = min(_MAX_CHUNK, left, max(self.smallest, -(-left // (_GUIDED * self.processes))))
         self.back[window] -= size
         return self.back[window], self.back[window] + size
 

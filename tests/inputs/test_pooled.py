@@ -72,14 +72,14 @@ def test_no_item_for_the_workers_starts_none(monkeypatch):
 
 
 @settings(max_examples=300, deadline=None)
-@given(count=st.integers(1, 400), processes=st.integers(2, 5), window=st.integers(1, 40),
+@given(count=st.integers(1, 400), processes=st.integers(2, 5), window=st.integers(1, 40), smallest=st.integers(1, 9),
        steps=st.lists(st.integers(0, 3), max_size=400))
-def test_the_split_takes_every_position_once(count, processes, window, steps):
+def test_the_split_takes_every_position_once(count, processes, window, smallest, steps):
     """Whatever the pace of this process against its workers (`steps`: how many chunks the workers take
     before this process takes its next position): every position is taken once, by this process (in order,
     a prefix of each window) or in one worker chunk; workers take only from this process's window, from the
-    back, in chunks that never grow."""
-    split = _Split(count, processes, window)
+    back, in chunks that never grow, of at least `smallest` items but the last."""
+    split = _Split(count, processes, window, smallest)
     size = window * processes
     mine: list[int] = []
     chunks: list[tuple[int, int]] = []
@@ -103,5 +103,6 @@ def test_the_split_takes_every_position_once(count, processes, window, steps):
         assert in_window == list(range(number * size, number * size + len(in_window)))
         sizes = [end - start for start, end in chunks if start // size == number]
         assert sizes == sorted(sizes, reverse=True)
+        assert all(size >= smallest for size in sizes[:-1])
         assert [start for start, end in chunks if start // size == number] == \
             sorted((start for start, end in chunks if start // size == number), reverse=True)
