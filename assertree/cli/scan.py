@@ -72,8 +72,9 @@ def scan(
     jobs: Annotated[int | None, typer.Option(
         "--jobs", "-j", metavar="N", show_default=False,
         help="Use N processes (default: one per CPU): payload files are parsed in parallel (one process for a few "
-        "dozen files or fewer), and the resources of a large --terraform or --pre-process payload (2,000 or more) "
-        "are checked in parallel. The reports are the same for every N.")] = None,
+        "dozen files or fewer), and the resources of a --terraform or --pre-process payload are checked in "
+        "parallel when there are 150,000 resource-rule pairs or more and a CPU is idle. The reports are the same "
+        "for every N.")] = None,
     labels: Annotated[list[str] | None, typer.Option(
         "--labels", metavar="SELECTOR", show_default=False,
         help="Only run policies whose labels match this selector (e.g. 'env=prod,team in (a,b)').")] = None,

@@ -36,7 +36,7 @@ Forking happens only where it is safe and pays: on a platform with `os.fork`,
 in a process running one thread (forking a process with threads can deadlock
 the child), for a scanner without mutating policies (their results hold the
 patched resource: every resource would be checked again here), and from
-`MIN_RESOURCES` resources.
+`MIN_PAIRS` (resource, rule) pairs, when another CPU is idle.
 """
 
 from __future__ import annotations
@@ -51,12 +51,14 @@ from typing import Any, Protocol
 
 from assertree.results import ERROR, FAIL, PASS, SKIP, WARN, Resource, RuleResult
 
-__all__ = ["MIN_RESOURCES", "check_forked", "forks"]
+__all__ = ["MIN_PAIRS", "check_forked", "forks"]
 
-MIN_RESOURCES = 2000
-"""Fewer resources than this are checked in this process alone. Checking a plan resource against eight policies
-takes ~9 µs here; forking a process that holds a parsed 1,000-resource plan ~2 ms, and collecting a worker's
-share ~1 µs a resource: below a couple of thousand resources a worker saves less than it costs."""
+MIN_PAIRS = 150_000
+"""Fewer (resource, rule) pairs than this are checked in this process alone. A worker is not free: forking a
+process that holds a parsed 10,000-resource plan takes ~6 ms, and each page of it that a process then writes
+(every object it reads gains a reference) is copied, ~1.3 pages a resource in each process, a few microseconds;
+a resource a worker found failing is checked again here. Measured on that plan (bench/run.py's 10k case), with
+its 8 policies (80,000 pairs) two processes were no faster than one; with 32 (320,000 pairs) 30% faster."""
 
 _STATUSES = (PASS, FAIL, ERROR, SKIP, WARN)
 _STATUS_CODE: dict[str, int] = {status: code for code, status in enumerate(_STATUSES)}
@@ -83,9 +85,24 @@ class Scanner(Protocol):
 
 
 def forks(scanner: Scanner, resources: Sequence[Any], jobs: int) -> bool:
-    """Whether `check_forked` would use workers for these resources (else it checks them all here)."""
-    return (jobs > 1 and len(resources) >= MIN_RESOURCES and not scanner.mutates and hasattr(os, "fork")
-            and threading.active_count() == 1)
+    """Whether `check_forked` would use workers for these resources (else it checks them all here): enough
+    work (`MIN_PAIRS`), a CPU left idle by other processes (a worker that waits for one only adds its
+    costs), and a safe fork."""
+    return (jobs > 1 and len(resources) * sum(len(policy.rules) for policy in scanner.policies) >= MIN_PAIRS
+            and not scanner.mutates and hasattr(os, "fork") and threading.active_count() == 1 and _idle_cpu())
+
+
+def _idle_cpu() -> bool:
+    """Whether the machine has a CPU for a worker: the last minute's load average (the processes running or
+    waiting to run, this one included) is at least half a CPU below the CPUs this process may use. The
+    measure `make -l` uses; where it cannot be read, yes."""
+    from assertree.inputs.parallel import available_cpus
+
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        return True
+    return load <= available_cpus() - 0.5
 
 
 def check_forked(scanner: Scanner, resources: Sequence[Resource], jobs: int) -> Iterator[tuple[Resource, list]]:

@@ -65,8 +65,10 @@ def plan(tmp_path_factory) -> tuple[Path, Path]:
 
 @pytest.fixture
 def workers(monkeypatch) -> list[forked._Worker]:
-    """Every worker forked during the test (the threshold lowered to 50 resources)."""
-    monkeypatch.setattr(forked, "MIN_RESOURCES", 50)
+    """Every worker forked during the test (the threshold lowered to 500 pairs: 50 resources of this plan; a
+    CPU taken as idle, whatever else runs)."""
+    monkeypatch.setattr(forked, "MIN_PAIRS", 500)
+    monkeypatch.setattr(forked, "_idle_cpu", lambda: True)
     started: list[forked._Worker] = []
     fork = forked._Worker.fork
 
@@ -176,15 +178,24 @@ def assert_reaped(workers: list[forked._Worker]) -> None:
             os.waitpid(worker.pid, os.WNOHANG)
 
 
-def test_few_resources_or_one_job_start_no_worker(plan, monkeypatch):
+def test_little_work_one_job_or_a_busy_machine_start_no_worker(plan, monkeypatch):
     resources, policies = resources_and_policies(plan)
     monkeypatch.setattr(os, "fork", None)  # any fork would fail
+    monkeypatch.setattr(forked, "_idle_cpu", lambda: True)
     scanner = Scanner(policies)
-    assert len(resources) < forked.MIN_RESOURCES and not forked.forks(scanner, resources, 8)
+    assert len(resources) * 9 < forked.MIN_PAIRS and not forked.forks(scanner, resources, 8)
     assert scan(resources, policies, jobs=8) == scan(resources, policies)
-    monkeypatch.setattr(forked, "MIN_RESOURCES", 50)
+    monkeypatch.setattr(forked, "MIN_PAIRS", 500)
     assert not forked.forks(scanner, resources, 1)
     assert forked.forks(scanner, resources, 2)
+    monkeypatch.setattr(forked, "_idle_cpu", lambda: False)
+    assert not forked.forks(scanner, resources, 2)
+
+
+@pytest.mark.parametrize(("load", "idle"), [(0.0, True), (64.0, False)])
+def test_a_cpu_is_idle_when_the_load_average_leaves_one(monkeypatch, load, idle):
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+    assert forked._idle_cpu() is idle
 
 
 MUTATE = """\
@@ -210,7 +221,8 @@ spec:
 def test_a_scan_that_mutates_starts_no_worker(tmp_path, monkeypatch):
     """A mutating policy's results hold the patched resource: every resource would be checked again here."""
     (tmp_path / "mutate.yaml").write_text(MUTATE)
-    monkeypatch.setattr(forked, "MIN_RESOURCES", 2)
+    monkeypatch.setattr(forked, "MIN_PAIRS", 2)
+    monkeypatch.setattr(forked, "_idle_cpu", lambda: True)
     scanner = Scanner(load_policies(tmp_path / "mutate.yaml"))
     resources = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{index}"}} for index in range(4)]
     assert scanner.mutates and not forked.forks(scanner, resources, 2)
