@@ -12,8 +12,9 @@ kind: they become an ERROR result for that rule (`assertree.results.RuleError`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from enum import StrEnum
+
+from assertree.records import ValueRecord
 
 
 def shorten(text: str, limit: int = 100) -> str:
@@ -43,13 +44,19 @@ class Severity(StrEnum):
     NOTE = "note"
 
 
-@dataclass(frozen=True, slots=True)
-class Location:
-    """A place in an input file; 1-based `line`/`column`, None when unknown."""
+class Location(ValueRecord):
+    """A place in an input file; 1-based `line`/`column`, None when unknown. Never changed once made."""
 
-    source: str | None = None  # the file as named on the command line, "<stdin>", or None
-    line: int | None = None
-    column: int | None = None
+    source: str | None  # the file as named on the command line, "<stdin>", or None
+    line: int | None
+    column: int | None
+
+    __slots__ = ("column", "line", "source")
+
+    def __init__(self, source: str | None = None, line: int | None = None, column: int | None = None) -> None:
+        self.source = source
+        self.line = line
+        self.column = column
 
     def __str__(self) -> str:
         """``file:line:column``, leaving out the parts that are not known."""
@@ -63,14 +70,22 @@ class Location:
 NOWHERE = Location()
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """One problem with an input: ``file:line:column: field.path: message``."""
+class Problem(ValueRecord):
+    """One problem with an input: ``file:line:column: field.path: message``. Never changed once made."""
 
     message: str
-    location: Location = NOWHERE
-    path: tuple[str | int, ...] = ()  # field path inside the document, ("spec", "rules", 0, ...)
-    severity: Severity = Severity.ERROR
+    location: Location
+    path: tuple[str | int, ...]  # field path inside the document, ("spec", "rules", 0, ...)
+    severity: Severity
+
+    __slots__ = ("location", "message", "path", "severity")
+
+    def __init__(self, message: str, location: Location = NOWHERE, path: tuple[str | int, ...] = (),
+                 severity: Severity = Severity.ERROR) -> None:
+        self.message = message
+        self.location = location
+        self.path = path
+        self.severity = severity
 
     @property
     def field(self) -> str:
@@ -79,7 +94,7 @@ class Problem:
 
     def located(self, where: Location) -> Problem:
         """This problem, with what its location does not know taken from `where`."""
-        return replace(self, location=self.location.filled(where))
+        return self.replace(location=self.location.filled(where))
 
     def text(self, *, severity: bool = False) -> str:
         """The one-line form; with `severity`, ``error:``/``warning:`` before the field path."""

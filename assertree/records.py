@@ -7,14 +7,13 @@ imported 45 such classes, ~25 ms of a ten-resource scan's ~100 ms (issue 28). A 
 compiled once, into its ``.pyc``. So the classes on that path declare their fields in ``__slots__`` and
 write their ``__init__``; these bases give them what `@dataclass` did besides: a repr naming the fields
 (`Record`) and, for values, equality and a hash over the fields (`ValueRecord`), all read from
-``__slots__`` along the class's bases. Classes that a caller rebuilds with `dataclasses.replace` stay
-dataclasses.
+``__slots__`` along the class's bases; `Record.replace` rebuilds one with some fields changed, as
+`dataclasses.replace` does (through ``__init__``, which must take every field by its name).
 """
 
 from __future__ import annotations
 
-import inspect  # imported by dataclasses anyway (assertree.errors' classes)
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 
 def _own_fields(cls: type) -> tuple[str, ...]:
@@ -22,7 +21,8 @@ def _own_fields(cls: type) -> tuple[str, ...]:
     repr, of `Record.as_dict` and so of the JSON written from it; ``__slots__`` itself is kept sorted)."""
     slots = cls.__dict__.get("__slots__", ())
     slots = (slots,) if isinstance(slots, str) else tuple(slots)
-    declared = [name for name in inspect.get_annotations(cls) if name in slots]
+    # the class's own annotations (Python 3.10+); were they a base's, the filter by its own slots drops them
+    declared = [name for name in getattr(cls, "__annotations__", {}) if name in slots]
     return (*declared, *(name for name in slots if name not in declared))
 
 
@@ -44,6 +44,13 @@ class Record:
     def as_dict(self) -> dict[str, Any]:
         """Every field by name (a shallow `dataclasses.asdict`)."""
         return {name: getattr(self, name) for name in self._fields}
+
+    def replace(self, **changes: Any) -> Self:
+        """A new record of this class with `changes` and this one's other fields (`dataclasses.replace`)."""
+        unknown = changes.keys() - set(self._fields)
+        if unknown:
+            raise TypeError(f"{type(self).__qualname__} has no field {sorted(unknown)[0]!r}")
+        return type(self)(**{**self.as_dict(), **changes})
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{name}={getattr(self, name, '<unset>')!r}" for name in self._shown)

@@ -8,7 +8,10 @@ import pickle
 
 import pytest
 
+from assertree.errors import Location, Problem, Severity
+from assertree.languages.base import ScanContext
 from assertree.records import Record, ValueRecord
+from assertree.report.options import ReportOptions
 from assertree.report.totals import Totals
 from assertree.results import Resource, RuleError
 
@@ -93,3 +96,32 @@ def test_with_value_keeps_where_a_resource_was_read():
     again = resource.with_value({"a": 2})
     assert again.value == {"a": 2} and resource.value == {"a": 1}
     assert {**again.as_dict(), "value": None} == {**resource.as_dict(), "value": None}
+
+
+def test_replace_makes_another_with_the_other_fields_kept():
+    point = Point(1, 2, "a")
+    again = point.replace(y=5)
+    assert type(again) is Point and again.as_dict() == {"x": 1, "y": 5, "note": "a"}
+    assert point.y == 2  # the original is unchanged
+    with pytest.raises(TypeError, match="no field 'z'"):
+        point.replace(z=3)
+
+
+def test_the_classes_callers_rebuild_keep_what_dataclasses_gave_them():
+    problem = Problem("bad", Location("f.yaml", 3), ("spec", 0))
+    assert problem.replace(severity=Severity.WARNING) == Problem("bad", Location("f.yaml", 3), ("spec", 0),
+                                                                 Severity.WARNING)
+    assert problem.located(Location("g.yaml", 9, 2)).location == Location("f.yaml", 3, 2)
+    assert hash(problem) == hash(Problem("bad", Location("f.yaml", 3), ("spec", 0)))  # in sets of problems
+    assert repr(Location("f", 1)) == "Location(source='f', line=1, column=None)"
+    context = ScanContext(operation="UPDATE")
+    assert context.bindings == {} and context.memo == {} and context.memo is not ScanContext().memo
+    changed = context.replace(explain=True)
+    assert changed.explain and changed.operation == "UPDATE" and not context.explain
+    assert changed.memo is context.memo  # as dataclasses.replace: the same memo unless a new one is given
+    assert context == ScanContext(operation="UPDATE", memo={"cached": 1})  # the memo is not compared
+    with pytest.raises(TypeError):
+        hash(context)  # changed in place by callers: no hash, as a dataclass that is not frozen
+    options = ReportOptions(quiet=True)
+    assert options.replace(problems=(problem,)) == ReportOptions(quiet=True, problems=(problem,))
+    assert pickle.loads(pickle.dumps(problem)) == problem and copy.deepcopy(context) == context

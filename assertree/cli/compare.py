@@ -56,7 +56,6 @@ def compare(
 ) -> None:
     """List the resources on which old policies and their rewrites give different verdicts: exit 0 when every
     verdict agrees, 1 when one differs, 2 when an input cannot be used or no policy has a twin."""
-    from dataclasses import replace
 
     from assertree.cli import process
     from assertree.cli.arguments import paths_from
@@ -85,7 +84,7 @@ def compare(
     if context is not None:
         from assertree.languages.kyverno.cel_policies.environment import read_context_file
 
-        scan_context = replace(scan_context, lookups=read_context_file(context))
+        scan_context = scan_context.replace(lookups=read_context_file(context))
     comparison = run_compare(loaded.resources, old_policies, new_policies, context=scan_context, pairs=pairs,
                              strict=strict)
     if not comparison.twins:

@@ -28,6 +28,5 @@ ExplainOption = Annotated[bool, typer.Option("--explain", metavar="", help=EXPLA
 
 def explaining(context: "ScanContext", explain: bool) -> "ScanContext":
     """`context`, asking the scan to explain its failing and erroring results when `explain`."""
-    from dataclasses import replace
 
-    return replace(context, explain=True) if explain else context
+    return context.replace(explain=True) if explain else context

@@ -13,7 +13,6 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -125,7 +124,7 @@ def write_streamed(outputs: list[Output], policies, options: ReportOptions,
             writer.close()
         for sink in sinks:
             sink.discard()
-    done = replace(options, problems=tuple(problems))
+    done = options.replace(problems=tuple(problems))
     _after_reports(outputs, done, lambda: tally.totals(done.problems).line())
     return tally
 

@@ -10,7 +10,6 @@ engine only prepares each rule once per scan and collects what it returns.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
 from typing import Any
 
 from assertree.documents.nesting import TOO_DEEP
@@ -73,7 +72,7 @@ class Scanner:
         if context is None:
             context = ScanContext(bindings=dict(bindings or {}))
         else:  # its own caches: a context may serve several scans, in several threads
-            context = replace(context, bindings={**context.bindings, **(bindings or {})}, memo={})
+            context = context.replace(bindings={**context.bindings, **(bindings or {})}, memo={})
         self.policies = [policy.policy for policy in compiled]
         self._mutators = [mutator for policy in compiled if (mutator := policy.mutator(context)) is not None]
         runners = [(rule, rule.runner(context)) for policy in compiled for rule in policy.rules]

@@ -32,7 +32,6 @@ from __future__ import annotations
 import gc
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -249,7 +248,7 @@ def parse_payload(data: bytes, source: str, kind: str | None) -> Payload:
         problem = error.located(source=source)
         hint = _hint(data, kind, problem.problem.location.column, problem.problem.location.line)
         if hint:
-            problem.problem = replace(problem.problem, message=f"{problem.problem.message} ({hint})")
+            problem.problem = problem.problem.replace(message=f"{problem.problem.message} ({hint})")
         raise payload_error(problem) from None
     if not values:
         if kind is None:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -181,7 +181,7 @@ def _stdin_policies(text: str, notes: list[Problem]) -> list[Any]:
         try:
             compiled = compile_read(document)
         except PolicyError as error:
-            notes.append(replace(error.problem, severity=Severity.WARNING))
+            notes.append(error.problem.replace(severity=Severity.WARNING))
             continue
         notes.extend(refused.problem for refused in refused_rules(compiled))
         out.append(compiled)
@@ -326,7 +326,7 @@ def _context(sources: Sources, exceptions: list[Any]) -> ScanContext:
     if sources.context_file:
         from assertree.languages.kyverno.cel_policies.environment import read_context_file
 
-        context = replace(context, lookups=read_context_file(sources.context_file))
+        context = context.replace(lookups=read_context_file(sources.context_file))
     return context
 
 

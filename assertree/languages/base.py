@@ -21,33 +21,58 @@ new language adds no code to the reporters.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from assertree.explanation import Explanation
+from assertree.records import ValueRecord
 from assertree.results import PolicyInfo, RefusedRule, Resource, RuleInfo, RuleResult
 
 __all__ = ["CompiledPolicy", "CompiledRule", "Explain", "Generator", "Mutator", "PolicyInfo", "RuleInfo",
            "RuleRunner", "ScanContext", "generator_of", "locate_refusals", "recompile", "reduce_compiled"]
 
 
-@dataclass
-class ScanContext:
-    """What a scan knows besides the resources and the policies; each language reads what it needs."""
+class ScanContext(ValueRecord, hidden=("memo",), uncompared=("memo",)):
+    """What a scan knows besides the resources and the policies; each language reads what it needs. Callers
+    set fields after making one (`replace` makes another), so it is compared by its fields but not hashed."""
 
-    bindings: Mapping[str, Any] = field(default_factory=dict)  # kyverno-json: user bindings, as $name
-    values: Any = None  # Kyverno CLI values file (assertree.languages.kyverno.values)
-    user_info: Any = None  # Kyverno CLI user-info file: request.userInfo, roles, clusterRoles
-    operation: str = "CREATE"  # the admission operation Kyverno evaluates
-    exceptions: Sequence[Any] = ()  # PolicyException documents that may exempt resources
-    lookups: Any = None  # Kyverno: a test's context file, cluster resources (a fake cluster), lookup mocks
-    params: Sequence[Any] = ()  # parameter resources admission bindings and validate.cel choose from (paramRef)
-    run_unbound: bool = False  # admission policies: run a policy no binding names as if bound (Deny, no params)
-    kubernetes_defaults: bool = True  # admission policies see objects with the apiserver's defaults filled in
-    cluster_scoped: frozenset[tuple[str, str]] = frozenset()  # (group, kind) from CRD files: kept out of 'default'
-    cluster: Any = None  # the existing objects rules may read or change (`languages.kubernetes.cluster.Cluster`)
-    memo: dict = field(default_factory=dict, compare=False, repr=False)  # one scan's caches (a Scanner's own)
-    explain: bool = False  # explain each failing or erroring result (`assertree.engine.explain`)
+    bindings: Mapping[str, Any]  # kyverno-json: user bindings, as $name
+    values: Any  # Kyverno CLI values file (assertree.languages.kyverno.values)
+    user_info: Any  # Kyverno CLI user-info file: request.userInfo, roles, clusterRoles
+    operation: str  # the admission operation Kyverno evaluates
+    exceptions: Sequence[Any]  # PolicyException documents that may exempt resources
+    lookups: Any  # Kyverno: a test's context file, cluster resources (a fake cluster), lookup mocks
+    params: Sequence[Any]  # parameter resources admission bindings and validate.cel choose from (paramRef)
+    run_unbound: bool  # admission policies: run a policy no binding names as if bound (Deny, no params)
+    kubernetes_defaults: bool  # admission policies see objects with the apiserver's defaults filled in
+    cluster_scoped: frozenset[tuple[str, str]]  # (group, kind) from CRD files: kept out of 'default'
+    cluster: Any  # the existing objects rules may read or change (`languages.kubernetes.cluster.Cluster`)
+    memo: dict  # one scan's caches (a Scanner's own)
+    explain: bool  # explain each failing or erroring result (`assertree.engine.explain`)
+
+    __slots__ = ("bindings", "cluster", "cluster_scoped", "exceptions", "explain", "kubernetes_defaults", "lookups",
+                 "memo", "operation", "params", "run_unbound", "user_info", "values")
+    __hash__ = None  # type: ignore[assignment]  # changed in place: no hash (as a dataclass that is not frozen)
+
+    def __init__(
+            self, bindings: Mapping[str, Any] | None = None, values: Any = None, user_info: Any = None,
+            operation: str = "CREATE", exceptions: Sequence[Any] = (), lookups: Any = None, params: Sequence[Any] = (),
+            run_unbound: bool = False, kubernetes_defaults: bool = True,
+            cluster_scoped: frozenset[tuple[str, str]] = frozenset(), cluster: Any = None, memo: dict | None = None,
+            explain: bool = False,
+    ) -> None:
+        self.bindings = {} if bindings is None else bindings
+        self.values = values
+        self.user_info = user_info
+        self.operation = operation
+        self.exceptions = exceptions
+        self.lookups = lookups
+        self.params = params
+        self.run_unbound = run_unbound
+        self.kubernetes_defaults = kubernetes_defaults
+        self.cluster_scoped = cluster_scoped
+        self.cluster = cluster
+        self.memo = {} if memo is None else memo
+        self.explain = explain
 
 
 RuleRunner = Callable[[Resource], "RuleResult | None"]

@@ -22,7 +22,6 @@ import importlib
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -182,7 +181,7 @@ def load_policies(*paths: str | Path, selector: Callable[[Mapping[str, str]], bo
     problems = found.errors + found.refused
     if problems:
         first = min(problems, key=lambda problem: found.order.get(id(problem), 0))
-        raise PolicyError.of(replace(first, severity=Severity.ERROR))
+        raise PolicyError.of(first.replace(severity=Severity.ERROR))
     return found.policies
 
 
@@ -325,7 +324,7 @@ def _read_file(file: Path, named: bool, skipped: _Skipped) -> Iterator[Any]:
     file with a problem, or with documents passed over, is read (and its problems found) every time."""
     read = _open_policy_file(file, named, skipped)
     if isinstance(read, Problem):  # a file that is not YAML: lint's error, a warning for a repository
-        yield read if named else replace(read, severity=Severity.WARNING)
+        yield read if named else read.replace(severity=Severity.WARNING)
         return
     if read is None:
         return
@@ -405,10 +404,10 @@ def _refusal(error: PolicyError, document: Document) -> Problem:
     name = metadata.get("name") if isinstance(metadata, dict) else None
     who = f"{value.get('kind') or 'policy'} {name!r}" if isinstance(name, str) else "the policy"
     if isinstance(error, Unsupported):
-        problem = replace(error.problem, message=f"{error.problem.message}: {who} is not checked",
+        problem = error.problem.replace(message=f"{error.problem.message}: {who} is not checked",
                           severity=Severity.NOTE)
     else:
-        problem = replace(error.problem, message=f"{error.problem.message} ({who} is skipped)",
+        problem = error.problem.replace(message=f"{error.problem.message} ({who} is skipped)",
                           severity=Severity.WARNING)
     return locate(problem, document)
 
@@ -516,7 +515,7 @@ def _with_hint(problem: Problem, document: Any) -> Problem:
     last = problem.path[-1]
     if last == "validate" or (last == "kind" and document.get("kind") == "Policy"
                               and str(document.get("apiVersion", "")).startswith("json.kyverno.io/")):
-        return replace(problem, message=f"{problem.message} ({_OLD_SYNTAX[str(last)]})")
+        return problem.replace(message=f"{problem.message} ({_OLD_SYNTAX[str(last)]})")
     return problem
 
 

@@ -130,7 +130,7 @@ def with_config_maps(context: ScanContext, maps: ConfigMaps) -> ScanContext:
         served.extend(cluster.objects())
     served.extend(maps.objects.values())
     lookups = replace(lookups, cluster=served) if lookups is not None else Lookups(cluster=served)
-    return replace(context, values=values, lookups=lookups, memo={})
+    return context.replace(values=values, lookups=lookups, memo={})
 
 
 def context_document(maps: ConfigMaps, existing: dict | None = None) -> dict:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -424,7 +424,7 @@ def _resource_context(context: ScanContext, source: _Source, value: dict) -> Sca
     given = values.resource_values(policy, name)
     user = service_account_user(given) if context.user_info is None else None
     if user is not None:  # the CEL side reads the service account from the requester's name
-        context = replace(context, user_info={"userInfo": {"username": user}}, memo={})
+        context = context.replace(user_info={"userInfo": {"username": user}}, memo={})
     operation = given.get("request.operation")
     if operation in ("CREATE", "UPDATE", "DELETE") and operation != context.operation:
         return with_operation(context, operation)

@@ -27,7 +27,7 @@ A rule is verified when every probe gives the same verdict on both sides.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from assertree.languages.base import ScanContext
@@ -239,4 +239,4 @@ def _excerpt(value: Any) -> str:
 
 def with_operation(context: ScanContext, operation: str) -> ScanContext:
     """`context` for another admission operation (a fresh cache: runners are made per context)."""
-    return replace(context, operation=operation, memo={})
+    return context.replace(operation=operation, memo={})

@@ -12,7 +12,6 @@ itself never raises for a failing or erroring rule (those are results).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from assertree.errors import AssertreeError, PolicyError
@@ -118,7 +117,7 @@ def run_scan(resources: Sequence[Any], policies: Sequence[Any], bindings: Mappin
 
     try:
         if explain:
-            context = replace(context, explain=True) if context is not None else ScanContext(explain=True)
+            context = context.replace(explain=True) if context is not None else ScanContext(explain=True)
         return scan(resources, policies, bindings, context=context)
     except RecursionError:
         raise RequestError("payload nested too deeply to check") from None

@@ -162,7 +162,7 @@ def with_operation(loaded: LoadedTest, operation: str) -> LoadedTest:
     from assertree.languages.kyverno.values import Values
 
     values = loaded.context.values if loaded.context.values is not None else Values({}, ())
-    context = replace(loaded.context, operation=operation, values=values.with_operation(operation), memo={})
+    context = loaded.context.replace(operation=operation, values=values.with_operation(operation), memo={})
     return replace(loaded, context=context, payloads=[])
 
 

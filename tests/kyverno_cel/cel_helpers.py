@@ -2,20 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from assertree.languages.base import ScanContext
-from assertree.languages.kyverno.cel_policies.environment import Lookups
 
 POD_RULES = [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"], "resources": ["pods"]}]
-
-
-@dataclass
-class LookupContext(ScanContext):
-    """A scan context carrying `Lookups` (what a kyverno test's context file gives)."""
-
-    lookups: Lookups | None = None
 
 
 def policy_document(spec: dict, *, kind: str = "ValidatingPolicy", name: str = "p",

@@ -4,7 +4,7 @@ ImageValidatingPolicy offline, and MutatingPolicy's mutateExisting targets."""
 from __future__ import annotations
 
 import pytest
-from cel_helpers import LookupContext, pod, policy_document, run
+from cel_helpers import pod, policy_document, run
 
 from assertree.errors import PolicyError
 from assertree.languages.base import ScanContext
@@ -43,7 +43,7 @@ def test_clones_come_from_the_lookups_and_lists_are_spread():
                for n in ("a", "b")]
     document = generating([{"expression": 'generator.apply(object.metadata.name, '
                                           '[resource.List("v1", "secrets", "default")])'}])
-    [result] = run(document, NAMESPACE, LookupContext(lookups=Lookups(cluster=Cluster.of(secrets))))
+    [result] = run(document, NAMESPACE, ScanContext(lookups=Lookups(cluster=Cluster.of(secrets))))
     assert [(item["metadata"]["namespace"], item["metadata"]["name"]) for item in result.generated] == [
         ("team-a", "a"), ("team-a", "b")]
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from cel_helpers import POD_RULES, LookupContext, pod, policy_document, run
+from cel_helpers import POD_RULES, pod, policy_document, run
 
+from assertree.languages.base import ScanContext
 from assertree.languages.kubernetes.cluster import Cluster
 from assertree.languages.kyverno.cel_policies.environment import Lookups, read_context_file
 
@@ -24,7 +25,7 @@ def _context_file(*resources: dict) -> Lookups:
 
 
 def test_resource_get_and_list_read_the_context() -> None:
-    context = LookupContext(lookups=_context_file(CONFIG))
+    context = ScanContext(lookups=_context_file(CONFIG))
     for get in ("Get", "get"):
         expression = f"resource.{get}('v1', 'configmaps', 'default', 'allowed').data.registries == 'ghcr.io'"
         assert _status(expression, context)[0] == "pass"
@@ -41,14 +42,14 @@ def test_a_namespaced_policy_reads_its_own_namespace() -> None:
             "validations": [{"expression": "resource.Get('v1', 'configmaps', 'allowed').data.registries != ''"}]}
     document = {**policy_document(spec, kind="NamespacedValidatingPolicy", version="v1beta1"),
                 "metadata": {"name": "p", "namespace": "default"}}
-    [result] = run(document, pod(), LookupContext(lookups=_context_file(CONFIG)))
+    [result] = run(document, pod(), ScanContext(lookups=_context_file(CONFIG)))
     assert result.status == "pass"
 
 
 def test_image_metadata_reads_the_context() -> None:
     lookups = Lookups(images={"nginx:1.25": {"image": "nginx:1.25", "config": {"User": "1000"}}})
     expression = "object.spec.containers.all(c, image.GetMetadata(c.image).config.User != '0')"
-    assert _status(expression, LookupContext(lookups=lookups))[0] == "pass"
+    assert _status(expression, ScanContext(lookups=lookups))[0] == "pass"
 
 
 def test_without_a_context_lookups_say_what_they_need() -> None:
@@ -58,11 +59,11 @@ def test_without_a_context_lookups_say_what_they_need() -> None:
 
 
 def test_http_is_refused_unless_mocked() -> None:
-    status, message = _status("http.Get('https://example.com') != null", LookupContext(lookups=Lookups()))
+    status, message = _status("http.Get('https://example.com') != null", ScanContext(lookups=Lookups()))
     assert status == "error" and "network" in message
     mocks = Lookups(http={"POST:https://x.test/check": {"body": {"allowed": True}, "statusCode": 200},
                           "https://x.test/list": {"body": {"items": []}, "statusCode": 200}})
-    context = LookupContext(lookups=mocks)
+    context = ScanContext(lookups=mocks)
     assert _status("http.Post('https://x.test/check', {'a': 1}).body.allowed", context)[0] == "pass"
     assert _status("http.get('https://x.test/list').body.items.size() == 0", context)[0] == "pass"
     assert _status("http.Get('https://x.test/check').statusCode == 200", context)[0] == "error"
