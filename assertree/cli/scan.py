@@ -71,8 +71,10 @@ def scan(
         "document rather than each file. The reports are the same.")] = False,
     jobs: Annotated[int | None, typer.Option(
         "--jobs", "-j", metavar="N", show_default=False,
-        help="Parse payload files in N processes (default: one per CPU; one process for a few dozen files or "
-        "fewer). The reports are the same for every N.")] = None,
+        help="Use N processes (default: one per CPU): payload files are parsed in parallel (one process for a few "
+        "dozen files or fewer), and the resources of a --terraform or --pre-process payload are checked in "
+        "parallel when there are 150,000 resource-rule pairs or more and a CPU is idle. The reports are the same "
+        "for every N.")] = None,
     labels: Annotated[list[str] | None, typer.Option(
         "--labels", metavar="SELECTOR", show_default=False,
         help="Only run policies whose labels match this selector (e.g. 'env=prod,team in (a,b)').")] = None,
@@ -181,7 +183,7 @@ def scan(
         loaded = load_resources(files, terraform=terraform, include_deleted=include_deleted,
                                 pre_process=pre_process or (), freeze=process.one_shot, payload_format=payload_format,
                                 jobs=processes)
-        result = run_scan(loaded.resources, policies, context=context)
+        result = run_scan(loaded.resources, policies, context=context, jobs=processes)
         steps.apply(result.results)
         options = ReportOptions(quiet=quiet, color=use_color, bindings=binding_values,
                                 multiple_sources=len(loaded.files) > 1, problems=tuple(loaded.problems),
