@@ -45,10 +45,14 @@ def test_reports_are_those_of_one_process(capsys, small_jobs, jobs, report):
 
 
 def test_coverage_and_explanations_come_back_from_the_workers(capsys, small_jobs):
-    """Rows keep their rule results (explanations, coverage) when a worker ran them."""
-    one = run(capsys, "--jobs", "1", "--explain", "--coverage", "json")
-    many = run(capsys, "--jobs", "2", "--explain", "--coverage", "json")
+    """Rows keep what the reports read of their rule results (explanations, coverage) when a worker ran them."""
+    one = run(capsys, "--jobs", "1", "--explain", "--coverage", "markdown")
+    many = run(capsys, "--jobs", "2", "--explain", "--coverage", "markdown")
     assert many == one
+    code, out, _err = one
+    assert code == 1
+    assert "| Policy | Rule | Pass | Fail |" in out and "| yes |" in out  # the coverage table, rows counted
+    assert sum(line.startswith("  #") for line in out.splitlines()) > 10  # expected failures explained
 
 
 def test_outcomes_are_those_of_one_process(small_jobs):
