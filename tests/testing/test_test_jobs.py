@@ -62,6 +62,25 @@ def test_outcomes_are_those_of_one_process(small_jobs):
     assert many.summary_line() == one.summary_line()
 
 
+def test_reports_only_leaves_the_documents_in_the_workers(small_jobs):
+    """By default a worker's rows keep their rule results whole; with reports_only (the CLI) their resources'
+    documents stay in the worker, and what the reports read is the same."""
+    one = run_tests(FOLDERS, jobs=1)
+    whole, lean = run_tests(FOLDERS, jobs=2), run_tests(FOLDERS, jobs=2, reports_only=True)
+
+    def values(run):
+        return [row.result.resource.value if row.result is not None else None
+                for outcome in run.outcomes for row in outcome.rows]
+
+    assert values(whole) == values(one)
+    assert any(value is not None for value in values(lean))  # this process's rows keep theirs
+    assert sum(value is None for value in values(lean)) > sum(value is None for value in values(one))
+    assert [[(row.as_dict(), row.result.rule.name if row.result else None, row.result.status if row.result else None)
+             for row in outcome.rows] for outcome in lean.outcomes] == \
+        [[(row.as_dict(), row.result.rule.name if row.result else None, row.result.status if row.result else None)
+          for row in outcome.rows] for outcome in one.outcomes]
+
+
 def test_few_test_files_start_no_worker(monkeypatch):
     monkeypatch.setattr("concurrent.futures.ProcessPoolExecutor", None)  # any pool would fail
     assert run_tests([DATA / "best-practices-vpol"], jobs=8).outcomes  # 8 files: one process
