@@ -149,6 +149,7 @@ def run_tests(paths: Iterable[str | Path], *, file_name: str = TEST_FILE_NAME, s
     With `jobs` > 1 and enough files (`MIN_TEST_FILES_PER_JOB` per process), test files also run in
     `jobs` - 1 worker processes (`assertree.inputs.parallel.pooled`); the outcomes are those of one
     process, in the same order (a worker that dies loses nothing: its files run here)."""
+    from assertree.documents.collector import collector_paused
     from assertree.inputs.parallel import Here, jobs_for, pooled
     from assertree.languages.cel.text_facts import batched
 
@@ -160,20 +161,17 @@ def run_tests(paths: Iterable[str | Path], *, file_name: str = TEST_FILE_NAME, s
         _preload()  # before the workers are forked: they start with what every test needs imported
         outcomes: list[TestOutcome] = []
         run_chunk = partial(_run_chunk, strict=strict, explain=explain)
-        for file, found in pooled(files, processes, run_chunk):
-            outcomes.extend(found if not isinstance(found, Here) else run_test_files([file], strict=strict,
-                                                                                       explain=explain))
+        with collector_paused():  # between files too (`run_test_files`), while the workers' outcomes are unpickled
+            for file, found in pooled(files, processes, run_chunk, window=len(files)):  # every outcome is kept
+                outcomes.extend(found if not isinstance(found, Here) else run_test_files([file], strict=strict,
+                                                                                           explain=explain))
         return TestRun(outcomes)
 
 
 def _run_chunk(files: list[Path], *, strict: bool, explain: bool) -> list[list[TestOutcome]]:
-    """A worker's share: each file's outcomes. Its cyclic collector is off (`parallel`): what the chunk before
-    left is collected first."""
-    import gc
-
+    """A worker's share: each file's outcomes."""
     from assertree.languages.cel.text_facts import batched
 
-    gc.collect(0)
     with batched():
         return [run_test_files([file], strict=strict, explain=explain) for file in files]
 
@@ -181,21 +179,26 @@ def _run_chunk(files: list[Path], *, strict: bool, explain: bool) -> list[list[T
 def run_test_files(files: list[Path], *, strict: bool = False, explain: bool = False) -> list[TestOutcome]:
     """The outcomes of every Test in `files`, in order (a file that cannot be read is one outcome, its error).
 
-    The cyclic garbage collector is paused while a file runs, and collects once after it: a test builds
-    hundreds of thousands of objects (its documents, compiled policies, responses), and the collector's
-    passes over them as they are made (a full pass over everything kept so far several times a run) took
-    about a tenth of the run; what one file leaves is at most one file's garbage."""
+    The cyclic garbage collector is paused while the files run, and collects its youngest generation after
+    each file (what that file left): a test builds hundreds of thousands of objects (its documents, compiled
+    policies, responses), and the collector's passes over them as they are made took about a tenth of the
+    run. Its passes over the older generations (the outcomes kept so far, again and again) found a few
+    thousand objects in a run of 4,000 rows and cost as much again: they wait until the files have run. What
+    one file leaves is at most one file's garbage."""
+    import gc
+
     from assertree.documents.collector import collector_paused
 
     outcomes = []
-    for file in files:
-        with collector_paused():
+    with collector_paused():
+        for file in files:
             try:
                 tests = read_test_file(file)
             except KyvernoTestError as error:
                 outcomes.append(TestOutcome(None, file, error=error))
-                continue
-            outcomes.extend(run_test(test, strict=strict, explain=explain) for test in tests)
+            else:
+                outcomes.extend(run_test(test, strict=strict, explain=explain) for test in tests)
+            gc.collect(0)
     return outcomes
 
 
