@@ -5,8 +5,7 @@ document), and checking its resources is then a tenth of a second of Python
 on one CPU while the others wait. Once the plan is parsed and the policies
 compiled, this process forks: each worker inherits both (copy-on-write, nothing
 is sent to it) and checks a contiguous share of the resources, while this
-process checks the first share and hands each resource's results on at once
-(the reports write them while the workers work).
+process checks the first share.
 
 What comes back is compact, and never a resource: for each resource of its
 share a worker sends, per result, the positions of its policy and rule, its
@@ -22,9 +21,10 @@ What it promises:
 
 * `check_forked` yields the units `assertree.engine.stream.check_stream` yields
   for the same scanner and resources: each resource with its results, in order;
-* a worker that dies (killed, out of memory) or sends back nothing readable
-  loses nothing: its whole share is checked here;
-* Ctrl-C never hangs: workers ignore SIGINT, and this process kills and reaps
+* a worker that dies (killed, out of memory), sends back nothing readable, or
+  could not be forked loses nothing: its whole share is checked here;
+* Ctrl-C never hangs: workers ignore SIGINT (and leave SIGTERM to the
+  system's default), and this process kills and reaps
   them when it stops early for any reason (an exception, the caller closing
   the iterator);
 * memory: a worker writes to the pages of the objects it touches (reference
@@ -115,28 +115,26 @@ def check_forked(scanner: Scanner, resources: Sequence[Resource], jobs: int) -> 
         return
     bounds = _shares(len(resources), jobs)
     pairs = [(policy, rule) for policy in scanner.policies for rule in policy.rules]
-    workers: list[_Worker] = []
+    shares: list[tuple[int, int, _Worker | None]] = []  # None: no process could be forked, checked here
     try:
         for start, stop in bounds[1:]:
-            worker = _Worker.fork(scanner, resources, start, stop, pairs)
-            if worker is not None:
-                workers.append(worker)
-        here = bounds[0][1] if workers else len(resources)  # no worker could start: everything here
-        for position in range(here):
+            shares.append((start, stop, _Worker.fork(scanner, resources, start, stop, pairs)))
+        for position in range(bounds[0][1]):
             yield check(resources[position])
-        for worker in workers:
-            verdicts = worker.collect()
-            for position in range(worker.start, worker.stop):
+        for start, stop, worker in shares:
+            verdicts = worker.collect() if worker is not None else None
+            for position in range(start, stop):
                 resource = resources[position]
-                verdict = verdicts[position - worker.start] if verdicts is not None else None
+                verdict = verdicts[position - start] if verdicts is not None else None
                 if verdict is None:
                     yield check(resource)
                 else:
                     yield resource, [RuleResult(resource, *pairs[pair], _STATUSES[status], identifier, message=message)
                                      for pair, status, identifier, message in verdict]
     finally:
-        for worker in workers:
-            worker.stop_now()
+        for _, _, worker in shares:
+            if worker is not None:
+                worker.stop_now()
 
 
 def _shares(count: int, jobs: int) -> list[tuple[int, int]]:
@@ -213,6 +211,7 @@ def _work(scanner: Scanner, share: Sequence[Resource], pairs: list[tuple[Any, An
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's: it kills this one
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the command's handler, which raises into the checks
     gc.freeze()  # what the parent holds stays out of the collector's sight: a pass would touch (copy) every page
     pair_of = {(id(policy), id(rule)): number for number, (policy, rule) in enumerate(pairs)}
     check = scanner.check

@@ -42,12 +42,12 @@ def scan(
     scanner = Scanner(policies, bindings, context=context)
     results: list[RuleResult] = []
     extend = results.extend
+    units: Iterable[tuple[Resource, list[RuleResult]]] = map(scanner.check, items)
     if jobs > 1:  # imported only then: start-up time
-        from assertree.engine.forked import check_forked
+        from assertree.engine.forked import check_forked, forks
 
-        units = check_forked(scanner, items, jobs)
-    else:
-        units = map(scanner.check, items)
+        if forks(scanner, items, jobs):
+            units = check_forked(scanner, items, jobs)
     for position, (resource, found) in enumerate(units):
         items[position] = resource
         extend(found)

@@ -156,6 +156,25 @@ def test_a_worker_that_fails_loses_nothing(plan, workers, monkeypatch, work):
     assert_reaped(workers)
 
 
+def test_a_worker_that_cannot_be_forked_loses_nothing(plan, workers, monkeypatch):
+    """The second of two workers cannot be forked (no memory, a process limit): its share is checked here."""
+    resources, policies = resources_and_policies(plan)
+    alone = scan(resources, policies)
+    fork = os.fork
+    calls = []
+
+    def second_fails() -> int:
+        calls.append(None)
+        if len(calls) == 2:
+            raise BlockingIOError(11, "Resource temporarily unavailable")
+        return fork()
+
+    monkeypatch.setattr(os, "fork", second_fails)
+    assert scan(resources, policies, jobs=3) == alone
+    assert len(calls) == 2 and len(workers) == 1
+    assert_reaped(workers)
+
+
 def test_stopping_early_ends_the_workers(plan, workers):
     """Ctrl-C in the main process (or a caller that stops reading) leaves no worker behind and never hangs."""
     resources, policies = resources_and_policies(plan)
