@@ -74,7 +74,7 @@ def test(
 
     with collector_paused():  # run_tests collects what each test file leaves
         run = run_tests(paths, file_name=file_name, strict=strict, exclude=Exclude.of(exclude), explain=explain,
-                        jobs=jobs if jobs is not None else default_jobs())
+                        jobs=jobs if jobs is not None else default_jobs(), reports_only=True)
         if process.one_shot:
             # The outcomes live until the process ends: the collector's first pass after the run (over every
             # outcome kept, a tenth of a second) would find nothing (as `freeze_loaded` for a scan's payloads).
