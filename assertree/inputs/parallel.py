@@ -4,10 +4,10 @@ Why: a repository-wide or pre-commit scan reads thousands of small YAML files,
 and building their values (libyaml, then Python objects) is most of such a
 scan. Parsing is independent per file, so worker processes parse while the
 main process parses its own share (the files it reaches before a worker has
-taken them) and turns what comes back into resources. Only parsing moves: a worker sends back the
-`Payload` (its value and bytes, pickled) or the problem of a file that cannot be
-read, and the main process scans and writes the reports exactly as with one
-job. Measured on 2,000 small manifests, pickling the values costs about a tenth
+taken them) and turns what comes back into resources. Only parsing moves: a
+worker sends back the `Payload` (its value and bytes, pickled) or the problem
+of a file that cannot be read, and the main process scans and writes the
+reports exactly as with one job. Measured on 2,000 small manifests, pickling the values costs about a tenth
 of parsing them in the worker and another tenth to unpickle them in the main
 process (so the main process does not just wait: with N workers it would use a
 sixth of the CPU time of parsing everything itself, idle the rest). Scanning in the workers
