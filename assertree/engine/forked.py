@@ -44,6 +44,7 @@ from __future__ import annotations
 import contextlib
 import marshal
 import os
+import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from operator import attrgetter
@@ -199,7 +200,7 @@ class _Worker:
             self.reader = -1
         if not self.reaped:
             with contextlib.suppress(OSError):
-                os.kill(self.pid, 9)
+                os.kill(self.pid, signal.SIGKILL)
             with contextlib.suppress(OSError):
                 os.waitpid(self.pid, 0)
             self.reaped = True
@@ -208,7 +209,6 @@ class _Worker:
 def _work(scanner: Scanner, share: Sequence[Resource], pairs: list[tuple[Any, Any]], writer: int) -> None:
     """In the worker: check `share` and write its verdicts to `writer`."""
     import gc
-    import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's: it kills this one
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the command's handler, which raises into the checks
