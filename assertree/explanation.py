@@ -53,6 +53,9 @@ class _Absent:
     def __bool__(self) -> bool:
         return False
 
+    def __reduce__(self) -> str:
+        return "ABSENT"  # unpickled as this module's ABSENT: explanations a worker sends back compare with `is`
+
 
 ABSENT: Any = _Absent()
 

@@ -3,6 +3,7 @@
 # No `from __future__ import annotations` here: typer reads the command's annotations, and as strings it
 # evaluates each of them twice per run (~10 ms for scan's two dozen options).
 
+import gc
 import sys
 from typing import Annotated
 
@@ -66,11 +67,19 @@ def test(
     if jobs is not None and jobs < 1:
         raise UsageError(f"--jobs must be a number of processes, 1 or more (got {jobs})")
     paths = paths_from(arguments, "PATH")
+    from assertree.cli import process
+    from assertree.documents.collector import collector_paused
     from assertree.documents.paths import Exclude
     from assertree.inputs.parallel import default_jobs
 
-    run = run_tests(paths, file_name=file_name, strict=strict, exclude=Exclude.of(exclude), explain=explain,
-                    jobs=jobs if jobs is not None else default_jobs())
+    with collector_paused():  # run_tests collects what each test file leaves
+        run = run_tests(paths, file_name=file_name, strict=strict, exclude=Exclude.of(exclude), explain=explain,
+                        jobs=jobs if jobs is not None else default_jobs(), reports_only=True)
+        if process.one_shot:
+            # The outcomes live until the process ends: the collector's first pass after the run (over every
+            # outcome kept, a tenth of a second) would find nothing (as `freeze_loaded` for a scan's payloads).
+            gc.freeze()
+    process.keep(run)  # a one-shot run ends without freeing them
     if not run.outcomes:
         where = ", ".join(str(path) for path in paths)
         raise UsageError(f"no {file_name} found in {where}: nothing was tested")

@@ -99,7 +99,15 @@ class RuleIndex:
 
     def candidates(self, value: Any) -> list[RuleRunner]:
         key = self.key
-        if key is None or type(value) is not dict or not self._well_formed(value):
+        if key is None or type(value) is not dict:
+            return self.everything
+        flat = self.flat_checks
+        if flat is not None:  # `_well_formed` of top-level keys, inline: once per resource
+            for name, wanted in flat:
+                found = value.get(name)
+                if found is not None and type(found) is not wanted:
+                    return self.everything
+        elif not self._well_formed(value):
             return self.everything
         if len(key) == 1:  # the usual case (``type``, ``kind``): one lookup, no loop
             found = value.get(key[0])
@@ -110,13 +118,7 @@ class RuleIndex:
         return self.unindexed
 
     def _well_formed(self, value: dict) -> bool:
-        flat = self.flat_checks
-        if flat is not None:
-            for name, wanted in flat:
-                found = value.get(name)
-                if found is not None and type(found) is not wanted:
-                    return False
-            return True
+        """Whether every key the indexed trees test holds a value of the tested type, nothing, or null."""
         for keys, expected_type in self.checked_types.items():
             current: Any = value
             for key in keys:

@@ -25,6 +25,7 @@ def scan(
     bindings: Mapping[str, Any] | None = None,
     *,
     context: ScanContext | None = None,
+    jobs: int = 1,
 ) -> ScanResult:
     """Check every resource against every policy.
 
@@ -34,15 +35,21 @@ def scan(
     (``$name``); `context` carries what other languages need (values files,
     user info, exceptions) and, when given, its own bindings; with
     ``context.explain`` each failing or erroring result is explained
-    (`assertree.engine.explain`).
+    (`assertree.engine.explain`). `jobs` > 1 lets forked worker processes check shares of a large list
+    of resources (`assertree.engine.forked`), with the same result.
     """
     items = [item if isinstance(item, Resource) else Resource(item) for item in resources]
     scanner = Scanner(policies, bindings, context=context)
     results: list[RuleResult] = []
     extend = results.extend
-    check = scanner.check
-    for position, resource in enumerate(items):
-        items[position], found = check(resource)
+    units: Iterable[tuple[Resource, list[RuleResult]]] = map(scanner.check, items)
+    if jobs > 1:  # imported only then: start-up time
+        from assertree.engine.forked import check_forked, forks
+
+        if forks(scanner, items, jobs):
+            units = check_forked(scanner, items, jobs)
+    for position, (resource, found) in enumerate(units):
+        items[position] = resource
         extend(found)
     return ScanResult(items, scanner.policies, results)
 
@@ -76,6 +83,11 @@ class Scanner:
 
             self._explainer = Explainer([rule for policy in compiled for rule in policy.rules], context)
             self.check = self._check_explained  # type: ignore[method-assign]
+
+    @property
+    def mutates(self) -> bool:
+        """Whether a policy of this scan mutates: `check` may then hand on another resource than it was given."""
+        return bool(self._mutators)
 
     def check(self, resource: Resource) -> tuple[Resource, list[RuleResult]]:
         """`resource` after the mutating policies, and every result of a rule that applied to it."""

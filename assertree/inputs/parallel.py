@@ -3,11 +3,11 @@
 Why: a repository-wide or pre-commit scan reads thousands of small YAML files,
 and building their values (libyaml, then Python objects) is most of such a
 scan. Parsing is independent per file, so worker processes parse while the
-main process parses its own share (every Nth chunk of files) and turns what
-comes back into resources. Only parsing moves: a worker sends back the
-`Payload` (its value and bytes, pickled) or the problem of a file that cannot be
-read, and the main process scans and writes the reports exactly as with one
-job. Measured on 2,000 small manifests, pickling the values costs about a tenth
+main process parses its own share (the files it reaches before a worker has
+taken them) and turns what comes back into resources. Only parsing moves: a
+worker sends back the `Payload` (its value and bytes, pickled) or the problem
+of a file that cannot be read, and the main process scans and writes the
+reports exactly as with one job. Measured on 2,000 small manifests, pickling the values costs about a tenth
 of parsing them in the worker and another tenth to unpickle them in the main
 process (so the main process does not just wait: with N workers it would use a
 sixth of the CPU time of parsing everything itself, idle the rest). Scanning in the workers
@@ -27,8 +27,8 @@ What it promises:
   re-raises; a worker that dies (killed, out of memory) loses nothing: the
   files it had not returned are read in the main process.
 
-The pool itself (`pooled`: ordered chunks, this process's share, a dead worker's
-chunk worked on here, Ctrl-C) serves any work of that shape: ``assertree
+The pool itself (`pooled`: outcomes in order, work shared as it goes, a dead
+worker's chunk worked on here, Ctrl-C) serves any work of that shape: ``assertree
 test --jobs N`` runs test files with it.
 
 Workers are forked when the process has one thread (cheap: nothing to import
@@ -55,9 +55,11 @@ MIN_FILES_PER_JOB = 50
 """Fewer files than this per process are read in one process. A small manifest parses in about 0.4 ms;
 starting a pool costs 15-20 ms (forked) and a file sent back about 0.15 ms to pickle and unpickle: by that
 estimate two processes break even at about 100 files."""
-_CHUNKS_PER_JOB = 8  # chunks small enough to keep every worker busy to the end, large enough to amortise a round trip
-_MAX_CHUNK = 128  # files: what a streamed scan holds ahead of itself stays this small however many files there are
-_AHEAD = 2  # chunks in flight per worker: one being parsed, one waiting to be taken (memory stays bounded)
+_MAX_CHUNK = 128  # files in one round trip to a worker
+_AHEAD = 2  # chunks in flight per worker: one being parsed, one waiting to be taken
+_WINDOW = 128  # items per process in a window of `_Split` (`pooled`): what a streamed scan holds ahead of itself
+_GUIDED = 8  # a worker's chunk: 1 / (_GUIDED * processes) of what is left of its window, at most _MAX_CHUNK
+_SMALLEST_READ = 16  # files: a file parses in about 0.4 ms, a round trip costs this process about 0.3 ms
 
 Outcome = Payload | Problem
 Reader = Callable[[], Payload]
@@ -118,7 +120,8 @@ def _regular(path: str) -> bool:
 
 def _pooled(paths: Sequence[str], processes: int) -> Iterator[tuple[str, Reader]]:
     """Regular files parsed by `processes` - 1 workers, the others (and this process's share) here."""
-    for path, outcome in pooled(paths, processes, _read_chunk, remote=_regular):
+    for path, outcome in pooled(paths, processes, _read_chunk, remote=_regular, window=_WINDOW,
+                                smallest=_SMALLEST_READ):
         yield path, _reader(path) if isinstance(outcome, Here) else _outcome_reader(outcome)
 
 
@@ -137,10 +140,19 @@ _Result = TypeVar("_Result")
 
 
 def pooled(items: Sequence[_Item], processes: int, run_chunk: Callable[[list[_Item]], list[_Result]],
-           remote: Callable[[_Item], bool] | None = None) -> Iterator[tuple[_Item, _Result | Here]]:
+           remote: Callable[[_Item], bool] | None = None, *, window: int = _WINDOW, smallest: int = 1,
+           ) -> Iterator[tuple[_Item, _Result | Here]]:
     """Each item in order with its result, worked out by `processes` - 1 worker processes, or `HERE` for the
-    items this process works on itself when the caller reaches them (every `processes`-th chunk, the first
-    one included: the workers start while it works, and it never waits idle for them at the start).
+    items this process works on itself when the caller reaches them.
+
+    Who works on what is decided as the work goes (`_Split`), not fixed ahead: this process takes items from
+    the front as the caller reaches them, the workers chunks from the back, until they meet; then the same
+    in the next window of `window` items per process. So items that cost more in one process than in
+    another (slow test files, a busy CPU) never leave one side idle waiting for the other but where they
+    meet, and for at most the small chunks a worker is finishing. The results held ahead of the caller are
+    at most a window's: a caller that keeps every result anyway gives a window as large as `items`. A
+    worker's chunk holds at least `smallest` items (but the last of a window): items that cost less than a
+    round trip go in larger chunks.
 
     `run_chunk` (a module-level function, or a `functools.partial` of one: it is pickled) gives the results of
     a list of items, one per item; it runs in a worker, and here again for a chunk whose worker died. Only the
@@ -150,48 +162,99 @@ def pooled(items: Sequence[_Item], processes: int, run_chunk: Callable[[list[_It
     from concurrent.futures.process import BrokenProcessPool
 
     sent = [index for index, item in enumerate(items) if remote is None or remote(item)]
-    size = min(_MAX_CHUNK, max(1, -(-len(sent) // (processes * _CHUNKS_PER_JOB))))
-    chunks = [sent[start:start + size] for start in range(0, len(sent), size)]
-    chunk_of = {index: number for number, chunk in enumerate(chunks) for index in chunk}
-    remote_chunks = [number for number in range(len(chunks)) if number % processes != 0]
-    if not remote_chunks:  # one chunk, or nothing a worker may take (standard input, FIFOs)
+    if not sent:  # nothing a worker may take (standard input, FIFOs)
         for item in items:
             yield item, HERE
         return
+    position_of = {index: position for position, index in enumerate(sent)}
+    split = _Split(len(sent), processes, window, smallest)
     executor = ProcessPoolExecutor(max_workers=processes - 1, mp_context=_context(), initializer=_start_worker)
-    futures: dict[int, Future] = {}
-    waiting = iter(remote_chunks)  # the others are this process's share
-    remote_set = set(remote_chunks)
+    chunks: dict[int, tuple[int, Future | None]] = {}  # first position -> (end, future) of each chunk not taken back
+    running: list[Future] = []  # submitted and not done
 
-    def chunk_items(number: int) -> list[_Item]:
-        return [items[index] for index in chunks[number]]
+    def chunk_items(start: int, end: int) -> list[_Item]:
+        return [items[sent[position]] for position in range(start, end)]
 
-    def submit_next() -> None:
-        number = next(waiting, None)
-        if number is not None:
+    def top_up(position: int) -> None:
+        """Keep `_AHEAD` chunks per worker in flight (one being worked on, one waiting to be taken)."""
+        running[:] = [future for future in running if not future.done()]
+        while len(running) < _AHEAD * (processes - 1):
+            taken = split.take(position)
+            if taken is None:
+                return
+            future = None
             with contextlib.suppress(BrokenProcessPool):  # a worker died: this chunk is worked on here when reached
-                futures[number] = executor.submit(run_chunk, chunk_items(number))
+                future = executor.submit(run_chunk, chunk_items(*taken))
+                running.append(future)
+            chunks[taken[0]] = (taken[1], future)
+            if future is None:
+                return
 
     try:
-        for _ in range(_AHEAD * (processes - 1)):
-            submit_next()
-        last = remote_chunks[-1]
         outcomes: dict[int, Any] = {}
         for index, item in enumerate(items):
-            number = chunk_of.get(index)
-            if number is None or number not in remote_set:
+            position = position_of.get(index)
+            if position is None:
                 yield item, HERE
                 continue
-            if index not in outcomes:  # the first item of a worker's chunk: its results, all at once
-                submit_next()  # chunks are taken in order: this one was submitted, the next goes in its place
-                outcomes.update(zip(chunks[number], _result(futures.pop(number, None), chunk_items(number),
-                                                            run_chunk), strict=True))
-                if number == last:
+            mine = split.mine(position)
+            top_up(position)
+            if mine:
+                yield item, HERE
+                continue
+            if position in chunks:  # the first item of a worker's chunk: its results, all at once
+                end, future = chunks.pop(position)
+                outcomes.update(zip(range(position, end), _result(future, chunk_items(position, end), run_chunk),
+                                    strict=True))
+                if not chunks and split.done():
                     executor.shutdown(wait=True)  # every result is in: the workers exit now
-            yield item, outcomes.pop(index)
+            yield item, outcomes.pop(position)
+        executor.shutdown(wait=True)
     except BaseException:  # Ctrl-C, or the caller stopped early (GeneratorExit)
-        _stop(executor, list(futures.values()))
+        _stop(executor, [future for _end, future in chunks.values() if future is not None])
         raise
+
+
+class _Split:
+    """Which items (positions among those a worker may take) this process works on and which the workers do.
+
+    The positions are cut into windows of `window` per process. In each, this process takes positions from the
+    front, one by one as the caller reaches them (`mine`); the workers take chunks from the back (`take`), large
+    first and smaller as what is left shrinks (guided scheduling: where the two meet, what this process may
+    wait for is small). Every position is taken exactly once, this process's in each window are a prefix of it,
+    and workers take chunks only from the window this process is in, so what it holds ahead of the caller
+    (results not yet reached, chunks in flight) is at most a window, however many items."""
+
+    def __init__(self, count: int, processes: int, window: int, smallest: int = 1) -> None:
+        self.size = window * processes
+        self.processes = processes
+        self.smallest = smallest
+        self.front = list(range(0, count, self.size))  # per window: the first position nobody has taken
+        self.back = [min(start + self.size, count) for start in self.front]  # per window: the workers' from here
+
+    def mine(self, position: int) -> bool:
+        """Whether this process works on `position` (the next one it reaches, in order): yes unless a worker
+        took it."""
+        window = position // self.size
+        if position < self.back[window]:
+            self.front[window] = position + 1
+            return True
+        return False
+
+    def take(self, position: int) -> tuple[int, int] | None:
+        """The next chunk for a worker (start, end), while this process is at `position`; None when nothing
+        is left in its window."""
+        window = position // self.size
+        left = self.back[window] - self.front[window]
+        if left <= 0:
+            return None
+        size = min(_MAX_CHUNK, left, max(self.smallest, -(-left // (_GUIDED * self.processes))))
+        self.back[window] -= size
+        return self.back[window], self.back[window] + size
+
+    def done(self) -> bool:
+        """Whether every position is taken."""
+        return all(front == back for front, back in zip(self.front, self.back, strict=True))
 
 
 def _result(future: Future | None, chunk: list, run_chunk: Callable[[list], list]) -> list:

@@ -50,6 +50,7 @@ from assertree.documents.reader import (
     stdin_bytes,
 )
 from assertree.errors import PayloadError, UsageError
+from assertree.inputs.ahead import take
 from assertree.jp.values import type_name
 from assertree.records import ValueRecord
 from assertree.results import Resource
@@ -212,10 +213,11 @@ def read_payload(path: str, stdin: Any = None) -> Payload:
             raise payload_error(error) from None
         return parse_payload(data, STDIN_SOURCE, kind=None)
     try:
-        data = read_bytes(path)
+        taken = take(path)  # read in a thread while the command got ready (`assertree.inputs.ahead`)
+        read = taken if taken is not None else read_bytes(path)
     except DocumentError as error:
         raise payload_error(error, "payload ") from None
-    return parse_payload(data, path, kind=format_of(path))
+    return parse_payload(read, path, kind=format_of(path))
 
 
 def payload_error(error: DocumentError, prefix: str = "") -> PayloadError:

@@ -78,20 +78,16 @@ def _type_name(value: Any) -> str:
     return _JSON_TYPES.get(type(value), type(value).__name__)
 
 
-def _module_resources(shape: _Shape, root: dict, root_path: tuple) -> list[tuple[dict, tuple]]:
-    """Every resource of a planned_values module and of its child modules to any depth, in document
-    order (a module's resources, then each child's), with its position in the plan document.
+def _modules(shape: _Shape, root: dict, root_path: tuple) -> list[tuple[list, tuple]]:
+    """The resources list of a planned_values module and of each of its child modules to any depth, in
+    document order (a module's resources, then each child's), with the module's position in the plan.
 
     Walked with an explicit stack: a plan nests modules as deep as its author likes."""
     found = []
     stack = [(root, root_path)]
     while stack:
         module, path = stack.pop()
-        for index, resource in enumerate(shape.field(module, "resources", path, list)):
-            origin = (*path, "resources", index)
-            if type(resource) is not dict:
-                shape.item(resource, origin, dict)  # raises, naming the field
-            found.append((resource, origin))
+        found.append((shape.field(module, "resources", path, list), path))
         children = shape.field(module, "child_modules", path, list)
         for index in reversed(range(len(children))):
             child_path = (*path, "child_modules", index)
@@ -122,7 +118,7 @@ def plan_resources(plan: Any, source: str | None = None, *, include_deleted: boo
             source=source,
         )
     shape = _Shape(source, file)
-    changes: dict[str | None, dict] = {}
+    changes: dict[str | None, dict] = {}  # address -> its change (``details``)
     entries = shape.field(plan, "resource_changes", (), list)
     for position, entry in enumerate(entries):
         # checked inline, 10,000 times on a big plan; the shape calls only run to word the error
@@ -136,19 +132,24 @@ def plan_resources(plan: Any, source: str | None = None, *, include_deleted: boo
             details = shape.field(entry, "change", path, dict, optional=False)
             shape.field(details, "actions", (*path, "change"), list)
             address = _address(shape, entry, path)
-        changes[address] = entry  # the last entry of an address wins, as before
-    resources = []
+        changes[address] = details  # the last entry of an address wins, as before
+    resources: list[Resource] = []
+    append, change_of = resources.append, changes.get
     planned = shape.field(plan, "planned_values", (), dict)
     root_module = shape.field(planned, "root_module", ("planned_values",), dict)
-    for resource, origin in _module_resources(shape, root_module, ("planned_values", "root_module")):
-        item = dict(resource)
-        address = item.get("address")
-        if address is not None and type(address) is not str:
-            _address(shape, item, origin)  # raises, naming the field
-        change = changes.get(address)
-        if change is not None:
-            item["change"] = change["change"]
-        resources.append(Resource(item, source, root=plan, origin=origin, default_identifier=address, file=file))
+    for listed, path in _modules(shape, root_module, ("planned_values", "root_module")):
+        for index, resource in enumerate(listed):
+            origin = (*path, "resources", index)
+            if type(resource) is not dict:
+                shape.item(resource, origin, dict)  # raises, naming the field
+            item = dict(resource)
+            address = item.get("address")
+            if address is not None and type(address) is not str:
+                _address(shape, item, origin)  # raises, naming the field
+            change = change_of(address)
+            if change is not None:
+                item["change"] = change
+            append(Resource(item, source, None, plan, origin, address, file))  # positional: 10,000 calls
     if include_deleted:
         for position, entry in enumerate(entries):
             if entry["change"].get("actions") == ["delete"]:

@@ -142,13 +142,17 @@ _PRELOADED = ("assertree.testing.execute", "assertree.testing.patched", "assertr
 
 
 def run_tests(paths: Iterable[str | Path], *, file_name: str = TEST_FILE_NAME, strict: bool = False,
-              exclude: Iterable[str] = (), explain: bool = False, jobs: int = 1) -> TestRun:
+              exclude: Iterable[str] = (), explain: bool = False, jobs: int = 1, reports_only: bool = False,
+              ) -> TestRun:
     """Every Test in the files and folders `paths` (folders searched for `file_name`, leaving out what the
     `exclude` patterns name).
 
     With `jobs` > 1 and enough files (`MIN_TEST_FILES_PER_JOB` per process), test files also run in
     `jobs` - 1 worker processes (`assertree.inputs.parallel.pooled`); the outcomes are those of one
-    process, in the same order (a worker that dies loses nothing: its files run here)."""
+    process, in the same order (a worker that dies loses nothing: its files run here). With `reports_only`,
+    the rule results of rows run in a worker come back without the documents the reports never read
+    (`_reported`)."""
+    from assertree.documents.collector import collector_paused
     from assertree.inputs.parallel import Here, jobs_for, pooled
     from assertree.languages.cel.text_facts import batched
 
@@ -159,43 +163,61 @@ def run_tests(paths: Iterable[str | Path], *, file_name: str = TEST_FILE_NAME, s
             return TestRun(run_test_files(files, strict=strict, explain=explain))
         _preload()  # before the workers are forked: they start with what every test needs imported
         outcomes: list[TestOutcome] = []
-        run_chunk = partial(_run_chunk, strict=strict, explain=explain)
-        for file, found in pooled(files, processes, run_chunk):
-            outcomes.extend(found if not isinstance(found, Here) else run_test_files([file], strict=strict,
-                                                                                       explain=explain))
+        run_chunk = partial(_run_chunk, strict=strict, explain=explain, reports_only=reports_only)
+        with collector_paused():  # between files too (`run_test_files`), while the workers' outcomes are unpickled
+            for file, found in pooled(files, processes, run_chunk, window=len(files)):  # every outcome is kept
+                outcomes.extend(found if not isinstance(found, Here) else run_test_files([file], strict=strict,
+                                                                                           explain=explain))
         return TestRun(outcomes)
 
 
-def _run_chunk(files: list[Path], *, strict: bool, explain: bool) -> list[list[TestOutcome]]:
-    """A worker's share: each file's outcomes. Its cyclic collector is off (`parallel`): what the chunk before
-    left is collected first."""
-    import gc
-
+def _run_chunk(files: list[Path], *, strict: bool, explain: bool, reports_only: bool = False,
+               ) -> list[list[TestOutcome]]:
+    """A worker's share: each file's outcomes (`_reported` ones with `reports_only`)."""
     from assertree.languages.cel.text_facts import batched
 
-    gc.collect(0)
     with batched():
-        return [run_test_files([file], strict=strict, explain=explain) for file in files]
+        outcomes = [run_test_files([file], strict=strict, explain=explain) for file in files]
+    return [[_reported(outcome) for outcome in found] for found in outcomes] if reports_only else outcomes
+
+
+def _reported(outcome: TestOutcome) -> TestOutcome:
+    """`outcome` with what the reports read (table, JSON, JUnit, --explain, coverage) and not the documents
+    its rows' rule results hold: the resource checked (its value and the document it came from) and what a
+    mutate or generate rule made of it. A worker sends these back: on kyverno/policies' tests those documents
+    were 40% of what it sent and half the time the main process spent unpickling it."""
+    for row in outcome.rows:
+        result = row.result
+        if result is not None:
+            source = result.resource
+            row.result = result.replace(resource=type(source)(None, source.source, source.document), patched=None,
+                                        generated=[], target=None)
+    return outcome
 
 
 def run_test_files(files: list[Path], *, strict: bool = False, explain: bool = False) -> list[TestOutcome]:
     """The outcomes of every Test in `files`, in order (a file that cannot be read is one outcome, its error).
 
-    The cyclic garbage collector is paused while a file runs, and collects once after it: a test builds
-    hundreds of thousands of objects (its documents, compiled policies, responses), and the collector's
-    passes over them as they are made (a full pass over everything kept so far several times a run) took
-    about a tenth of the run; what one file leaves is at most one file's garbage."""
+    The cyclic garbage collector is paused while the files run, and collects its youngest generation after
+    each file (what that file left): a test builds hundreds of thousands of objects (its documents, compiled
+    policies, responses), and the collector's passes over them as they are made took about a tenth of the
+    run. Its passes over the older generations (the outcomes kept so far, again and again) found a few
+    thousand objects in a run of 4,000 rows and cost as much again: they wait until the files have run. What
+    one file leaves is at most one file's garbage."""
+    import gc
+
     from assertree.documents.collector import collector_paused
 
     outcomes = []
-    for file in files:
-        with collector_paused():
+    with collector_paused():
+        for file in files:
             try:
                 tests = read_test_file(file)
             except KyvernoTestError as error:
                 outcomes.append(TestOutcome(None, file, error=error))
-                continue
-            outcomes.extend(run_test(test, strict=strict, explain=explain) for test in tests)
+            else:
+                outcomes.extend(run_test(test, strict=strict, explain=explain) for test in tests)
+            gc.collect(0)
     return outcomes
 
 

@@ -32,7 +32,8 @@ def test_signatures_of_the_main_entry_points():
         "pre_process: 'Sequence[str]' = (), freeze: 'bool' = False, payload_format: 'str' = 'auto', jobs: 'int' = 1, "
         "exclude: 'Iterable[str]' = ()) -> 'LoadedResources'"
     )
-    assert list(inspect.signature(assertree.scan).parameters) == ["resources", "policies", "bindings", "context"]
+    assert list(inspect.signature(assertree.scan).parameters) == [
+        "resources", "policies", "bindings", "context", "jobs"]
     assert list(inspect.signature(assertree.render).parameters) == ["format_name", "result", "options"]
     assert list(inspect.signature(assertree.lint).parameters) == ["paths", "exclude"]
     assert list(inspect.signature(assertree.load_policies).parameters) == ["paths", "selector", "exclude"]

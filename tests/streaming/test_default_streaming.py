@@ -147,11 +147,15 @@ def test_peak_memory_does_not_grow_with_the_number_of_files(inputs, monkeypatch,
 
 
 def test_workers_parse_only_a_few_chunks_ahead_of_the_scan(tmp_path, monkeypatch):
-    """A streamed scan with ``--jobs`` holds what the workers parsed and it has not taken yet: a couple of
-    chunks, never every file (the pool here runs each chunk at once, in this process, to count them)."""
+    """A streamed scan with ``--jobs`` holds what the workers parsed and it has not taken yet: at most a
+    window of files (`parallel._WINDOW` per process, made small here), never every file (the pool here runs
+    each chunk at once, in this process, to count them)."""
     from concurrent import futures
 
+    from assertree.inputs import parallel
     from assertree.inputs.parallel import read_payloads
+
+    monkeypatch.setattr(parallel, "_WINDOW", 40)
 
     submitted: list[list[str]] = []
 
@@ -179,4 +183,4 @@ def test_workers_parse_only_a_few_chunks_ahead_of_the_scan(tmp_path, monkeypatch
         assert read().source == path
         ahead.append(sum(len(chunk) for chunk in submitted) - count)
     assert sum(len(chunk) for chunk in submitted) > 250  # the worker's share, about half
-    assert max(ahead) < 3 * 38, max(ahead)  # the chunk being taken and two more (38 files each), not all 8
+    assert max(ahead) < 2 * 40, max(ahead)  # a window of two processes, not all 600 files

@@ -45,10 +45,14 @@ def test_reports_are_those_of_one_process(capsys, small_jobs, jobs, report):
 
 
 def test_coverage_and_explanations_come_back_from_the_workers(capsys, small_jobs):
-    """Rows keep their rule results (explanations, coverage) when a worker ran them."""
-    one = run(capsys, "--jobs", "1", "--explain", "--coverage", "json")
-    many = run(capsys, "--jobs", "2", "--explain", "--coverage", "json")
+    """Rows keep what the reports read of their rule results (explanations, coverage) when a worker ran them."""
+    one = run(capsys, "--jobs", "1", "--explain", "--coverage", "markdown")
+    many = run(capsys, "--jobs", "2", "--explain", "--coverage", "markdown")
     assert many == one
+    code, out, _err = one
+    assert code == 1
+    assert "| Policy | Rule | Pass | Fail |" in out and "| yes |" in out  # the coverage table, rows counted
+    assert sum(line.startswith("  #") for line in out.splitlines()) > 10  # expected failures explained
 
 
 def test_outcomes_are_those_of_one_process(small_jobs):
@@ -56,6 +60,25 @@ def test_outcomes_are_those_of_one_process(small_jobs):
     assert [(o.file, o.name, [(r.resource, r.rule, r.actual, r.ok) for r in o.rows]) for o in many.outcomes] == \
         [(o.file, o.name, [(r.resource, r.rule, r.actual, r.ok) for r in o.rows]) for o in one.outcomes]
     assert many.summary_line() == one.summary_line()
+
+
+def test_reports_only_leaves_the_documents_in_the_workers(small_jobs):
+    """By default a worker's rows keep their rule results whole; with reports_only (the CLI) their resources'
+    documents stay in the worker, and what the reports read is the same."""
+    one = run_tests(FOLDERS, jobs=1)
+    whole, lean = run_tests(FOLDERS, jobs=2), run_tests(FOLDERS, jobs=2, reports_only=True)
+
+    def values(run):
+        return [row.result.resource.value if row.result is not None else None
+                for outcome in run.outcomes for row in outcome.rows]
+
+    assert values(whole) == values(one)
+    assert any(value is not None for value in values(lean))  # this process's rows keep theirs
+    assert sum(value is None for value in values(lean)) > sum(value is None for value in values(one))
+    assert [[(row.as_dict(), row.result.rule.name if row.result else None, row.result.status if row.result else None)
+             for row in outcome.rows] for outcome in lean.outcomes] == \
+        [[(row.as_dict(), row.result.rule.name if row.result else None, row.result.status if row.result else None)
+          for row in outcome.rows] for outcome in one.outcomes]
 
 
 def test_few_test_files_start_no_worker(monkeypatch):
