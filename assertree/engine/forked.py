@@ -108,12 +108,9 @@ def _idle_cpu() -> bool:
 
 def check_forked(scanner: Scanner, resources: Sequence[Resource], jobs: int) -> Iterator[tuple[Resource, list]]:
     """Each resource with its results, in order (as `Scanner.check` gives them), checked by `jobs` processes:
-    this one and `jobs` - 1 forked workers (see the module docstring; `forks` says when)."""
+    this one and `jobs` - 1 forked workers (see the module docstring). The caller asks `forks` first: where
+    forking does not pay, it loops over `Scanner.check` itself (no generator in between)."""
     check = scanner.check
-    if not forks(scanner, resources, jobs):
-        for resource in resources:
-            yield check(resource)
-        return
     bounds = _shares(len(resources), jobs)
     pairs = [(policy, rule) for policy in scanner.policies for rule in policy.rules]
     shares: list[tuple[int, int, _Worker | None]] = []  # None: no process could be forked, checked here
