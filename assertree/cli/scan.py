@@ -185,7 +185,7 @@ def scan(
                                 pre_process=pre_process or (), freeze=process.one_shot, payload_format=payload_format,
                                 jobs=processes)
         del ahead  # its bytes were taken, or the file was not read after all: the thread is done either way
-        result = run_scan(loaded.resources, policies, context=context, jobs=processes)
+        result = run_scan(loaded.resources, policies, context=context, jobs=processes, freeze=process.one_shot)
         steps.apply(result.results)
         options = ReportOptions(quiet=quiet, color=use_color, bindings=binding_values,
                                 multiple_sources=len(loaded.files) > 1, problems=tuple(loaded.problems),
