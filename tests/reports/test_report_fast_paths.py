@@ -3,7 +3,9 @@
 * `to_display` quotes a short string in one call instead of walking it as a value (assertree/jp/values.py);
   its quoting is ``json.dumps(text, ensure_ascii=False)``'s;
 * `fieldpath.render` writes a field path in one walk from its last step back;
-* the text report writes a plain pass's line itself rather than through `rule_lines` (assertree/report/text.py).
+* the text report writes a plain pass's line itself rather than through `rule_lines` (assertree/report/text.py);
+* `Tally.of` counts what each rule applied to per result when no result repeats a (rule, resource) pair
+  (`totals._counted_once`, assertree/report/totals.py).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from hypothesis import strategies as st
 from assertree.explanation import Explanation
 from assertree.jp import values
 from assertree.jp.values import to_display
+from assertree.report import totals
 from assertree.report.options import ReportOptions
 from assertree.report.text import Writer, rule_lines
 from assertree.results import Resource, RuleError, RuleResult, Violation
@@ -99,3 +102,40 @@ def test_the_text_report_writes_each_result_as_rule_lines_does(results, quiet, c
     expected = [line for result in results if not (quiet and not result.failed)
                 for line in rule_lines(result, color=color, with_source=with_source, kyverno_json=kyverno_json)]
     assert out.getvalue() == ("\n".join(expected) + "\n" if expected else "")
+
+
+# Rules as a scan has them, one of them an autogen rule (counted under the rule it was made from), and one rule
+# object listed under two policies; resources whose results come side by side, apart, or repeat a rule.
+_RULE_POOL = [SimpleNamespace(name="a"), SimpleNamespace(name="b"), SimpleNamespace(name="autogen-a", autogen_of="a")]
+_POLICY_POOL = [SimpleNamespace(name="p", rules=_RULE_POOL), SimpleNamespace(name="q", rules=_RULE_POOL[:1])]
+_RESOURCE_POOL = [Resource({"n": number}) for number in range(4)]
+
+
+@st.composite
+def _counted_results(draw) -> list[RuleResult]:
+    results = []
+    for _ in range(draw(st.integers(0, 12))):
+        policy = draw(st.sampled_from(_POLICY_POOL))
+        results.append(RuleResult(draw(st.sampled_from(_RESOURCE_POOL)), policy, draw(st.sampled_from(policy.rules)),
+                                  "pass"))
+    if draw(st.booleans()):  # as a scan gives them: each resource's results together, each rule once
+        results.sort(key=lambda result: _RESOURCE_POOL.index(result.resource))
+        seen: set[tuple[int, int]] = set()
+        results = [result for result in results
+                   if (key := (id(result.resource), id(result.rule))) not in seen and not seen.add(key)]
+    return results
+
+
+@settings(max_examples=400, deadline=None)
+@given(results=_counted_results())
+def test_counting_each_result_once_gives_the_counts_of_distinct_pairs(results):
+    fast = totals._counted_once(results)
+    if fast is not None:
+        assert fast == totals._counted(results)
+
+
+def test_a_scans_results_are_counted_the_short_way():
+    rules = _RULE_POOL[:2]
+    results = [RuleResult(resource, _POLICY_POOL[0], rule, "pass") for resource in _RESOURCE_POOL for rule in rules]
+    assert totals._counted_once(results) == totals._counted(results)
+    assert totals._counted_once([*results, results[0]]) is None  # a pair twice: the general way
