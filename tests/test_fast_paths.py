@@ -11,6 +11,8 @@ change a result":
   instead of once per resource (assertree/languages/kyverno_json/compile.py);
 * a kyverno-json rule of the usual shape (no context entry bound per resource, no exclude, no feedback)
   runs in one function, `evaluate.usual_runner`, rather than through `evaluate_rule`;
+* a scan whose policies do not mutate and that explains nothing checks its resources a slice at a time into
+  one list (`Scanner.check_many`, assertree/engine/scan.py) rather than through `Scanner.check` one by one;
 * the CEL rewrites lex each fragment they insert once (`lexer.synthetic`, assertree/languages/cel/lexer.py).
 
 The properties below hold them to that against the general path (every rule
@@ -33,6 +35,7 @@ from hypothesis import strategies as st
 
 import assertree
 from assertree.engine.rule_index import RuleIndex
+from assertree.engine.scan import Scanner
 from assertree.errors import PolicyError
 from assertree.results import ScanResult
 from assertree.tree.nodes import Node, StaticMapNode, TreeError, compile_tree
@@ -297,6 +300,23 @@ def test_constant_context_bound_once_gives_the_per_resource_results(case):
             patch("assertree.languages.kyverno_json.compile.evaluate_rule", per_resource):
         general = assertree.scan(resources, [compiled], bindings)
     assert outcome(fast) == outcome(general)
+
+
+def _check_each(self: Scanner, resources: Any, results: list) -> None:
+    """The general path of `Scanner.check_many`: `check`, one resource at a time."""
+    for resource in resources:
+        results.extend(self.check(resource)[1])
+
+
+@SCANS
+@given(scans())
+def test_checking_many_resources_at_once_gives_the_results_of_checking_each(scan_input):
+    resources, documents = scan_input
+    policies = [assertree.compile_document(document) for document in documents]
+    many = outcome(assertree.scan(resources, policies))
+    with patch.object(Scanner, "check_many", _check_each):
+        each = outcome(assertree.scan(resources, policies))
+    assert many == each
 
 
 # Rules of every shape the usual runner takes, and some it leaves to `evaluate_rule`: messages that name the
