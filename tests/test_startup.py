@@ -138,6 +138,38 @@ def test_a_kyverno_json_scan_generates_no_dataclass(plan, tmp_path, monkeypatch)
     assert made == ["__main__.Probe"]  # and none of assertree's
 
 
+# What a plain kyverno-json scan (no --labels, --baseline, --explain, PolicyExceptions; policies calling json_parse and
+# contains, not regex functions) leaves unimported: each is imported where the option or function that needs it is.
+MODULES_AT_EXIT = """
+import json, sys
+from assertree.cli import main
+sys.argv = ["assertree", *sys.argv[1:]]
+code = main()
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+sys.exit(code)
+"""
+NOT_IN_A_PLAIN_KYVERNO_JSON_SCAN = {
+    "assertree.languages.selectors",  # --labels
+    "assertree.findings.baseline", "assertree.findings.fingerprint",  # --baseline, --write-baseline, SARIF
+    "assertree.findings.exceptions",  # PolicyExceptions (--exceptions)
+    "assertree.explanation", "assertree.report.explain",  # --explain
+    "assertree.jp.functions.regex",  # regex_match, pattern_match, ... (kyverno-json's wildcard is not one)
+    "struct",  # Go's float32 text of a number given to a regex function
+}
+
+
+def test_a_plain_kyverno_json_scan_imports_only_what_it_uses(plan, tmp_path, monkeypatch):
+    monkeypatch.setenv("ASSERTREE_CACHE_DIR", str(tmp_path / "cache"))
+    scan = [sys.executable, "-c", MODULES_AT_EXIT, "scan", "--payload", str(plan), "--policy", str(POLICIES),
+            "--terraform"]
+    for _ in range(2):  # the second run takes the policies from the cache
+        done = subprocess.run(scan, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and "8 passed, 0 failed" in done.stdout, done.stderr[-2000:]
+    modules = set(json.loads(done.stderr.strip().splitlines()[-1]))
+    assert {"assertree.jp.functions.kyverno_json", "assertree.findings.steps"} <= modules  # a real scan's
+    assert modules & NOT_IN_A_PLAIN_KYVERNO_JSON_SCAN == set()
+
+
 def test_an_invalid_policy_is_still_explained_by_jsonschema(tmp_path, plan):
     policy = tmp_path / "policy.yaml"
     policy.write_text("apiVersion: json.kyverno.io/v1alpha1\nkind: ValidatingPolicy\nmetadata:\n  name: p\n"

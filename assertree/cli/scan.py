@@ -129,13 +129,11 @@ def scan(
     from assertree.documents.paths import Exclude
     from assertree.engine.scan import scan as run_scan
     from assertree.errors import UsageError
-    from assertree.findings.exceptions import Exempting
     from assertree.inputs.bindings import load_bindings
     from assertree.inputs.kyverno_files import load_scan_context
     from assertree.inputs.parallel import default_jobs
     from assertree.inputs.payload import compile_preprocessors, payload_files
     from assertree.inputs.resources import load_resources
-    from assertree.languages.selectors import selector_from
     from assertree.report.options import ReportOptions
 
     payload = [*(payload or []), *(payloads or [])]
@@ -152,7 +150,11 @@ def scan(
     steps, known = _finding_steps(fail_on, baseline, write_baseline)
     outputs = parse_outputs(output or ["text"])
     compile_preprocessors(pre_process or [])  # a typo fails before any file is read
-    selector = selector_from(labels or [])
+    selector = None
+    if labels:  # the selectors' module only then: start-up time
+        from assertree.languages.selectors import selector_from
+
+        selector = selector_from(labels)
     excluded = Exclude.of(exclude)
     files = payload_files(payload, excluded)  # a missing payload fails before the policies are compiled
     streamed = _streamed(files, stream=stream, payload_format=payload_format, terraform=terraform,
@@ -171,7 +173,10 @@ def scan(
         context.params = tuple(load_params(params))
     context.run_unbound = unbound
     _warn_admission(policies, context.params, unbound=unbound)
-    steps.exempting = Exempting.of(context.exceptions)
+    if context.exceptions:  # the exceptions' module only then: start-up time
+        from assertree.findings.exceptions import Exempting
+
+        steps.exempting = Exempting.of(context.exceptions)
     processes = jobs if jobs is not None else default_jobs()
     if streamed:
         from assertree.cli.streamed import scan_streamed
@@ -239,18 +244,22 @@ def _finding_steps(fail_on: str | None, baseline: Path | None, write_baseline: P
     """The findings steps of ``--fail-on``, ``--baseline`` and ``--write-baseline`` (`assertree.findings`), and
     the baseline read back (None without --baseline)."""
     from assertree.errors import UsageError
-    from assertree.findings.baseline import Baseline, Recorder
-    from assertree.findings.severity import check_level
     from assertree.findings.steps import FindingSteps
 
-    level = None
+    level = known = recorder = None
     if fail_on is not None:
+        from assertree.findings.severity import check_level
+
         try:
             level = check_level(fail_on)
         except ValueError as error:
             raise UsageError(f"--fail-on: {error}") from None
-    known = Baseline.read(baseline) if baseline is not None else None
-    return FindingSteps(level, known, Recorder() if write_baseline is not None else None), known
+    if baseline is not None or write_baseline is not None:  # the baselines' module only then: start-up time
+        from assertree.findings.baseline import Baseline, Recorder
+
+        known = Baseline.read(baseline) if baseline is not None else None
+        recorder = Recorder() if write_baseline is not None else None
+    return FindingSteps(level, known, recorder), known
 
 
 def _streamed(files: list[str], *, stream: bool, payload_format: str, terraform: bool, pre_process: bool) -> bool:
