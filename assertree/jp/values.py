@@ -202,12 +202,15 @@ def to_display(value: Any) -> str:
     """
     if type(value) is str and len(value) <= _SHORT_STRING:  # the usual field value, quoted in one call
         return _display_quote(value)
+    if value is None or value is True or value is False:
+        return _LITERALS[value]
     return _display(value)
 
 
 # Fast path of `to_display` (reports word thousands of field values): a string this short quotes to at most
 # six times its length (``\u0000``), far below MAX_JSON_LENGTH, so `_display` would write it whole, unchanged.
 _SHORT_STRING = 1000
+_LITERALS = {None: "null", True: "true", False: "false"}  # keyed by the three singletons, looked up by identity
 
 
 def _display(value: Any) -> str:

@@ -37,6 +37,11 @@ def test_a_string_is_displayed_as_the_general_path_displays_it(text):
     assert values._display_quote(text) == json.dumps(text, ensure_ascii=False)
 
 
+def test_null_and_the_booleans_are_displayed_as_the_general_path_displays_them():
+    for value in (None, True, False):
+        assert to_display(value) == values._display(value)
+
+
 def test_a_short_string_cannot_reach_the_limit_that_the_short_cut_skips():
     assert len(json.dumps("\x00" * values._SHORT_STRING)) <= values.MAX_JSON_LENGTH
 
