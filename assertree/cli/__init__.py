@@ -32,12 +32,14 @@ def build_app(command: str | None = None) -> typer.Typer:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns (and, as a script, exits with) the exit code."""
     from assertree.cli import process
-    from assertree.documents.nesting import make_room_for_nesting
-    from assertree.errors import AssertreeError
 
-    _ensure_streams()
-    make_room_for_nesting()
-    previous = _terminate_on_sigterm()
+    with process.starting():  # what these import (threading, signal too) is kept until the command ends
+        from assertree.documents.nesting import make_room_for_nesting
+        from assertree.errors import AssertreeError
+
+        _ensure_streams()
+        make_room_for_nesting()
+        previous = _terminate_on_sigterm()
     try:
         args = sys.argv[1:] if argv is None else list(argv)
         if args[:1] == ["kyverno"] and args[1:2] in (["apply"], ["test"]):
