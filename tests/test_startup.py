@@ -154,6 +154,8 @@ NOT_IN_A_PLAIN_KYVERNO_JSON_SCAN = {
     "assertree.findings.exceptions",  # PolicyExceptions (--exceptions)
     "assertree.explanation", "assertree.report.explain",  # --explain
     "assertree.jp.functions.regex",  # regex_match, pattern_match, ... (kyverno-json's wildcard is not one)
+    "assertree.inputs.stream",  # JSON Lines payloads, --stream
+    "assertree.inputs.bindings",  # --bindings
     "struct",  # Go's float32 text of a number given to a regex function
 }
 

@@ -131,7 +131,6 @@ def scan(
         from assertree.documents.paths import Exclude
         from assertree.engine.scan import scan as run_scan
         from assertree.errors import UsageError
-        from assertree.inputs.bindings import load_bindings
         from assertree.inputs.kyverno_files import load_scan_context
         from assertree.inputs.parallel import default_jobs
         from assertree.inputs.payload import compile_preprocessors, payload_files
@@ -164,7 +163,11 @@ def scan(
         policy_set = load_policy_arguments(paths_from(policy, "--policy"), selector=selector, exclude=excluded,
                                            quiet=quiet)
     policies = policy_set.policies
-    binding_values = load_bindings(bindings) if bindings is not None else None
+    binding_values = None
+    if bindings is not None:  # the bindings' module only then: start-up time
+        from assertree.inputs.bindings import load_bindings
+
+        binding_values = load_bindings(bindings)
     use_color = color == "always" or (color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
     context = explaining(load_scan_context(values=values, user_info=user_info, exceptions=exceptions or (),
                                            bindings=binding_values,
@@ -232,8 +235,8 @@ def _read_ahead(arguments: list[str], *, stream: bool, payload_format: str):
     not --stream). Returns what holds the read (None: nothing read ahead), to be kept while the file is wanted."""
     if len(arguments) != 1 or stream or payload_format != "auto":
         return None
+    from assertree.inputs.formats import is_ndjson
     from assertree.inputs.payload import STDIN
-    from assertree.inputs.stream import is_ndjson
 
     if arguments[0] == STDIN or is_ndjson(arguments[0]):
         return None
@@ -270,7 +273,7 @@ def _streamed(files: list[str], *, stream: bool, payload_format: str, terraform:
     pre-commit hook's files), unless --terraform or --pre-process needs whole payloads (then asking for
     --stream, or JSON Lines among the payloads, is an error). One JSON or YAML file is read whole: streaming
     it holds the same memory (its value is one payload) and was no faster (measured, 10,000 resources)."""
-    from assertree.inputs.stream import is_ndjson
+    from assertree.inputs.formats import is_ndjson
 
     if not (terraform or pre_process):
         return stream or len(files) > 1 or any(is_ndjson(file, payload_format) for file in files)
