@@ -120,49 +120,54 @@ def scan(
 ) -> None:
     """Check JSON/YAML payloads against policies: exit 0 when every rule passes, 1 when one fails or errors, 2
     when an input cannot be used (each unreadable payload file is reported, the others are still checked)."""
-    ahead = _read_ahead([*(payload or []), *(payloads or [])], stream=stream, payload_format=payload_format)
     from assertree.cli import process
-    from assertree.cli.arguments import paths_from
-    from assertree.cli.explain import explaining
-    from assertree.cli.outputs import parse_outputs, write_outputs
-    from assertree.cli.policies import load_policy_arguments
-    from assertree.documents.paths import Exclude
-    from assertree.engine.scan import scan as run_scan
-    from assertree.errors import UsageError
-    from assertree.inputs.bindings import load_bindings
-    from assertree.inputs.kyverno_files import load_scan_context
-    from assertree.inputs.parallel import default_jobs
-    from assertree.inputs.payload import compile_preprocessors, payload_files
-    from assertree.inputs.resources import load_resources
-    from assertree.report.options import ReportOptions
 
-    payload = [*(payload or []), *(payloads or [])]
-    if not payload:
-        raise UsageError("give at least one payload (--payload FILE, or files after the options)")
-    if include_deleted and not terraform:
-        raise UsageError("--include-deleted only applies with --terraform")
-    if payload_format not in ("auto", "ndjson"):
-        raise UsageError(f"unknown --payload-format {payload_format!r} (choose from: auto, ndjson)")
-    if color not in ("auto", "always", "never"):
-        raise UsageError(f"unknown --color {color!r} (choose from: auto, always, never)")
-    if jobs is not None and jobs < 1:
-        raise UsageError(f"--jobs must be a number of processes, 1 or more (got {jobs})")
-    steps, known = _finding_steps(fail_on, baseline, write_baseline)
-    outputs = parse_outputs(output or ["text"])
-    compile_preprocessors(pre_process or [])  # a typo fails before any file is read
-    selector = None
-    if labels:  # the selectors' module only then: start-up time
-        from assertree.languages.selectors import selector_from
+    with process.starting():  # until the policies are compiled: what it makes lives as long as the scan
+        ahead = _read_ahead([*(payload or []), *(payloads or [])], stream=stream, payload_format=payload_format)
+        from assertree.cli.arguments import paths_from
+        from assertree.cli.explain import explaining
+        from assertree.cli.outputs import parse_outputs, write_outputs
+        from assertree.cli.policies import load_policy_arguments
+        from assertree.documents.paths import Exclude
+        from assertree.engine.scan import scan as run_scan
+        from assertree.errors import UsageError
+        from assertree.inputs.kyverno_files import load_scan_context
+        from assertree.inputs.parallel import default_jobs
+        from assertree.inputs.payload import compile_preprocessors, payload_files
+        from assertree.inputs.resources import load_resources
+        from assertree.report.options import ReportOptions
 
-        selector = selector_from(labels)
-    excluded = Exclude.of(exclude)
-    files = payload_files(payload, excluded)  # a missing payload fails before the policies are compiled
-    streamed = _streamed(files, stream=stream, payload_format=payload_format, terraform=terraform,
-                         pre_process=bool(pre_process))
-    policy_set = load_policy_arguments(paths_from(policy, "--policy"), selector=selector, exclude=excluded,
-                                       quiet=quiet)
+        payload = [*(payload or []), *(payloads or [])]
+        if not payload:
+            raise UsageError("give at least one payload (--payload FILE, or files after the options)")
+        if include_deleted and not terraform:
+            raise UsageError("--include-deleted only applies with --terraform")
+        if payload_format not in ("auto", "ndjson"):
+            raise UsageError(f"unknown --payload-format {payload_format!r} (choose from: auto, ndjson)")
+        if color not in ("auto", "always", "never"):
+            raise UsageError(f"unknown --color {color!r} (choose from: auto, always, never)")
+        if jobs is not None and jobs < 1:
+            raise UsageError(f"--jobs must be a number of processes, 1 or more (got {jobs})")
+        steps, known = _finding_steps(fail_on, baseline, write_baseline)
+        outputs = parse_outputs(output or ["text"])
+        compile_preprocessors(pre_process or [])  # a typo fails before any file is read
+        selector = None
+        if labels:  # the selectors' module only then: start-up time
+            from assertree.languages.selectors import selector_from
+
+            selector = selector_from(labels)
+        excluded = Exclude.of(exclude)
+        files = payload_files(payload, excluded)  # a missing payload fails before the policies are compiled
+        streamed = _streamed(files, stream=stream, payload_format=payload_format, terraform=terraform,
+                             pre_process=bool(pre_process))
+        policy_set = load_policy_arguments(paths_from(policy, "--policy"), selector=selector, exclude=excluded,
+                                           quiet=quiet)
     policies = policy_set.policies
-    binding_values = load_bindings(bindings) if bindings is not None else None
+    binding_values = None
+    if bindings is not None:  # the bindings' module only then: start-up time
+        from assertree.inputs.bindings import load_bindings
+
+        binding_values = load_bindings(bindings)
     use_color = color == "always" or (color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
     context = explaining(load_scan_context(values=values, user_info=user_info, exceptions=exceptions or (),
                                            bindings=binding_values,
@@ -231,8 +236,8 @@ def _read_ahead(arguments: list[str], *, stream: bool, payload_format: str):
     not --stream). Returns what holds the read (None: nothing read ahead), to be kept while the file is wanted."""
     if len(arguments) != 1 or stream or payload_format != "auto":
         return None
+    from assertree.inputs.formats import is_ndjson
     from assertree.inputs.payload import STDIN
-    from assertree.inputs.stream import is_ndjson
 
     if arguments[0] == STDIN or is_ndjson(arguments[0]):
         return None
@@ -269,7 +274,7 @@ def _streamed(files: list[str], *, stream: bool, payload_format: str, terraform:
     pre-commit hook's files), unless --terraform or --pre-process needs whole payloads (then asking for
     --stream, or JSON Lines among the payloads, is an error). One JSON or YAML file is read whole: streaming
     it holds the same memory (its value is one payload) and was no faster (measured, 10,000 resources)."""
-    from assertree.inputs.stream import is_ndjson
+    from assertree.inputs.formats import is_ndjson
 
     if not (terraform or pre_process):
         return stream or len(files) > 1 or any(is_ndjson(file, payload_format) for file in files)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from assertree.jp.functions import BASE_MODULES, LIBRARY_MODULES, MODULE_OF
 from assertree.jp.registry import REPLACED, all_functions, exact_types
 
@@ -67,3 +69,31 @@ def test_a_value_of_an_exact_type_passes_every_parameter_check_that_names_the_ty
                     assert param.check(value), (function.name, param.name, value)
                     checked += 1
     assert checked > 100
+
+
+def test_signatures_are_parsed_when_their_name_is_first_looked_up():
+    probe = (
+        "from assertree.jp import registry; import assertree.jp.functions\n"
+        "before = sorted(registry.REGISTRY)\n"
+        "found = registry.lookup('abs')\n"
+        "print(before, sorted(registry.REGISTRY), found.signature, len(registry._DECLARED) > 30)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["[] ['abs'] abs(value: number) -> number True"]
+
+
+def test_a_malformed_signature_fails_the_first_lookup_of_its_name():
+    from assertree.jp import registry
+
+    def probe(text):
+        """A probe."""
+        return text
+
+    registry.function("zz_probe(text: strng) -> string")(probe)
+    try:
+        for _ in range(2):  # and again: the registration waits until it parses
+            with pytest.raises(ValueError, match="unknown JMESPath type 'strng'"):
+                registry.lookup("zz_probe")
+    finally:
+        registry._DECLARED.pop("zz_probe", None)
+    assert registry.lookup("zz_probe") is None
