@@ -13,6 +13,8 @@ change a result":
   runs in one function, `evaluate.usual_runner`, rather than through `evaluate_rule`;
 * a scan whose policies do not mutate and that explains nothing checks its resources a slice at a time into
   one list (`Scanner.check_many`, assertree/engine/scan.py) rather than through `Scanner.check` one by one;
+* a kyverno-json message is rendered from its pieces, split once, rather than by ``re.sub`` over its text
+  (`Message.render`, assertree/languages/kyverno_json/messages.py);
 * the CEL rewrites lex each fragment they insert once (`lexer.synthetic`, assertree/languages/cel/lexer.py).
 
 The properties below hold them to that against the general path (every rule
@@ -317,6 +319,26 @@ def test_checking_many_resources_at_once_gives_the_results_of_checking_each(scan
     with patch.object(Scanner, "check_many", _check_each):
         each = outcome(assertree.scan(resources, policies))
     assert many == each
+
+
+_MESSAGE_PIECES = st.sampled_from(["{{", "}}", "{{ address }}", "{{name}}", "{{ missing }}", "{{ n }}", "{{ `1` }}",
+                                   "{{ to_string(n) }}", "{{ address", "}} x {{", "{", "}", "\n", " ", "is wrong", "é"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(pieces=st.lists(_MESSAGE_PIECES, max_size=8),
+       value=st.fixed_dictionaries({"address": st.sampled_from(["a.b", "", "{{ n }}"]), "n": st.integers(0, 2)}))
+def test_a_message_renders_as_re_sub_over_its_text(pieces, value):
+    from assertree.languages.kyverno_json import messages
+
+    text = "".join(pieces)
+    try:
+        message = messages.Message(text)
+    except PolicyError:  # a placeholder that is not an expression: refused at load time, never rendered
+        return
+    scope = {"payload": value}
+    expected = messages._PLACEHOLDER.sub(lambda found: message._substitute(found.group(1).strip(), value, scope), text)
+    assert message.render(value, scope) == expected
 
 
 # Rules of every shape the usual runner takes, and some it leaves to `evaluate_rule`: messages that name the
