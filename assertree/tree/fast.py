@@ -91,41 +91,40 @@ def _map(node: MapNode) -> Check:
 
 
 def _general_map(node: MapNode) -> Check:
-    """A map node with expression keys, bindings or foreach: `MapNode.check`'s loop, children compiled."""
+    """A map node with expression keys, bindings or foreach: `MapNode.check`'s loop, children compiled, what
+    it reads of each entry held in a tuple."""
     general = node.check
-    entries = tuple((entry, fast_check(entry.child)) for entry in node.entries)
+    entries = tuple((entry, entry.key, entry.text, entry.evaluate, entry.binding, entry.foreach,
+                     fast_check(entry.child)) for entry in node.entries)
+    plain_keys = any(entry.key is not _MISSING for entry in node.entries)
+    not_in_payload = fieldpath.NOT_IN_PAYLOAD
 
     def check(value: Any, scope: dict, path: Any, errors: list) -> None:
-        if type(value) is not dict and any(entry.key is not _MISSING for entry, _ in entries):
+        if plain_keys and type(value) is not dict:
             general(value, scope, path, errors)  # a plain key of a value that is not a map: the interpreter's
             return
-        for entry, child in entries:
-            key = entry.key
+        for entry, key, text, evaluate, binding, foreach, child in entries:
             if key is not _MISSING:
                 projected = value.get(key, _MISSING)
                 if projected is _MISSING:
-                    errors.append(FieldError(REQUIRED, (path, entry.text, False, key), _NOT_FOUND))
+                    errors.append(FieldError(REQUIRED, (path, text, False, key), _NOT_FOUND))
                     continue
-                child_path = (path, entry.text, False, key)
+                child_path = (path, text, False, key)
             else:
-                child_path = (path, entry.text, False, fieldpath.NOT_IN_PAYLOAD)
-                projected = _project(entry, value, scope, child_path)
-            child_scope = {**scope, entry.binding: projected} if entry.binding else scope
-            if entry.foreach:
+                child_path = (path, text, False, not_in_payload)
+                try:
+                    projected = evaluate(value, scope)
+                except TreeError:
+                    raise
+                except Exception as error:  # JMESPath (or CEL) evaluation error, as MapNode.check words it
+                    raise TreeError(child_path, INTERNAL, str(error)) from error
+            child_scope = {**scope, binding: projected} if binding else scope
+            if foreach:
                 _foreach(entry, child, projected, child_scope, child_path, key is not _MISSING, errors)
             else:
                 child(projected, child_scope, child_path, errors)
 
     return check
-
-
-def _project(entry: Any, value: Any, scope: dict, path: tuple) -> Any:
-    try:
-        return entry.evaluate(value, scope)
-    except TreeError:
-        raise
-    except Exception as error:  # JMESPath (or CEL) evaluation error, as MapNode.check words it
-        raise TreeError(path, INTERNAL, str(error)) from error
 
 
 def _foreach(entry: Any, child: Check, projected: Any, scope: dict, path: tuple, in_payload: bool,
