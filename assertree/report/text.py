@@ -65,11 +65,12 @@ class Writer:
         options = self.options
         quiet, color, with_source, kyverno_json = (options.quiet, options.color, options.multiple_sources,
                                                    options.kyverno_json)
+        plain = not color and not with_source  # a plain pass's line is then written here
         lines: list[str] = []
         for rule_result in results:
             if quiet and not rule_result.failed:
                 continue
-            if _plain_pass(rule_result) and not color and not with_source:
+            if plain and _plain_pass(rule_result):
                 identifier = rule_result.identifier  # what `rule_lines` writes for it (`_plain_pass`)
                 lines.append(f"- PASSED (POLICY={rule_result.policy.name}, RULE={rule_result.rule.name}, "
                              f"ID={identifier})" if identifier else
