@@ -15,12 +15,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from enum import StrEnum
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from assertree.errors import Problem
-from assertree.explanation import Explanation
 from assertree.records import ValueRecord
 from assertree.tree.errors import INTERNAL, INVALID, REQUIRED, TYPE_INVALID, FieldError
+
+if TYPE_CHECKING:  # made by --explain only: a plain scan does not import it
+    from assertree.explanation import Explanation
 
 __all__ = ["ERROR", "FAIL", "INTERNAL", "INVALID", "PASS", "REQUIRED", "SKIP", "TYPE_INVALID", "WARN", "FieldError",
            "PolicyInfo", "RefusedRule", "Resource", "RuleError", "RuleInfo", "RuleResult", "ScanResult", "Status",

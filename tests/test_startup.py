@@ -147,6 +147,79 @@ def test_a_kyverno_json_scan_generates_no_dataclass(plan, tmp_path, monkeypatch)
     assert made == ["__main__.Probe"]  # and none of assertree's
 
 
+# What a plain kyverno-json scan (no --labels, --baseline, --explain, PolicyExceptions; policies calling json_parse and
+# contains, not regex functions) leaves unimported: each is imported where the option or function that needs it is.
+MODULES_AT_EXIT = """
+import json, sys
+from assertree.cli import main
+sys.argv = ["assertree", *sys.argv[1:]]
+code = main()
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+sys.exit(code)
+"""
+NOT_IN_A_PLAIN_KYVERNO_JSON_SCAN = {
+    "assertree.languages.selectors",  # --labels
+    "assertree.findings.baseline", "assertree.findings.fingerprint",  # --baseline, --write-baseline, SARIF
+    "assertree.findings.exceptions",  # PolicyExceptions (--exceptions)
+    "assertree.explanation", "assertree.report.explain",  # --explain
+    "assertree.jp.functions.regex",  # regex_match, pattern_match, ... (kyverno-json's wildcard is not one)
+    "assertree.inputs.stream",  # JSON Lines payloads, --stream
+    "assertree.inputs.bindings",  # --bindings
+    "struct",  # Go's float32 text of a number given to a regex function
+}
+
+
+def test_a_plain_kyverno_json_scan_imports_only_what_it_uses(plan, tmp_path, monkeypatch):
+    monkeypatch.setenv("ASSERTREE_CACHE_DIR", str(tmp_path / "cache"))
+    scan = [sys.executable, "-c", MODULES_AT_EXIT, "scan", "--payload", str(plan), "--policy", str(POLICIES),
+            "--terraform"]
+    for _ in range(2):  # the second run takes the policies from the cache
+        done = subprocess.run(scan, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and "8 passed, 0 failed" in done.stdout, done.stderr[-2000:]
+    modules = set(json.loads(done.stderr.strip().splitlines()[-1]))
+    assert {"assertree.jp.functions.kyverno_json", "assertree.findings.steps"} <= modules  # a real scan's
+    assert modules & NOT_IN_A_PLAIN_KYVERNO_JSON_SCAN == set()
+
+
+# The collector's passes while a scan starts (typer's application, the command's modules, the policies compiled), by
+# the phase they ran in: `assertree.cli.process.starting` pauses it then, as it finds nothing to free there.
+COLLECTIONS_BY_PHASE = """
+import gc, json, sys
+from assertree.cli import main, process
+process.one_shot = sys.argv[1] == "one-shot"
+phases = {"build_app": "application", "load_policy_arguments": "policies", "load_resources": "payloads",
+          "scan": "checking", "write_outputs": "reports"}
+passes = []
+def record(phase, info):
+    if phase == "start":
+        frame, found = sys._getframe(), "other"
+        while frame is not None:
+            if frame.f_code.co_name in phases and frame.f_code.co_filename.endswith(".py"):
+                found = phases[frame.f_code.co_name]
+                break
+            frame = frame.f_back
+        passes.append(found)
+gc.callbacks.append(record)
+sys.argv = ["assertree", *sys.argv[2:]]
+code = main()
+print(json.dumps({"passes": passes, "enabled": gc.isenabled(), "frozen": gc.get_freeze_count() > 0}), file=sys.stderr)
+sys.exit(code)
+"""
+
+
+@pytest.mark.parametrize("mode", ["one-shot", "in-process"])
+def test_the_collector_is_paused_while_a_scan_starts(plan, tmp_path, monkeypatch, mode):
+    monkeypatch.setenv("ASSERTREE_CACHE_DIR", str(tmp_path / "cache"))
+    scan = [sys.executable, "-c", COLLECTIONS_BY_PHASE, mode, "scan", "--payload", str(plan), "--policy", str(POLICIES),
+            "--terraform"]
+    done = subprocess.run(scan, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "8 passed, 0 failed" in done.stdout, done.stderr[-2000:]
+    seen = json.loads(done.stderr.strip().splitlines()[-1])
+    assert seen["enabled"]  # on again once started
+    assert seen["frozen"] == (mode == "one-shot")  # what start-up made is out of its sight only in a one-shot run
+    assert "application" not in seen["passes"] and "policies" not in seen["passes"], seen["passes"]
+
+
 def test_an_invalid_policy_is_still_explained_by_jsonschema(tmp_path, plan):
     policy = tmp_path / "policy.yaml"
     policy.write_text("apiVersion: json.kyverno.io/v1alpha1\nkind: ValidatingPolicy\nmetadata:\n  name: p\n"

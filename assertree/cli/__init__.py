@@ -31,12 +31,15 @@ def build_app(command: str | None = None) -> typer.Typer:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns (and, as a script, exits with) the exit code."""
-    from assertree.documents.nesting import make_room_for_nesting
-    from assertree.errors import AssertreeError
+    from assertree.cli import process
 
-    _ensure_streams()
-    make_room_for_nesting()
-    previous = _terminate_on_sigterm()
+    with process.starting():  # what these import (threading, signal too) is kept until the command ends
+        from assertree.documents.nesting import make_room_for_nesting
+        from assertree.errors import AssertreeError
+
+        _ensure_streams()
+        make_room_for_nesting()
+        previous = _terminate_on_sigterm()
     try:
         args = sys.argv[1:] if argv is None else list(argv)
         if args[:1] == ["kyverno"] and args[1:2] in (["apply"], ["test"]):
@@ -44,7 +47,9 @@ def main(argv: list[str] | None = None) -> int:
 
             args = pflag_arguments(args, APPLY_BOOLEANS if args[1] == "apply" else TEST_BOOLEANS)
         command = args[0] if args and not args[0].startswith("-") else None  # an option first: all commands
-        build_app(command)(args=args, prog_name="assertree")
+        with process.starting():  # typer and the command's module: kept until the command ends
+            app = build_app(command)
+        app(args=args, prog_name="assertree")
     except SystemExit as done:
         code = done.code
         return _flushed(code if isinstance(code, int) else (0 if code is None else EXIT_BAD_INPUT))

@@ -120,47 +120,54 @@ def scan(
 ) -> None:
     """Check JSON/YAML payloads against policies: exit 0 when every rule passes, 1 when one fails or errors, 2
     when an input cannot be used (each unreadable payload file is reported, the others are still checked)."""
-    ahead = _read_ahead([*(payload or []), *(payloads or [])], stream=stream, payload_format=payload_format)
     from assertree.cli import process
-    from assertree.cli.arguments import paths_from
-    from assertree.cli.explain import explaining
-    from assertree.cli.outputs import parse_outputs, write_outputs
-    from assertree.cli.policies import load_policy_arguments
-    from assertree.documents.paths import Exclude
-    from assertree.engine.scan import scan as run_scan
-    from assertree.errors import UsageError
-    from assertree.findings.exceptions import Exempting
-    from assertree.inputs.bindings import load_bindings
-    from assertree.inputs.kyverno_files import load_scan_context
-    from assertree.inputs.parallel import default_jobs
-    from assertree.inputs.payload import compile_preprocessors, payload_files
-    from assertree.inputs.resources import load_resources
-    from assertree.languages.selectors import selector_from
-    from assertree.report.options import ReportOptions
 
-    payload = [*(payload or []), *(payloads or [])]
-    if not payload:
-        raise UsageError("give at least one payload (--payload FILE, or files after the options)")
-    if include_deleted and not terraform:
-        raise UsageError("--include-deleted only applies with --terraform")
-    if payload_format not in ("auto", "ndjson"):
-        raise UsageError(f"unknown --payload-format {payload_format!r} (choose from: auto, ndjson)")
-    if color not in ("auto", "always", "never"):
-        raise UsageError(f"unknown --color {color!r} (choose from: auto, always, never)")
-    if jobs is not None and jobs < 1:
-        raise UsageError(f"--jobs must be a number of processes, 1 or more (got {jobs})")
-    steps, known = _finding_steps(fail_on, baseline, write_baseline)
-    outputs = parse_outputs(output or ["text"])
-    compile_preprocessors(pre_process or [])  # a typo fails before any file is read
-    selector = selector_from(labels or [])
-    excluded = Exclude.of(exclude)
-    files = payload_files(payload, excluded)  # a missing payload fails before the policies are compiled
-    streamed = _streamed(files, stream=stream, payload_format=payload_format, terraform=terraform,
-                         pre_process=bool(pre_process))
-    policy_set = load_policy_arguments(paths_from(policy, "--policy"), selector=selector, exclude=excluded,
-                                       quiet=quiet)
+    with process.starting():  # until the policies are compiled: what it makes lives as long as the scan
+        ahead = _read_ahead([*(payload or []), *(payloads or [])], stream=stream, payload_format=payload_format)
+        from assertree.cli.arguments import paths_from
+        from assertree.cli.explain import explaining
+        from assertree.cli.outputs import parse_outputs, write_outputs
+        from assertree.cli.policies import load_policy_arguments
+        from assertree.documents.paths import Exclude
+        from assertree.engine.scan import scan as run_scan
+        from assertree.errors import UsageError
+        from assertree.inputs.kyverno_files import load_scan_context
+        from assertree.inputs.parallel import default_jobs
+        from assertree.inputs.payload import compile_preprocessors, payload_files
+        from assertree.inputs.resources import load_resources
+        from assertree.report.options import ReportOptions
+
+        payload = [*(payload or []), *(payloads or [])]
+        if not payload:
+            raise UsageError("give at least one payload (--payload FILE, or files after the options)")
+        if include_deleted and not terraform:
+            raise UsageError("--include-deleted only applies with --terraform")
+        if payload_format not in ("auto", "ndjson"):
+            raise UsageError(f"unknown --payload-format {payload_format!r} (choose from: auto, ndjson)")
+        if color not in ("auto", "always", "never"):
+            raise UsageError(f"unknown --color {color!r} (choose from: auto, always, never)")
+        if jobs is not None and jobs < 1:
+            raise UsageError(f"--jobs must be a number of processes, 1 or more (got {jobs})")
+        steps, known = _finding_steps(fail_on, baseline, write_baseline)
+        outputs = parse_outputs(output or ["text"])
+        compile_preprocessors(pre_process or [])  # a typo fails before any file is read
+        selector = None
+        if labels:  # the selectors' module only then: start-up time
+            from assertree.languages.selectors import selector_from
+
+            selector = selector_from(labels)
+        excluded = Exclude.of(exclude)
+        files = payload_files(payload, excluded)  # a missing payload fails before the policies are compiled
+        streamed = _streamed(files, stream=stream, payload_format=payload_format, terraform=terraform,
+                             pre_process=bool(pre_process))
+        policy_set = load_policy_arguments(paths_from(policy, "--policy"), selector=selector, exclude=excluded,
+                                           quiet=quiet)
     policies = policy_set.policies
-    binding_values = load_bindings(bindings) if bindings is not None else None
+    binding_values = None
+    if bindings is not None:  # the bindings' module only then: start-up time
+        from assertree.inputs.bindings import load_bindings
+
+        binding_values = load_bindings(bindings)
     use_color = color == "always" or (color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
     context = explaining(load_scan_context(values=values, user_info=user_info, exceptions=exceptions or (),
                                            bindings=binding_values,
@@ -171,7 +178,10 @@ def scan(
         context.params = tuple(load_params(params))
     context.run_unbound = unbound
     _warn_admission(policies, context.params, unbound=unbound)
-    steps.exempting = Exempting.of(context.exceptions)
+    if context.exceptions:  # the exceptions' module only then: start-up time
+        from assertree.findings.exceptions import Exempting
+
+        steps.exempting = Exempting.of(context.exceptions)
     processes = jobs if jobs is not None else default_jobs()
     if streamed:
         from assertree.cli.streamed import scan_streamed
@@ -225,8 +235,8 @@ def _read_ahead(arguments: list[str], *, stream: bool, payload_format: str):
     not --stream). Returns what holds the read (None: nothing read ahead), to be kept while the file is wanted."""
     if len(arguments) != 1 or stream or payload_format != "auto":
         return None
+    from assertree.inputs.formats import is_ndjson
     from assertree.inputs.payload import STDIN
-    from assertree.inputs.stream import is_ndjson
 
     if arguments[0] == STDIN or is_ndjson(arguments[0]):
         return None
@@ -239,18 +249,22 @@ def _finding_steps(fail_on: str | None, baseline: Path | None, write_baseline: P
     """The findings steps of ``--fail-on``, ``--baseline`` and ``--write-baseline`` (`assertree.findings`), and
     the baseline read back (None without --baseline)."""
     from assertree.errors import UsageError
-    from assertree.findings.baseline import Baseline, Recorder
-    from assertree.findings.severity import check_level
     from assertree.findings.steps import FindingSteps
 
-    level = None
+    level = known = recorder = None
     if fail_on is not None:
+        from assertree.findings.severity import check_level
+
         try:
             level = check_level(fail_on)
         except ValueError as error:
             raise UsageError(f"--fail-on: {error}") from None
-    known = Baseline.read(baseline) if baseline is not None else None
-    return FindingSteps(level, known, Recorder() if write_baseline is not None else None), known
+    if baseline is not None or write_baseline is not None:  # the baselines' module only then: start-up time
+        from assertree.findings.baseline import Baseline, Recorder
+
+        known = Baseline.read(baseline) if baseline is not None else None
+        recorder = Recorder() if write_baseline is not None else None
+    return FindingSteps(level, known, recorder), known
 
 
 def _streamed(files: list[str], *, stream: bool, payload_format: str, terraform: bool, pre_process: bool) -> bool:
@@ -259,7 +273,7 @@ def _streamed(files: list[str], *, stream: bool, payload_format: str, terraform:
     pre-commit hook's files), unless --terraform or --pre-process needs whole payloads (then asking for
     --stream, or JSON Lines among the payloads, is an error). One JSON or YAML file is read whole: streaming
     it holds the same memory (its value is one payload) and was no faster (measured, 10,000 resources)."""
-    from assertree.inputs.stream import is_ndjson
+    from assertree.inputs.formats import is_ndjson
 
     if not (terraform or pre_process):
         return stream or len(files) > 1 or any(is_ndjson(file, payload_format) for file in files)

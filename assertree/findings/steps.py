@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from assertree.findings.baseline import Baseline, Recorder
-from assertree.findings.exceptions import Exempting
 from assertree.findings.severity import gate
 from assertree.records import ValueRecord
 from assertree.results import RuleResult
+
+if TYPE_CHECKING:  # a plain scan (no --baseline, no PolicyExceptions) imports neither module
+    from assertree.findings.baseline import Baseline, Recorder
+    from assertree.findings.exceptions import Exempting
 
 
 class FindingSteps(ValueRecord):

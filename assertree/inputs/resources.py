@@ -15,6 +15,7 @@ from typing import Any
 
 from assertree.documents.paths import Exclude
 from assertree.errors import AssertreeError, Location, Problem
+from assertree.inputs.formats import is_ndjson
 from assertree.inputs.parallel import read_payloads
 from assertree.inputs.payload import (
     STDIN,
@@ -26,7 +27,6 @@ from assertree.inputs.payload import (
     payload_files,
     resources_from,
 )
-from assertree.inputs.stream import is_ndjson, ndjson_resources
 from assertree.inputs.terraform import looks_like_plan, plan_resources
 from assertree.records import ValueRecord
 from assertree.results import Resource
@@ -95,6 +95,8 @@ def load_resources(paths: Sequence[str], *, terraform: bool = False, include_del
         for path in loaded.files:
             try:
                 if path in lines:
+                    from assertree.inputs.stream import ndjson_resources  # JSON Lines only: start-up time
+
                     loaded.resources.extend(ndjson_resources(path, loaded.problems))
                     continue
                 _, read = next(parsed)  # the files in the same order

@@ -39,10 +39,10 @@ from typing import Any, BinaryIO
 from assertree.documents.limits import MAX_INPUT_BYTES_VARIABLE, max_input_bytes
 from assertree.documents.reader import Document, JSONError, parse_json, stdin_bytes, unreadable
 from assertree.errors import AssertreeError, DocumentError, Location, Problem
+from assertree.inputs.formats import NDJSON_SUFFIXES, is_ndjson
 from assertree.inputs.payload import STDIN, STDIN_SOURCE, Payload, payload_error, resources_from
 from assertree.results import Resource
 
-NDJSON_SUFFIXES = (".ndjson", ".jsonl")
 _BOM = b"\xef\xbb\xbf"
 _CHUNK = 1 << 20
 
@@ -59,11 +59,6 @@ memory wins."""
 
 __all__ = ["NDJSON_SUFFIXES", "LinePayload", "ResourceStream", "is_ndjson", "ndjson_resources",
            "yaml_stream_resources"]
-
-
-def is_ndjson(path: str, payload_format: str = "auto") -> bool:
-    """Whether a payload is read as JSON Lines: its suffix says so, or ``--payload-format ndjson``."""
-    return payload_format == "ndjson" or os.path.splitext(path)[1].lower() in NDJSON_SUFFIXES
 
 
 class LinePayload:

@@ -24,6 +24,7 @@ replaced on purpose.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -225,31 +226,49 @@ def parse_signature(text: str) -> tuple[str, tuple[Param, ...], str]:
 
 
 def function(signature: str, *, replaces: bool = False, group: str | None = None) -> Callable:
-    """Register the decorated Python function under the JMESPath name of `signature`."""
+    """Register the decorated Python function under the JMESPath name of `signature`.
+
+    The signature is parsed when the name is first looked up (`lookup`, `all_functions`), not at import: a
+    scan looks up a handful of the ~45 functions its import registers. A malformed signature still fails
+    the first lookup of its name, and the test suite looks up every one."""
 
     def register(impl: Callable[..., Any]) -> Callable[..., Any]:
-        name, params, returns = parse_signature(signature)
-        if name in REGISTRY and not replaces:
+        name = signature.split("(", 1)[0].strip()
+        known = name in REGISTRY or name in _DECLARED
+        if known and not replaces:
             raise ValueError(f"function {name}() is already registered; pass replaces=True to override it")
-        if replaces and name not in REGISTRY:
+        if replaces and not known:
             raise ValueError(f"function {name}() says it replaces a registration, but none exists")
         doc = (impl.__doc__ or "").strip().splitlines()
         if not doc:
             raise ValueError(f"function {name}() needs a docstring: its first line is the description")
         module_group = group or impl.__module__.rsplit(".", 1)[-1]
-        if replaces:
-            REPLACED[name] = REGISTRY[name]
-        REGISTRY[name] = Function(
-            name=name,
-            params=params,
-            returns=returns,
-            impl=impl,
-            description=doc[0].strip(),
-            group=module_group,
-        )
+        _DECLARED.setdefault(name, []).append((signature, impl, doc[0].strip(), module_group, replaces))
         return impl
 
     return register
+
+
+_DECLARED: dict[str, list[tuple[str, Callable[..., Any], str, str, bool]]] = {}
+"""Registrations not parsed yet, by name, in order: (signature, impl, description, group, replaces)."""
+
+
+_DEFINING = threading.Lock()  # a server compiles in several threads: each name is defined once, whole
+
+
+def _define(name: str) -> None:
+    """Parse the registrations of `name` waiting in `_DECLARED` into `REGISTRY` (and `REPLACED`), in order.
+    The name leaves `_DECLARED` only once defined: a lookup meanwhile waits for the lock, then finds it."""
+    with _DEFINING:
+        for signature, impl, description, group, replaces in _DECLARED.get(name, ()):
+            parsed, params, returns = parse_signature(signature)
+            if parsed != name:
+                raise ValueError(f"malformed function signature: {signature!r}")
+            if replaces:
+                REPLACED[name] = REGISTRY[name]
+            REGISTRY[name] = Function(name=name, params=params, returns=returns, impl=impl,
+                                      description=description, group=group)
+        _DECLARED.pop(name, None)
 
 
 def lookup(name: str, dialect: str = "kyverno") -> Function | None:
@@ -264,6 +283,8 @@ def lookup(name: str, dialect: str = "kyverno") -> Function | None:
     module = MODULE_OF.get(name)
     if module is not None:
         _load((module,))
+    if name in _DECLARED:
+        _define(name)
     if dialect == "community" and name in REPLACED:
         return REPLACED[name]
     return REGISTRY.get(name)
@@ -274,6 +295,8 @@ def all_functions() -> list[Function]:
     from assertree.jp.functions import LIBRARY_MODULES
 
     _load(LIBRARY_MODULES)
+    for name in list(_DECLARED):
+        _define(name)
     return sorted(REGISTRY.values(), key=lambda f: f.name)
 
 

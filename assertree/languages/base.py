@@ -21,11 +21,13 @@ new language adds no code to the reporters.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from assertree.explanation import Explanation
 from assertree.records import ValueRecord
 from assertree.results import PolicyInfo, RefusedRule, Resource, RuleInfo, RuleResult
+
+if TYPE_CHECKING:  # made by --explain only: a plain scan does not import it
+    from assertree.explanation import Explanation
 
 __all__ = ["CompiledPolicy", "CompiledRule", "Explain", "Generator", "Mutator", "PolicyInfo", "RuleInfo",
            "RuleRunner", "ScanContext", "generator_of", "locate_refusals", "recompile", "reduce_compiled"]

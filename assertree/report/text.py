@@ -30,7 +30,6 @@ from collections.abc import Sequence
 
 from assertree.errors import Problem
 from assertree.jp.values import to_display
-from assertree.report.explain import explanation_lines
 from assertree.report.options import ReportOptions
 from assertree.report.spool import Spool, Writable
 from assertree.report.totals import Tally, plural
@@ -148,6 +147,8 @@ def _explained(result: RuleResult) -> list[str]:
     """How the result was reached (``--explain``), under `` -> why:``."""
     if result.explanation is None:
         return []
+    from assertree.report.explain import explanation_lines  # --explain only: a plain scan does not import it
+
     return [" -> why:", *explanation_lines(result.explanation, "    ")]
 
 

@@ -8,7 +8,8 @@ import pytest
 from support import call, call_fails_with
 
 from assertree import jp
-from assertree.jp.functions.regex import compile_go, wildcard_match
+from assertree.jp.functions.regex import compile_go
+from assertree.jp.functions.wildcard import wildcard_match
 from assertree.jp.registry import lookup
 
 # -- Go replacement templates --------------------------------------------------------------------

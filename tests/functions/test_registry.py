@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from assertree.jp.functions import BASE_MODULES, LIBRARY_MODULES, MODULE_OF
 from assertree.jp.registry import REPLACED, all_functions
 
@@ -53,3 +55,31 @@ def test_no_function_can_reach_files_the_environment_or_the_network():
             assert not names & forbidden_modules, f"{path.name} imports {names & forbidden_modules}"
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
                 assert node.func.id not in forbidden_calls, f"{path.name}:{node.lineno} calls {node.func.id}()"
+
+
+def test_signatures_are_parsed_when_their_name_is_first_looked_up():
+    probe = (
+        "from assertree.jp import registry; import assertree.jp.functions\n"
+        "before = sorted(registry.REGISTRY)\n"
+        "found = registry.lookup('abs')\n"
+        "print(before, sorted(registry.REGISTRY), found.signature, len(registry._DECLARED) > 30)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["[] ['abs'] abs(value: number) -> number True"]
+
+
+def test_a_malformed_signature_fails_the_first_lookup_of_its_name():
+    from assertree.jp import registry
+
+    def probe(text):
+        """A probe."""
+        return text
+
+    registry.function("zz_probe(text: strng) -> string")(probe)
+    try:
+        for _ in range(2):  # and again: the registration waits until it parses
+            with pytest.raises(ValueError, match="unknown JMESPath type 'strng'"):
+                registry.lookup("zz_probe")
+    finally:
+        registry._DECLARED.pop("zz_probe", None)
+    assert registry.lookup("zz_probe") is None

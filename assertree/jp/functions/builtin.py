@@ -8,6 +8,7 @@ take numbers or strings but never both.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -16,7 +17,11 @@ from assertree.jp.limits import check_string_length
 from assertree.jp.registry import function
 from assertree.jp.values import JSONTooLongError, equal, is_number, to_json, type_name
 
-_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+@functools.cache
+def _decimal() -> re.Pattern[str]:
+    """What `to_number` reads as a number, compiled on first use (most policies never call it)."""
+    return re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
 @function("abs(value: number) -> number")
@@ -208,7 +213,7 @@ def to_number(value):
     """The value as a number: numbers as is, numeric strings parsed, anything else null."""
     if is_number(value):
         return value
-    if isinstance(value, str) and _DECIMAL.fullmatch(value):
+    if isinstance(value, str) and _decimal().fullmatch(value):
         if value.lstrip("+-").isdigit() and len(value) <= 20:  # longer: a float, as Go's ParseFloat gives
             return int(value)
         number = float(value)

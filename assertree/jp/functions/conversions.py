@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 import re
-import struct
 
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
@@ -31,6 +30,8 @@ def to_float32(value: float) -> float:
     """`value` rounded to the nearest IEEE 754 single, as a Python float (inf when out of range)."""
     if math.isnan(value) or math.isinf(value):
         return value
+    import struct  # here: only Kyverno's functions given a number for a string need it
+
     try:
         return struct.unpack("<f", struct.pack("<f", value))[0]
     except OverflowError:
@@ -94,8 +95,9 @@ def go_float_text(number: float) -> str:
 
 # -- Go strings --------------------------------------------------------------------------------------
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
+# Patterns, not compiled ones: compiled (and cached by `re`) when a bad string first needs them, not at every start-up.
+_LONE_SURROGATE = "[\ud800-\udfff]"
+_ESCAPED_BYTE = "[\udc80-\udcff]"
 
 
 def utf8_bytes(text: str) -> bytes:
@@ -103,7 +105,7 @@ def utf8_bytes(text: str) -> bytes:
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")
+        return re.sub(_LONE_SURROGATE, "\ufffd", text).encode("utf-8")
 
 
 def go_string(data: bytes) -> str:
@@ -111,4 +113,4 @@ def go_string(data: bytes) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:  # surrogateescape gives one escape per bad byte, as Go's decoder does
-        return _ESCAPED_BYTE.sub("\ufffd", data.decode("utf-8", "surrogateescape"))
+        return re.sub(_ESCAPED_BYTE, "\ufffd", data.decode("utf-8", "surrogateescape"))

@@ -21,7 +21,7 @@ from typing import Any
 
 from assertree.jp.errors import FunctionError
 from assertree.jp.functions.conversions import INT64_MAX, INT64_MIN
-from assertree.jp.functions.regex import wildcard_match
+from assertree.jp.functions.wildcard import wildcard_match
 from assertree.jp.registry import function
 
 

@@ -19,9 +19,8 @@ Numbers given where text is expected are printed with float32 precision
 (`float32_text`), as Kyverno does. Compiled patterns and parsed templates are
 cached, since policies apply the same few patterns to every resource.
 
-`wildcard_match` is the matcher of Kyverno's ``pattern_match`` and
-kyverno-json's ``wildcard``: whole-string, ``*`` any run, ``?`` exactly one
-code point, every other character literal.
+``pattern_match`` matches with `assertree.jp.functions.wildcard` (kyverno-json's
+``wildcard`` matcher too).
 """
 
 from __future__ import annotations
@@ -35,6 +34,7 @@ if TYPE_CHECKING:  # re2 is imported with the first pattern: wildcard-only scans
 
 from assertree.jp.errors import FunctionError, LimitError
 from assertree.jp.functions.conversions import float32_text, utf8_bytes
+from assertree.jp.functions.wildcard import wildcard_match
 from assertree.jp.limits import MAX_REGEX_MATCHES, MAX_STRING_LENGTH, check_string_length
 from assertree.jp.registry import function
 
@@ -288,32 +288,3 @@ def _compiled_for(name: str, pattern: str) -> _Compiled:
 def pattern_match(pattern, text):
     """Whether `text` matches the wildcard `pattern` (`*` any run, `?` one character)."""
     return wildcard_match(pattern, _as_text(text))
-
-
-def wildcard_match(pattern: str, name: str) -> bool:
-    """Whole-string wildcard match: `*` matches any run (even empty), `?` exactly one code point.
-
-    Every other character is literal (no classes, no escapes). The search
-    backtracks only to the last `*`, so it is linear in practice and never
-    exponential.
-    """
-    if pattern == "*":
-        return True
-    p = n = 0
-    star = -1  # position in `pattern` of the last `*` seen
-    resume = 0  # position in `name` that `*` currently absorbs up to
-    while n < len(name):
-        if p < len(pattern) and pattern[p] == "*":
-            star, resume = p, n
-            p += 1
-        elif p < len(pattern) and (pattern[p] == "?" or pattern[p] == name[n]):
-            p += 1
-            n += 1
-        elif star >= 0:
-            resume += 1
-            p, n = star + 1, resume
-        else:
-            return False
-    while p < len(pattern) and pattern[p] == "*":
-        p += 1
-    return p == len(pattern)
