@@ -9,6 +9,12 @@ change a result":
   with dict lookups instead of walking the tree;
 * a kyverno-json rule's runner binds constant context entries once per scan
   instead of once per resource (assertree/languages/kyverno_json/compile.py);
+* a kyverno-json rule of the usual shape (no context entry bound per resource, no exclude, no feedback)
+  runs in one function, `evaluate.usual_runner`, rather than through `evaluate_rule`;
+* a scan whose policies do not mutate and that explains nothing checks its resources a slice at a time into
+  one list (`Scanner.check_many`, assertree/engine/scan.py) rather than through `Scanner.check` one by one;
+* a kyverno-json message is rendered from its pieces, split once, rather than by ``re.sub`` over its text
+  (`Message.render`, assertree/languages/kyverno_json/messages.py);
 * the CEL rewrites lex each fragment they insert once (`lexer.synthetic`, assertree/languages/cel/lexer.py).
 
 The properties below hold them to that against the general path (every rule
@@ -31,6 +37,7 @@ from hypothesis import strategies as st
 
 import assertree
 from assertree.engine.rule_index import RuleIndex
+from assertree.engine.scan import Scanner
 from assertree.errors import PolicyError
 from assertree.results import ScanResult
 from assertree.tree.nodes import Node, StaticMapNode, TreeError, compile_tree
@@ -295,6 +302,120 @@ def test_constant_context_bound_once_gives_the_per_resource_results(case):
             patch("assertree.languages.kyverno_json.compile.evaluate_rule", per_resource):
         general = assertree.scan(resources, [compiled], bindings)
     assert outcome(fast) == outcome(general)
+
+
+def _check_each(self: Scanner, resources: Any, results: list) -> None:
+    """The general path of `Scanner.check_many`: `check`, one resource at a time."""
+    for resource in resources:
+        results.extend(self.check(resource)[1])
+
+
+@SCANS
+@given(scans())
+def test_checking_many_resources_at_once_gives_the_results_of_checking_each(scan_input):
+    resources, documents = scan_input
+    policies = [assertree.compile_document(document) for document in documents]
+    many = outcome(assertree.scan(resources, policies))
+    with patch.object(Scanner, "check_many", _check_each):
+        each = outcome(assertree.scan(resources, policies))
+    assert many == each
+
+
+_MESSAGE_PIECES = st.sampled_from(["{{", "}}", "{{ address }}", "{{name}}", "{{ missing }}", "{{ n }}", "{{ `1` }}",
+                                   "{{ to_string(n) }}", "{{ address", "}} x {{", "{", "}", "\n", " ", "is wrong", "é"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(pieces=st.lists(_MESSAGE_PIECES, max_size=8),
+       value=st.fixed_dictionaries({"address": st.sampled_from(["a.b", "", "{{ n }}"]), "n": st.integers(0, 2)}))
+def test_a_message_renders_as_re_sub_over_its_text(pieces, value):
+    from assertree.languages.kyverno_json import messages
+
+    text = "".join(pieces)
+    try:
+        message = messages.Message(text)
+    except PolicyError:  # a placeholder that is not an expression: refused at load time, never rendered
+        return
+    scope = {"payload": value}
+    expected = messages._PLACEHOLDER.sub(lambda found: message._substitute(found.group(1).strip(), value, scope), text)
+    assert message.render(value, scope) == expected
+
+
+# Rules of every shape the usual runner takes, and some it leaves to `evaluate_rule`: messages that name the
+# resource, `any` assertions, identifiers that are a plain field (of any type, or missing) or an expression,
+# checks that fail, and ones that are rule ERRORs (a map expected where the resource has a scalar).
+usual_rules = st.fixed_dictionaries({
+    "match": st.one_of(st.none(), st.builds(lambda trees: {"any": trees}, st.lists(literal_trees, min_size=1,
+                                                                                   max_size=2)),
+                       st.builds(lambda tree: {"all": [tree]}, literal_trees)),
+    "assert": st.one_of(
+        st.builds(lambda checks: {"all": checks}, st.lists(st.one_of(literal_trees, st.just({"metadata": {}})),
+                                                           min_size=1, max_size=2)),
+        st.builds(lambda checks: {"any": checks}, st.lists(literal_trees, min_size=1, max_size=2))),
+    "message": st.sampled_from([None, "{{ kind }} is wrong", "plain"]),
+    "identifier": st.sampled_from([None, "name", "kind", "metadata.name", "missing", "to_string(mode)"]),
+    "context": st.sampled_from([[], [{"name": "limit", "variable": 1}], [{"name": "k", "variable": "(kind)"}]]),
+    "exclude": st.sampled_from([None, {"any": [{"kind": "Deployment"}]}]),
+})
+
+
+def _usual_policy(drawn: list[dict]) -> dict:
+    rules = []
+    for number, rule in enumerate(drawn):
+        block = next(iter(rule["assert"]))
+        written: dict[str, Any] = {
+            "name": f"rule-{number}",
+            "assert": {block: [{"check": check, **({"message": rule["message"]} if rule["message"] else {})}
+                               for check in rule["assert"][block]]},
+        }
+        for key in ("match", "identifier", "exclude"):
+            if rule[key] is not None:
+                written[key] = rule[key]
+        if rule["context"]:
+            written["context"] = rule["context"]
+        rules.append(written)
+    return {"apiVersion": "json.kyverno.io/v1alpha1", "kind": "ValidatingPolicy",
+            "metadata": {"name": "usual"}, "spec": {"rules": rules}}
+
+
+def _usual(assert_: dict | None = None, **fields: Any) -> dict:
+    return {"match": None, "assert": assert_ or {"all": [{"kind": "Pod"}]}, "message": None, "identifier": None,
+            "context": [], "exclude": None, **fields}
+
+
+# Identifiers of every type (a string is looked up in place, the rest go the general way), and resources that
+# are not maps; a check that is a rule ERROR; a match with an `all` tree.
+@example(([_usual(identifier="name"), _usual(identifier="kind", message="{{ kind }}")],
+          [{"kind": "Pod", "name": 1}, {"kind": "Pod", "name": ["x"]}, {"kind": "Pod", "name": None},
+           {"kind": "Pod", "name": "x"}, {"kind": "Job"}, ["Pod"], None]))
+@example(([_usual(identifier="name", assert_={"all": [{"metadata": {}}]}, match={"all": [{"kind": "Pod"}]})],
+          [{"kind": "Pod", "metadata": 1, "name": "n"}, {"kind": "Pod", "metadata": {}, "name": "n"}]))
+@SCANS
+@given(st.lists(usual_rules, min_size=1, max_size=4).flatmap(
+    lambda rules: st.tuples(st.just(rules), st.lists(values_for([{"kind": "Pod", "name": "x"}, {"mode": "managed"}]),
+                                                     min_size=1, max_size=6))))
+def test_a_usual_rule_runs_as_evaluate_rule_runs_it(case):
+    from assertree.languages.kyverno_json import compile as kyverno_json_compile
+    from assertree.languages.load import compile_document
+
+    rules, resources = case
+    compiled = compile_document(_usual_policy(rules), source=None)
+    fast = assertree.scan([assertree.Resource(value, default_identifier="default") for value in resources],
+                          [compiled])
+
+    def general(rule, scope):  # what the runner does for any other rule
+        return lambda resource: kyverno_json_compile.evaluate_rule(rule, resource, {**scope, "payload": resource.value},
+                                                                   [])
+
+    with patch.object(kyverno_json_compile, "usual_runner", general):
+        slow = assertree.scan([assertree.Resource(value, default_identifier="default") for value in resources],
+                              [compiled])
+    event(f"statuses {sorted({str(r.status) for r in fast.results})}")
+    found = any(r.identifier not in (None, "default") for r in fast.results)
+    event("an identifier found" if found else "no identifier")
+    assert outcome(fast) == outcome(slow)
+    assert [(r.identifier_error, r.feedback, r.message) for r in fast.results] == [
+        (r.identifier_error, r.feedback, r.message) for r in slow.results]
 
 
 # -- CEL rewrites: the fragments they insert, lexed once --------------------------------------------------

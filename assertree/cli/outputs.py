@@ -56,13 +56,13 @@ def parse_reports(values: Sequence[str], formats: Iterable[str], option: str, *,
     return outputs
 
 
-def write_outputs(outputs: list[Output], result, options: ReportOptions) -> None:
+def write_outputs(outputs: list[Output], result, options: ReportOptions) -> Any:
     """Render and write every requested report. The payload files that could not be read also go to
     standard error, one line each (as every input problem that exits 2 does), unless a text or github
     report on standard output already listed them and both streams go to one place (a terminal, a CI
     log): each problem is printed once. When no text or github report goes to standard output the totals
     line goes to standard error too, so that a terminal or a CI log always shows them. The totals are
-    counted once, for every report and that line."""
+    counted once, for every report and that line; returns them (the scan's `assertree.report.totals.Tally`)."""
     from assertree.report.stream import render_whole
     from assertree.report.totals import Tally
 
@@ -80,6 +80,7 @@ def write_outputs(outputs: list[Output], result, options: ReportOptions) -> None
 
             _print_note(overflow_note(result))
     _after_reports(outputs, options, lambda: tally.totals(options.problems).line())
+    return tally
 
 
 def write_streamed(outputs: list[Output], policies, options: ReportOptions,

@@ -190,21 +190,22 @@ def scan(
                                 multiple_sources=len(files) > 1, kyverno_json=kyverno_json, baseline=known)
         result, loaded = scan_streamed(files, policies, context, outputs, options, payload_format=payload_format,
                                        jobs=processes, per_document_limit=stream, steps=steps)
+        counted = result
     else:
         loaded = load_resources(files, terraform=terraform, include_deleted=include_deleted,
                                 pre_process=pre_process or (), freeze=process.one_shot, payload_format=payload_format,
                                 jobs=processes)
         del ahead  # its bytes were taken, or the file was not read after all: the thread is done either way
-        result = run_scan(loaded.resources, policies, context=context, jobs=processes)
+        result = run_scan(loaded.resources, policies, context=context, jobs=processes, freeze=process.one_shot)
         steps.apply(result.results)
         options = ReportOptions(quiet=quiet, color=use_color, bindings=binding_values,
                                 multiple_sources=len(loaded.files) > 1, problems=tuple(loaded.problems),
                                 kyverno_json=kyverno_json, baseline=known)
-        write_outputs(outputs, result, options)
+        counted = write_outputs(outputs, result, options)  # the totals: what was checked, without another pass
     process.keep(loaded, result, policies)  # a one-shot run ends without freeing them
     empty = _warn_empty(policies)
     if not (loaded.problems and not loaded.resources):  # when no file could be read, that is the news
-        _warn_unchecked(result, loaded.plans_without_terraform, quiet=quiet)
+        _warn_unchecked(counted, loaded.plans_without_terraform, quiet=quiet)
     if loaded.problems or policy_set.errors:
         raise typer.Exit(EXIT_BAD_INPUT)
     if steps.recorder is not None and write_baseline is not None:
@@ -325,7 +326,8 @@ def _warn_empty(policies) -> int:
 
 def _warn_unchecked(result, plans_without_flag: int, *, quiet: bool = False) -> None:
     """Never pass silently: say that nothing was checked; and, unless `quiet`, in one line, which rules
-    applied to no resource at all."""
+    applied to no resource at all. `result` is the scan's `Tally` (or a `ScanResult`: ``results`` and
+    ``unmatched_rules()`` mean the same on both)."""
     unmatched = result.unmatched_rules()
     if not unmatched:
         return

@@ -73,6 +73,10 @@ class RuleIndex:
         self.unindexed: list[RuleRunner] = runners
         self.checked_types: dict[tuple, type] = {}
         self.flat_checks: list[tuple[str, type]] | None = None
+        # the usual index, top-level keys only and the key one of them: the key, its tested type, the other keys
+        self.flat_key: str | None = None
+        self.key_type: type = type(None)
+        self.other_checks: list[tuple[str, type]] = []
         if self.key is None:
             return
         indexed: dict[int, set[str]] = {
@@ -96,8 +100,24 @@ class RuleIndex:
         # top-level keys only (the usual ``type``, ``mode``, ``kind``): one lookup each, no inner loop
         self.flat_checks = [(keys[0], expected) for keys, expected in self.checked_types.items()] if all(
             len(keys) == 1 for keys in self.checked_types) else None
+        if self.flat_checks is not None and len(self.key) == 1:  # the usual index: `candidates` inline
+            self.flat_key = self.key[0]
+            self.key_type = self.checked_types[self.key]  # str, or NoneType where trees test it with other types
+            self.other_checks = [(name, expected) for name, expected in self.flat_checks if name != self.flat_key]
 
     def candidates(self, value: Any) -> list[RuleRunner]:
+        name = self.flat_key
+        if name is not None and type(value) is dict:  # the usual index: what the general lines below decide
+            found = value.get(name)
+            for other, wanted in self.other_checks:
+                current = value.get(other)
+                if current is not None and type(current) is not wanted:
+                    return self.everything
+            if found is None:
+                return self.unindexed
+            if type(found) is not self.key_type:
+                return self.everything
+            return self.by_value.get(found, self.unindexed) if type(found) is str else self.unindexed
         key = self.key
         if key is None or type(value) is not dict:
             return self.everything

@@ -94,6 +94,12 @@ class Expression:
         finally:
             close_budget(budget)
 
+    @property
+    def field_name(self) -> str | None:
+        """The key, when the expression is one plain field (``address``): its search of a dict is then
+        ``value.get(key)``, which a caller on a hot path may do itself; None for any other expression."""
+        return self.tree.value if self.tree.type == "field" else None
+
     def __repr__(self) -> str:
         return f"Expression({self.text!r})"
 

@@ -415,8 +415,8 @@ class Compiler:
                 raise ArityError(problem)
 
             return wrong_arity
-        checks = [
-            (position, param.check)
+        checks = [  # an argument of one of the `exact` types passes its check: the check runs for the others
+            (position, registry.exact_types(param.types), param.check)
             for position, param in enumerate(_params_for(function, len(arguments)))
             if param.types != ("any",)
         ]
@@ -435,8 +435,9 @@ class Compiler:
                 args = [first(value, scope), second(value, scope)]
             else:
                 args = [argument(value, scope) for argument in arguments]
-            for position, check in checks:
-                if not check(args[position]):
+            for position, exact, check in checks:
+                argument = args[position]
+                if type(argument) not in exact and not check(argument):
                     check_arguments(args)  # raises with the full explanation
             try:
                 result = impl(*args)

@@ -60,7 +60,7 @@ def _type_check(types: tuple[str, ...]) -> Callable[[Any], bool]:
             raise ValueError(f"unknown JMESPath type {name!r} in a function signature")
     if len(checks) == 1:
         return checks[0]
-    exact = frozenset(kind for name in types for kind in _EXACT_TYPES.get(name, ()))
+    exact = exact_types(types)
 
     def any_of(v: Any) -> bool:  # the exact types answer at once; subclasses and array[...] ask each check
         if type(v) in exact:
@@ -75,6 +75,12 @@ _EXACT_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,), "number": (int, float), "boolean": (bool,), "array": (list,), "object": (dict,),
     "null": (type(None),),
 }
+
+
+def exact_types(types: tuple[str, ...]) -> frozenset[type]:
+    """The Python types whose values pass the check of a parameter of `types` whatever they hold (``str`` for
+    ``string``; none for ``array[string]``): a caller may skip the check for them."""
+    return frozenset(kind for name in types for kind in _EXACT_TYPES.get(name, ()))
 
 
 class Param(ValueRecord, hidden=("check",), uncompared=("check",)):

@@ -200,6 +200,21 @@ def to_display(value: Any) -> str:
     (``NaN``, ``+Inf``), non-JSON values fall back to ``repr``, and text past
     `limits.MAX_JSON_LENGTH` is cut off with ``... (truncated)``.
     """
+    if type(value) is str and len(value) <= _SHORT_STRING:  # the usual field value, quoted in one call
+        return _display_quote(value)
+    if value is None or value is True or value is False:
+        return _LITERALS[value]
+    return _display(value)
+
+
+# Fast path of `to_display` (reports word thousands of field values): a string this short quotes to at most
+# six times its length (``\u0000``), far below MAX_JSON_LENGTH, so `_display` would write it whole, unchanged.
+_SHORT_STRING = 1000
+_LITERALS = {None: "null", True: "true", False: "false"}  # keyed by the three singletons, looked up by identity
+
+
+def _display(value: Any) -> str:
+    """`to_display` by the general path, for any value."""
     out: list[str] = []
     try:
         _write(value, out, [MAX_JSON_LENGTH], _display_quote, _display_scalar)
@@ -304,9 +319,10 @@ def _too_long() -> JSONTooLongError:
 
 
 def _display_quote(text: str) -> str:
-    import json
+    """``json.dumps(text, ensure_ascii=False)``, through the function it calls for a string (a fifth of the time)."""
+    import json.encoder
 
-    return json.dumps(text, ensure_ascii=False)
+    return json.encoder.encode_basestring(text)
 
 
 def go_quote(text: str) -> str:

@@ -63,12 +63,19 @@ class Writer:
         if not results:
             return
         options = self.options
+        quiet, color, with_source, kyverno_json = (options.quiet, options.color, options.multiple_sources,
+                                                   options.kyverno_json)
         lines: list[str] = []
         for rule_result in results:
-            if options.quiet and not rule_result.failed:
+            if quiet and not rule_result.failed:
                 continue
-            lines.extend(rule_lines(rule_result, color=options.color, with_source=options.multiple_sources,
-                                    kyverno_json=options.kyverno_json))
+            if _plain_pass(rule_result) and not color and not with_source:
+                identifier = rule_result.identifier  # what `rule_lines` writes for it (`_plain_pass`)
+                lines.append(f"- PASSED (POLICY={rule_result.policy.name}, RULE={rule_result.rule.name}, "
+                             f"ID={identifier})" if identifier else
+                             f"- PASSED (POLICY={rule_result.policy.name}, RULE={rule_result.rule.name})")
+                continue
+            lines.extend(rule_lines(rule_result, color=color, with_source=with_source, kyverno_json=kyverno_json))
         if lines:
             self.body.write("\n".join(lines) + "\n")
 
@@ -141,6 +148,14 @@ def rule_lines(result: RuleResult, *, color: bool = False, with_source: bool = F
     if explained:
         lines.extend(_explained(result))
     return lines
+
+
+def _plain_pass(result: RuleResult) -> bool:
+    """Whether `result` is a pass with nothing to say but its names: most lines of a report, which `Writer.add`
+    writes itself. Invariant: `rule_lines` gives it one line, ``- PASSED (POLICY=.., RULE=..[, ID=..])``, when
+    neither color nor the source is asked for (`tests/reports/test_report_fast_paths.py` holds the two to it)."""
+    return (result.status == PASS and not result.baselined and not result.action
+            and not result.gate and not result.violations and result.explanation is None)
 
 
 def _explained(result: RuleResult) -> list[str]:

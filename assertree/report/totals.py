@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from itertools import accumulate
+from operator import attrgetter, is_, not_
 from typing import Any
 
 from assertree.errors import Problem
@@ -136,10 +138,8 @@ class Tally:
         tally.resources = len(result.resources)
         tally.results = len(results)
         tally.statuses = Counter(BASELINED if item.baselined else item.status for item in results)
-        tally.violations = sum(len(item.violations) for item in results)
-        tally.applied = dict(Counter(rule for rule, _ in {(id(item.rule), id(item.resource)) for item in results}))
-        tally.written = dict(Counter(key for key, _ in {((id(item.policy), written_rule(item.rule)), id(item.resource))
-                                                        for item in results}))
+        tally.violations = sum(map(len, map(_VIOLATIONS, results)))
+        tally.applied, tally.written = _counted_once(results) or _counted(results)
         return tally
 
     def add(self, resource: Resource, results: Sequence[RuleResult]) -> None:
@@ -208,6 +208,52 @@ class Tally:
             baselined=statuses[BASELINED],
             fixed=len(self.baseline.fixed()) if self.baseline is not None else 0,
         )
+
+
+_RESOURCE, _RULE, _POLICY, _VIOLATIONS = (attrgetter(name) for name in ("resource", "rule", "policy", "violations"))
+
+
+def _counted(results: Sequence[RuleResult]) -> tuple[dict[int, int], dict[tuple[int, str], int]]:
+    """`Tally.applied` and `Tally.written` of `results`: how many resources each rule, and each written rule of
+    each policy, gave a result for (a rule may give several results for one resource: they count once)."""
+    applied = Counter(rule for rule, _ in {(id(item.rule), id(item.resource)) for item in results})
+    written = Counter(key for key, _ in {((id(item.policy), written_rule(item.rule)), id(item.resource))
+                                         for item in results})
+    return dict(applied), dict(written)
+
+
+def _counted_once(results: Sequence[RuleResult]) -> tuple[dict[int, int], dict[tuple[int, str], int]] | None:
+    """`_counted` where no two results are of one resource and one rule, or one written rule (what a scan
+    gives): each result then counts once, and the counts are taken per rule object rather than through a
+    set of pairs per result, a third of the time at 10,000 resources. None when that cannot be told cheaply.
+
+    Told with whole-list operations: every resource's results are side by side (as many runs of one resource
+    as resources), each rule object belongs to one policy, and within a run of several results the rules and
+    written rules differ. Invariant: whenever it answers, it is `_counted`'s answer
+    (`tests/reports/test_report_fast_paths.py` holds the two to each other)."""
+    resources = list(map(_RESOURCE, results))
+    same = list(map(is_, resources[1:], resources[:-1]))  # result i + 1 is of the resource of result i
+    if len(set(map(id, resources))) != len(resources) - sum(same):
+        return None  # a resource's results are not all side by side
+    rules = list(map(_RULE, results))
+    rule_ids = list(map(id, rules))
+    policies = list(map(_POLICY, results))
+    policy_of = dict(zip(rule_ids, policies))
+    if not all(map(is_, policies, map(policy_of.__getitem__, rule_ids))):
+        return None  # one rule object under two policies
+    key_of = {rule_id: (id(policy_of[rule_id]), written_rule(rule))
+              for rule_id, rule in dict(zip(rule_ids, rules)).items()}  # once per rule object
+    if any(same):  # runs of several results: within each, no rule or written rule twice
+        run_of = list(accumulate(map(not_, same), initial=0))
+        if len(set(zip(run_of, rule_ids))) != len(results) or len(
+                set(zip(run_of, map(key_of.__getitem__, rule_ids)))) != len(results):
+            return None
+    applied = Counter(rule_ids)
+    written: dict[tuple[int, str], int] = {}
+    for rule_id, count in applied.items():
+        key = key_of[rule_id]
+        written[key] = written.get(key, 0) + count
+    return dict(applied), written
 
 
 def units(result: ScanResult) -> Iterator[tuple[Resource, list[RuleResult]]]:

@@ -32,19 +32,12 @@ def index(parent: FieldPath, position: int, step: Any = NOT_IN_PAYLOAD) -> tuple
 
 def render(path: FieldPath) -> str:
     """The kyverno-json text of a path: ``a.b[0].(expr)``; "" for the root."""
-    pieces = []
+    out = []  # from the last step back to the first: a key after another step takes a dot
     while path is not None:
         parent, text, bracket, _ = path
-        pieces.append((text, bracket))
+        out.append(f"[{text}]" if bracket else text if parent is None else "." + text)
         path = parent
-    out = []
-    for text, bracket in reversed(pieces):
-        if bracket:
-            out.append(f"[{text}]")
-        elif out:
-            out.append("." + text)
-        else:
-            out.append(text)
+    out.reverse()
     return "".join(out)
 
 

@@ -33,7 +33,7 @@ def test_signatures_of_the_main_entry_points():
         "exclude: 'Iterable[str]' = ()) -> 'LoadedResources'"
     )
     assert list(inspect.signature(assertree.scan).parameters) == [
-        "resources", "policies", "bindings", "context", "jobs"]
+        "resources", "policies", "bindings", "context", "jobs", "freeze"]
     assert list(inspect.signature(assertree.render).parameters) == ["format_name", "result", "options"]
     assert list(inspect.signature(assertree.lint).parameters) == ["paths", "exclude"]
     assert list(inspect.signature(assertree.load_policies).parameters) == ["paths", "selector", "exclude"]

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support import call, call_fails_with
 
 from assertree import jp
+from assertree.jp.functions.kyverno_json import decode_json, decode_json_exactly
 from assertree.jp.registry import lookup
 
 # -- at ---------------------------------------------------------------------------------------------
@@ -121,6 +126,40 @@ def test_json_parse_errors(text, reason):
 def test_json_parse_other_errors_name_the_offset():
     with pytest.raises(jp.JMESPathError, match=r"^JMESPath function 'json_parse': invalid character '2' at offset 3"):
         call("json_parse", "[1 2]")
+
+
+# The short cut of decode_json (orjson, unless a run of 19 digits may be an integer beyond int64) held to the
+# exact decoder: the same value, type for type (1 is not 1.0, -0.0 is not 0.0), or the same error.
+_digits = st.text(alphabet="0123456789", min_size=1, max_size=24)
+_number_text = st.builds(
+    lambda sign, whole, fraction, exponent: f"{sign}{whole}{fraction}{exponent}",
+    st.sampled_from(["", "-"]),
+    st.one_of(st.just("0"), _digits.map(lambda digits: digits.lstrip("0") or "0")),
+    st.one_of(st.just(""), _digits.map(lambda digits: "." + digits)),
+    st.one_of(st.just(""), st.builds(lambda e, sign, n: f"{e}{sign}{n}", st.sampled_from("eE"),
+                                     st.sampled_from(["", "+", "-"]), st.integers(0, 400))),
+)
+_edges = st.sampled_from([2**63 - 1, 2**63, -(2**63), -(2**63) - 1, 2**64 - 1, 2**64, 10**18, 10**19, 10**25])
+_leaves = st.one_of(st.none(), st.booleans(), st.integers(), _edges, st.floats(allow_nan=False, allow_infinity=False),
+                    st.text(max_size=30), _digits)
+_values = st.recursive(_leaves, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                        st.dictionaries(st.text(max_size=8), inner, max_size=4)),
+                       max_leaves=12)
+
+
+def _decoded(decode, text):
+    try:
+        return repr(decode(text))  # repr: types and the sign of zero count
+    except ValueError as error:
+        return f"error: {error}"
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_values, ascii_only=st.booleans(), numbers=st.lists(_number_text, max_size=3))
+def test_decode_json_short_cut_equals_the_exact_decoder(value, ascii_only, numbers):
+    texts = [json.dumps(value, ensure_ascii=ascii_only), f"[{', '.join([json.dumps(value), *numbers])}]", *numbers]
+    for text in texts:
+        assert _decoded(decode_json, text) == _decoded(decode_json_exactly, text), text
 
 
 # -- registration ----------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assertree.jp.functions import BASE_MODULES, LIBRARY_MODULES, MODULE_OF
-from assertree.jp.registry import REPLACED, all_functions
+from assertree.jp.registry import REPLACED, all_functions, exact_types
 
 
 def test_module_of_names_every_library_function_and_only_those():
@@ -58,6 +58,20 @@ def test_no_function_can_reach_files_the_environment_or_the_network():
             assert not names & forbidden_modules, f"{path.name} imports {names & forbidden_modules}"
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
                 assert node.func.id not in forbidden_calls, f"{path.name}:{node.lineno} calls {node.func.id}()"
+
+
+def test_a_value_of_an_exact_type_passes_every_parameter_check_that_names_the_type():
+    # the compiler skips a parameter's check for an argument whose type is one of `exact_types` (jp/compiler.py)
+    samples = {str: ["", "a"], int: [0, -1, 2**70], float: [0.5, -0.0], bool: [True, False], list: [[], [1, "a"]],
+               dict: [{}, {"a": 1}], type(None): [None]}
+    checked = 0
+    for function in all_functions():
+        for param in function.params:
+            for kind in exact_types(param.types):
+                for value in samples[kind]:
+                    assert param.check(value), (function.name, param.name, value)
+                    checked += 1
+    assert checked > 100
 
 
 def test_signatures_are_parsed_when_their_name_is_first_looked_up():

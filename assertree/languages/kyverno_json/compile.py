@@ -15,7 +15,7 @@ from typing import Any
 
 from assertree.errors import PolicyError, Problem
 from assertree.languages.base import Explain, Mutator, RuleRunner, ScanContext, reduce_compiled
-from assertree.languages.kyverno_json.evaluate import evaluate_rule
+from assertree.languages.kyverno_json.evaluate import evaluate_rule, usual_runner
 from assertree.languages.kyverno_json.expressions import Compilers
 from assertree.languages.kyverno_json.messages import Message
 from assertree.languages.kyverno_json.model import Match, Policy, Rule, policy_from_document
@@ -153,6 +153,8 @@ class CompiledRule(Record):
             for entry in entries:  # constants: bound once for the whole scan, in order, as evaluation would
                 scope[entry.name] = entry.constant
             entries = []
+        if not entries and self.exclude is None and not self.feedback:
+            return usual_runner(self, scope)
 
         def run(resource: Resource):
             scope["payload"] = resource.value

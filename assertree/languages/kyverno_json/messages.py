@@ -20,14 +20,16 @@ _PLACEHOLDER = re.compile(r"{{(.*?)}}")
 
 
 class Message:
-    __slots__ = ("_expressions", "text")
+    __slots__ = ("_expressions", "_pieces", "text")
 
     def __init__(self, text: str, at: tuple = (), compilers: Compilers | None = None) -> None:
         self.text = text
         self._expressions: dict[str, Any] = {}
         compilers = compilers or Compilers()
-        for match in _PLACEHOLDER.finditer(text):
-            statement = match.group(1).strip()
+        # the text around the placeholders and their statements, in turn: [text, statement, text, ..., text]
+        self._pieces = [piece.strip() if position % 2 else piece
+                        for position, piece in enumerate(_PLACEHOLDER.split(text))]
+        for statement in self._pieces[1::2]:
             if statement not in self._expressions:
                 self._expressions[statement] = compilers.jp(statement, at)
 
@@ -37,9 +39,16 @@ class Message:
         return list(self._expressions.values())
 
     def render(self, resource: Any, scope: dict) -> str:
+        """The text with each placeholder replaced (what ``re.sub`` over the text would give, without a
+        scan of the text and a callback per placeholder: a message is rendered for every failure)."""
         if not self._expressions:
             return self.text
-        return _PLACEHOLDER.sub(lambda m: self._substitute(m.group(1).strip(), resource, scope), self.text)
+        pieces = self._pieces
+        out = [pieces[0]]
+        for position in range(1, len(pieces), 2):
+            out.append(self._substitute(pieces[position], resource, scope))
+            out.append(pieces[position + 1])
+        return "".join(out)
 
     def _substitute(self, statement: str, resource: Any, scope: dict) -> str:
         try:
