@@ -13,7 +13,7 @@ with the field errors kyverno-json would list).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # made by --explain only: a plain scan does not import it
 
 __all__ = ["ERROR", "FAIL", "INTERNAL", "INVALID", "PASS", "REQUIRED", "SKIP", "TYPE_INVALID", "WARN", "FieldError",
            "PolicyInfo", "RefusedRule", "Resource", "RuleError", "RuleInfo", "RuleResult", "ScanResult", "Status",
-           "Summary", "Violation", "refused_rules", "written_rule", "written_rules"]
+           "Summary", "Violation", "fill_origins", "refused_rules", "written_rule", "written_rules"]
 
 
 @runtime_checkable
@@ -397,19 +397,45 @@ def find_origin(root: Any, target: Any) -> tuple | None:
     resource can be traced back to its place in the file without knowing the
     expression. Breadth first, so shallow matches are found quickly.
     """
-    if target is root:
-        return ()
-    if not isinstance(target, (dict, list)):
-        return None
-    queue: list[tuple[Any, tuple]] = [(root, ())]
+    return find_origins(root, [target])[0]
+
+
+def find_origins(root: Any, targets: Sequence[Any]) -> list[tuple | None]:
+    """`find_origin` of each of `targets`, all in one breadth-first walk of `root` that ends when the last one
+    is found: a report places its findings' resources at once (one walk each was quadratic: 36 s of CPU for
+    the 1,580 findings of a 10,000-resource plan scanned with --pre-process and a SARIF report)."""
+    found: list[tuple | None] = [None] * len(targets)
+    wanted: dict[int, list[int]] = {}  # id of a target (alive: `targets` holds it) -> its numbers
+    for number, target in enumerate(targets):
+        if target is root:
+            found[number] = ()
+        elif isinstance(target, (dict, list)):
+            wanted.setdefault(id(target), []).append(number)
+    queue: list[tuple[Any, tuple]] = [(root, ())] if wanted else []
     while queue:
         next_level = []
         for value, path in queue:
             items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
             for key, child in items:
-                if child is target:
-                    return (*path, key)
                 if isinstance(child, (dict, list)):
+                    numbers = wanted.pop(id(child), None)
+                    if numbers is not None:
+                        for number in numbers:
+                            found[number] = (*path, key)
+                        if not wanted:
+                            return found
                     next_level.append((child, (*path, key)))
         queue = next_level
-    return None
+    return found
+
+
+def fill_origins(resources: Iterable[Resource]) -> None:
+    """`Resource.origin_path` of many resources at once: one walk of each root for all of its resources not
+    placed yet."""
+    by_root: dict[int, tuple[Any, list[Resource]]] = {}
+    for resource in resources:
+        if resource.origin is None and resource.root is not None:
+            by_root.setdefault(id(resource.root), (resource.root, []))[1].append(resource)
+    for root, waiting in by_root.values():
+        for resource, origin in zip(waiting, find_origins(root, [item.value for item in waiting]), strict=True):
+            resource.origin = origin

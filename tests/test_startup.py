@@ -79,6 +79,15 @@ def test_a_plain_scan_imports_no_schema_explainer_server_or_cel(plan, tmp_path, 
     assert commands == {"assertree.cli.scan"}  # the command that runs is the one command module imported
 
 
+def test_a_small_payload_read_for_some_members_is_parsed_whole_without_msgspec(plan):
+    """Importing msgspec costs more than skipping members saves below `payload._MEMBERS_FROM` bytes."""
+    done, packages = imported("-m", "assertree", "scan", "--payload", str(plan), "--policy", str(POLICIES),
+                              "--pre-process", "planned_values.root_module.resources")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Checked 4 resources" in done.stdout  # the plan's root module's
+    assert "msgspec" not in packages and "orjson" in packages
+
+
 OTHER_COMMANDS = {f"assertree.cli.{name}" for name in
                   ("test", "apply", "compare", "lint", "migrate", "serve", "config", "jp", "kyverno")}
 

@@ -39,10 +39,11 @@ deadlock a child).
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import stat
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from assertree.errors import AssertreeError, Problem
@@ -86,20 +87,21 @@ def jobs_for(files: int, jobs: int, per_job: int | None = None) -> int:
     return max(1, min(jobs, files // (per_job or MIN_FILES_PER_JOB)))
 
 
-def read_payloads(paths: Sequence[str], jobs: int = 1) -> Iterator[tuple[str, Reader]]:
+def read_payloads(paths: Sequence[str], jobs: int = 1, *,
+                  members: Collection[str] | None = None) -> Iterator[tuple[str, Reader]]:
     """For each path, in order: the path and a function that returns its `Payload` or raises the
-    `AssertreeError` that `read_payload` raises for it. With `jobs` > 1 (and enough files, `jobs_for`)
-    regular files are parsed by `jobs` - 1 worker processes and this one."""
+    `AssertreeError` that `read_payload` raises for it (`members`: as `read_payload`'s). With `jobs` > 1 (and
+    enough files, `jobs_for`) regular files are parsed by `jobs` - 1 worker processes and this one."""
     workers = jobs_for(len(paths), jobs)
     if workers <= 1:
         for path in paths:
-            yield path, _reader(path)
+            yield path, _reader(path, members)
         return
-    yield from _pooled(paths, workers)
+    yield from _pooled(paths, workers, members)
 
 
-def _reader(path: str) -> Reader:
-    return lambda: read_payload(path)
+def _reader(path: str, members: Collection[str] | None) -> Reader:
+    return lambda: read_payload(path, members=members)
 
 
 def _outcome_reader(outcome: Outcome) -> Reader:
@@ -118,11 +120,12 @@ def _regular(path: str) -> bool:
         return False  # read in this process, which reports why it cannot be
 
 
-def _pooled(paths: Sequence[str], processes: int) -> Iterator[tuple[str, Reader]]:
+def _pooled(paths: Sequence[str], processes: int, members: Collection[str] | None) -> Iterator[tuple[str, Reader]]:
     """Regular files parsed by `processes` - 1 workers, the others (and this process's share) here."""
-    for path, outcome in pooled(paths, processes, _read_chunk, remote=_regular, window=_WINDOW,
+    read_chunk = _read_chunk if members is None else functools.partial(_read_chunk, members=members)
+    for path, outcome in pooled(paths, processes, read_chunk, remote=_regular, window=_WINDOW,
                                 smallest=_SMALLEST_READ):
-        yield path, _reader(path) if isinstance(outcome, Here) else _outcome_reader(outcome)
+        yield path, _reader(path, members) if isinstance(outcome, Here) else _outcome_reader(outcome)
 
 
 class Here:
@@ -314,14 +317,14 @@ def _start_worker() -> None:
     gc.disable()
 
 
-def _read_chunk(paths: list[str]) -> list[Outcome]:
+def _read_chunk(paths: list[str], members: Collection[str] | None = None) -> list[Outcome]:
     import gc
 
     gc.collect(0)  # the YAML loaders' cycles left by the previous chunk (a worker's collector is off): cheap
     outcomes: list[Outcome] = []
     for path in paths:
         try:
-            outcomes.append(read_payload(path))
+            outcomes.append(read_payload(path, members=members))
         except AssertreeError as error:
             outcomes.append(error.problem)
     return outcomes

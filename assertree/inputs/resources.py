@@ -89,7 +89,8 @@ def load_resources(paths: Sequence[str], *, terraform: bool = False, include_del
     # parsing them. With `freeze`, they leave its sight before it resumes, so no pass ever runs over them.
     with collector_paused():
         lines = {path for path in loaded.files if is_ndjson(path, payload_format)}
-        parsed = read_payloads([path for path in loaded.files if path not in lines], jobs)
+        parsed = read_payloads([path for path in loaded.files if path not in lines], jobs,
+                               members=_members_read(preprocessors) if not terraform else None)
         payload = None  # the last one read: a one-shot run never frees it (`freeze_loaded`)
         for path in loaded.files:
             try:
@@ -107,6 +108,16 @@ def load_resources(paths: Sequence[str], *, terraform: bool = False, include_del
         if freeze:
             freeze_loaded(payload)
     return loaded
+
+
+def _members_read(preprocessors: Sequence[Any]) -> frozenset[str] | None:
+    """The top-level members of a payload object the first ``--pre-process`` expression reads (the others
+    read what it gives), or None when it may read more, or there is none."""
+    if not preprocessors:
+        return None
+    from assertree.jp.fields import fields_read
+
+    return fields_read(preprocessors[0])
 
 
 def _add_payload(loaded: LoadedResources, payload: Payload, terraform: bool, include_deleted: bool,

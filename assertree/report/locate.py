@@ -25,7 +25,7 @@ from typing import Any
 
 from assertree.errors import Location
 from assertree.inputs.payload import STDIN_SOURCE, Payload
-from assertree.results import FieldError, Resource, RuleResult, Violation
+from assertree.results import FieldError, Resource, RuleResult, Violation, fill_origins
 
 Wanted = tuple[Resource, FieldError | None, tuple]  # a resource, the field error in it, or the steps to a field
 
@@ -50,6 +50,7 @@ class Locator:
         """`field` of each (resource, error, steps), each payload file walked once for all of them."""
         out: list[Location | None] = [None] * len(asked)
         by_file: dict[int, tuple[Any, list[tuple[int, str, tuple | None]]]] = {}
+        fill_origins(resource for resource, _, _ in asked)  # one walk of each root for all
         for number, (resource, error, steps) in enumerate(asked):
             source, file = resource.source, resource.file
             if source is None or source == STDIN_SOURCE or file is None:
