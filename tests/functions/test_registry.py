@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from assertree.jp.functions import BASE_MODULES, LIBRARY_MODULES, MODULE_OF
 from assertree.jp.registry import REPLACED, all_functions, exact_types
@@ -97,3 +100,85 @@ def test_a_malformed_signature_fails_the_first_lookup_of_its_name():
     finally:
         registry._DECLARED.pop("zz_probe", None)
     assert registry.lookup("zz_probe") is None
+
+
+# The patterns `parse_signature` replaced: it must accept nothing they reject, and read alike what both accept.
+_SIGNATURE = re.compile(r"\s*(?P<name>[a-z_][a-z0-9_]*)\s*\((?P<params>.*)\)\s*->\s*(?P<returns>.+?)\s*$")
+_PARAM = re.compile(r"\s*(?P<star>\*)?(?P<name>[a-z_][a-z0-9_]*)(?P<opt>\?)?\s*:\s*(?P<types>[\w\[\]| ]+?)\s*$")
+
+
+def _by_patterns(text: str):
+    """What `parse_signature` gave when it matched the patterns above: (name, [(param, types, optional,
+    variadic)], returns), or "refused" (a ValueError)."""
+    from assertree.jp.registry import _type_check
+
+    match = _SIGNATURE.fullmatch(text)
+    if match is None:
+        return "refused"
+    params = []
+    body = match.group("params").strip()
+    for part in body.split(",") if body else []:
+        m = _PARAM.fullmatch(part)
+        if m is None:
+            return "refused"
+        types = tuple(t.strip() for t in m.group("types").split("|"))
+        try:
+            _type_check(types)
+        except ValueError:
+            return "refused"
+        params.append((m.group("name"), types, bool(m.group("opt")), bool(m.group("star"))))
+    optional = False
+    for index, (_, _, is_optional, variadic) in enumerate(params):
+        if (variadic and index != len(params) - 1) or (optional and not is_optional and not variadic):
+            return "refused"
+        optional = optional or is_optional
+    return match.group("name"), params, match.group("returns")
+
+
+def _by_parser(text: str):
+    from assertree.jp.registry import parse_signature
+
+    try:
+        name, params, returns = parse_signature(text)
+    except ValueError:
+        return "refused"
+    return name, [(p.name, p.types, p.optional, p.variadic) for p in params], returns
+
+
+def test_every_registered_signature_reads_as_the_patterns_read_it():
+    for function in all_functions():
+        parsed = _by_patterns(function.signature)
+        assert parsed != "refused" and _by_parser(function.signature) == parsed, function.signature
+
+
+def _mostly(good, *bad):
+    """One of `good` (the way signatures are written) six times in seven, else one of `bad`."""
+    goods = list(good) if isinstance(good, list) else [good]
+    return st.sampled_from(goods * 6 + list(bad)) if bad else st.sampled_from(goods)
+
+
+_SPACE = _mostly(["", " "], "  ", "\t", "\n", "\x0b")
+_NAMES = _mostly(["a", "value", "_x1", "to_number"], "Bad", "1st", "x-y", "", "a b", "ü")
+_TYPE = _mostly(["string", "number", "array[string]", "any", " null "], " ", "array[", "a:b", "ü", "", "\t")
+_TYPES = st.lists(st.tuples(_TYPE, _mostly(["|", " | "], "\t|", "|\n", "||")), min_size=1, max_size=3).map(
+    lambda pairs: "".join(name + separator for name, separator in pairs[:-1]) + pairs[-1][0])
+
+
+@st.composite
+def _signatures(draw) -> str:
+    """Signature-shaped text: each part spelled as signatures are written, or (one time in seven) not."""
+    params = []
+    for _ in range(draw(st.integers(0, 3))):
+        params.append(draw(_SPACE) + draw(_mostly(["", "*"], "* ")) + draw(_NAMES) + draw(_mostly(["", "?"], " ?"))
+                      + draw(_SPACE) + draw(_mostly(":", "", "::")) + draw(_SPACE) + draw(_TYPES) + draw(_SPACE))
+    return (draw(_SPACE) + draw(_NAMES) + draw(_SPACE) + draw(_mostly("(", "", "((")) + ",".join(params)
+            + draw(_mostly(")", "", "))")) + draw(_SPACE) + draw(_mostly("->", "-", "=>", "->->")) + draw(_SPACE)
+            + draw(_mostly(["any", "string|null"], "", "a b", "x)", "\n", "a\nb")) + draw(_SPACE))
+
+
+@given(st.one_of(_signatures(), st.text(alphabet="abc_*?:|,()[]-> \n", max_size=30)))
+@settings(max_examples=1500, deadline=None)
+def test_the_signature_parser_accepts_only_what_the_patterns_accept_and_reads_it_alike(text):
+    ours, theirs = _by_parser(text), _by_patterns(text)
+    if ours != theirs:  # stricter only on return types no function has: blank, or holding ')'
+        assert ours == "refused" and (not theirs[2].strip() or ")" in theirs[2]), (text, ours, theirs)
