@@ -350,7 +350,8 @@ def resources_from(payload: Payload, preprocessors=()) -> list[Resource]:
             f"payload must be an object or a list of objects, not a {type_name(root)}", source=payload.source
         )
     if isinstance(value, list):
-        resources = [Resource(item, payload.source, index, root=root, file=payload) for index, item in enumerate(value)]
+        source = payload.source  # positional arguments: 10,000 calls on a large plan
+        resources = [Resource(item, source, index, root, None, None, payload) for index, item in enumerate(value)]
         if value is root:
             for resource in resources:
                 resource.origin = (resource.document,)
