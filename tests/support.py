@@ -210,3 +210,20 @@ def scan_json(capsys: Any, policies: Path, resources: Path) -> tuple[int, Any]:
     capsys.readouterr()
     code = main(["scan", str(resources), "--policy", str(policies), "-o", "json", "--jobs", "1"])
     return code, json.loads(capsys.readouterr().out)
+
+
+BUCKETS_POLICY = """\
+apiVersion: json.kyverno.io/v1alpha1
+kind: ValidatingPolicy
+metadata:
+  name: buckets
+spec:
+  rules:
+    - name: encrypted
+      identifier: name
+      assert:
+        all:
+        - check:
+            encrypted: true
+"""
+"""A kyverno-json policy for the large payloads of bucket records tests generate: each must be encrypted."""

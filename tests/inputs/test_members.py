@@ -10,6 +10,7 @@ import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import BUCKETS_POLICY
 
 from assertree.cli import main
 from assertree.documents.members import parse_members
@@ -64,22 +65,6 @@ def test_what_a_member_not_read_is_not_checked_for() -> None:
     assert parse_members(b'{"x": 1e400, "a": 1}', {"a"}) == {"a": 1}
 
 
-POLICY = """\
-apiVersion: json.kyverno.io/v1alpha1
-kind: ValidatingPolicy
-metadata:
-  name: buckets
-spec:
-  rules:
-    - name: encrypted
-      identifier: name
-      assert:
-        all:
-        - check:
-            encrypted: true
-"""
-
-
 @pytest.fixture(scope="module")
 def plan(tmp_path_factory) -> Path:
     """A plan-shaped payload over `payload._MEMBERS_FROM`: buckets under ``planned.items``, every third one not
@@ -116,7 +101,7 @@ def test_the_resources_are_those_of_the_whole_parse(plan, monkeypatch) -> None:
 
 @pytest.mark.parametrize("expression", ["planned.items", "[planned.items][]", "planned | items"])
 def test_reports_are_byte_identical(capsys, tmp_path, plan, monkeypatch, expression) -> None:
-    (tmp_path / "policy.yaml").write_text(POLICY)
+    (tmp_path / "policy.yaml").write_text(BUCKETS_POLICY)
     command = ["scan", str(plan), "--policy", str(tmp_path / "policy.yaml"), "--color", "never",
                "--pre-process", expression, "-o", "text", "-o", f"sarif={tmp_path / 'report.sarif'}",
                "-o", f"json={tmp_path / 'report.json'}"]
@@ -132,7 +117,7 @@ def test_reports_are_byte_identical(capsys, tmp_path, plan, monkeypatch, express
 def test_a_syntax_error_in_a_member_not_read_is_the_whole_parse_error(capsys, tmp_path, plan) -> None:
     broken = tmp_path / "broken.json"
     broken.write_bytes(plan.read_bytes().replace(b'"pad": "x', b'"pad": x', 1))  # in "before", on line 3
-    (tmp_path / "policy.yaml").write_text(POLICY)
+    (tmp_path / "policy.yaml").write_text(BUCKETS_POLICY)
     code = main(["scan", str(broken), "--policy", str(tmp_path / "policy.yaml"), "--pre-process", "planned.items"])
     error = capsys.readouterr().err
     assert code == 2

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from support import BUCKETS_POLICY
 
 from assertree.cli import main
 from assertree.documents.limits import MAX_INPUT_BYTES_VARIABLE
@@ -15,21 +16,6 @@ from assertree.documents.reader import read_bytes
 from assertree.errors import AssertreeError, PayloadError
 from assertree.inputs import ahead, payload
 from assertree.inputs.payload import read_payload
-
-POLICY = """\
-apiVersion: json.kyverno.io/v1alpha1
-kind: ValidatingPolicy
-metadata:
-  name: buckets
-spec:
-  rules:
-    - name: encrypted
-      identifier: name
-      assert:
-        all:
-        - check:
-            encrypted: true
-"""
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +69,7 @@ def test_an_error_is_the_one_reading_then_gives(big, monkeypatch):
 
 
 def test_the_scan_command_reads_one_large_payload_ahead_with_the_same_reports(capsys, tmp_path, big, monkeypatch):
-    (tmp_path / "policy.yaml").write_text(POLICY)
+    (tmp_path / "policy.yaml").write_text(BUCKETS_POLICY)
     command = ["scan", str(big), "--policy", str(tmp_path / "policy.yaml"), "--color", "never", "-o", "text",
                "-o", f"sarif={tmp_path / 'report.sarif'}"]
     monkeypatch.setattr(ahead, "MIN_BYTES", 1 << 40)  # nothing read ahead
