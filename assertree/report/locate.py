@@ -55,7 +55,7 @@ class Locator:
             source, file = resource.source, resource.file
             if source is None or source == STDIN_SOURCE or file is None:
                 continue
-            origin = resource.origin_path()
+            origin = resource.origin  # `origin_path` as `fill_origins` found it (None: searched, not there)
             path = None if origin is None else (*origin, *(error.payload_steps if error is not None else steps))
             by_file.setdefault(id(file), (file, []))[1].append((number, source, path))
         for file, paths in by_file.values():

@@ -79,3 +79,22 @@ def test_fill_origins_places_each_resource_of_each_root_once() -> None:
     assert [resource.origin for resource in resources] == [("other", "deep", 0), (0,), ("items", 1), None, None,
                                                            ("kept",)]
     assert [resource.origin_path() for resource in resources[:3]] == [("other", "deep", 0), (0,), ("items", 1)]
+
+
+def test_a_report_searches_each_root_once_even_for_resources_not_in_it(monkeypatch) -> None:
+    """Resources an expression built anew (``--pre-process 'items[*].{name: name}'``) are in no place of their
+    file: one walk says so for all of them, and no finding walks the root again on its own."""
+    from assertree import results
+    from assertree.inputs.payload import Payload
+    from assertree.report.locate import Locator
+
+    root = {"items": [{"name": "a"}, {"name": "b"}]}
+    payload = Payload("plan.json", root, data=b'{"items": [{"name": "a"}, {"name": "b"}]}')
+    built = [Resource({"name": name}, "plan.json", index, root, None, None, payload)
+             for index, name in enumerate("ab")]
+    walks = []
+    find = results.find_origins
+    monkeypatch.setattr(results, "find_origins", lambda *args: walks.append(args) or find(*args))
+    places = Locator().fields([(resource, None, ()) for resource in [*built, built[0]]])
+    assert len(walks) == 1
+    assert [(place.line, place.column) for place in places] == [(1, 1)] * 3  # the file's first line
