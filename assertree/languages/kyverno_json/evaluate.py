@@ -54,8 +54,9 @@ def evaluate_rule(rule: CompiledRule, resource: Resource, scope: dict,
 def usual_runner(rule: CompiledRule, scope: dict) -> Callable[[Resource], RuleResult | None]:
     """`evaluate_rule` for a rule of the usual shape, no context entry to bind per resource, no exclude, no
     feedback (the runner's `scope` already holds the rule's bindings; `$payload` is set here), in one function
-    rather than six, since it runs once per resource the rule may apply to: a plain-field identifier
-    (``address``) is looked up in place, an ERROR and what is not a plain case go the general way.
+    and the assertions' own (`_assert`) rather than six, since it runs once per resource the rule may apply to:
+    a plain-field identifier (``address``) is looked up in place, an ERROR and what is not a plain case go the
+    general way.
 
     Invariant: the result is `evaluate_rule(rule, resource, scope, [])`'s, field for field
     (`tests/test_fast_paths.py` holds the two to each other on random policies and resources).
@@ -64,7 +65,6 @@ def usual_runner(rule: CompiledRule, scope: dict) -> Callable[[Resource], RuleRe
     match = rule.match
     trees = None if match is None else match.any if len(match.any) == 1 and not match.all else None
     holds = trees[0].holds if trees else None
-    assertions = rule.all if not rule.any else None
     identifier = rule.identifier
     key = identifier.field_name if isinstance(identifier, Expression) else None
     policy, written = rule.policy, rule.rule
@@ -78,16 +78,7 @@ def usual_runner(rule: CompiledRule, scope: dict) -> Callable[[Resource], RuleRe
                     return None
             elif match is not None and not _matches(match, value, scope):
                 return None
-            if assertions is None:
-                violations = _assert(rule, value, scope)
-            else:
-                violations = []
-                for assertion in assertions:
-                    errors: list = []
-                    assertion.run(value, scope, None, errors)
-                    if errors:
-                        message = assertion.message.render(value, scope) if assertion.message is not None else None
-                        violations.append(Violation(assertion.check_path, message, errors))
+            violations = _assert(rule, value, scope)
         except TreeError as error:
             return _error(rule, resource, scope, error)
         if identifier is None:
