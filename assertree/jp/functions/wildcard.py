@@ -1,5 +1,6 @@
-"""The wildcard matcher of kyverno-json's ``wildcard`` and Kyverno's ``pattern_match``: whole-string, ``*``
-any run, ``?`` exactly one code point, every other character literal.
+"""The wildcard matcher of kyverno-json's ``wildcard``, Kyverno's ``pattern_match`` and every name, value and
+key Kyverno matches (`assertree.languages.kyverno.wildcard`): whole-string, ``*`` any run, ``?`` exactly one
+code point, every other character literal.
 
 A module of its own (not in `regex`, which also calls it): a kyverno-json policy that calls ``wildcard`` or
 ``json_parse`` then loads neither the regular-expression functions nor what they import.
@@ -17,6 +18,8 @@ def wildcard_match(pattern: str, name: str) -> bool:
     """
     if pattern == "*":
         return True
+    if "*" not in pattern and "?" not in pattern:
+        return pattern == name  # the scan below compares such a pattern character by character: equality
     p = n = 0
     star = -1  # position in `pattern` of the last `*` seen
     resume = 0  # position in `name` that `*` currently absorbs up to

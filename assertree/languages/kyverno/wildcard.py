@@ -16,13 +16,17 @@ Kyverno's ``wildcards.ReplaceInSelector`` does. Where Go picks among several
 matching keys in random map order, these pick the first in the mapping's
 order.
 
-Promise: `match` never backtracks exponentially; it is the classic
-greedy-star scan, linear in practice and O(len(pattern) x len(text)) at worst.
+`match` is the matcher kyverno-json's ``wildcard`` function uses too
+(`assertree.jp.functions.wildcard`, the same rule). Promise: it never
+backtracks exponentially; it is the classic greedy-star scan, linear in
+practice and O(len(pattern) x len(text)) at worst.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+
+from assertree.jp.functions.wildcard import wildcard_match as match  # the one matcher, kyverno-json's too
 
 __all__ = ["check_patterns", "contains_wildcard", "expand_selector_labels", "first_match", "match"]
 
@@ -30,37 +34,6 @@ __all__ = ["check_patterns", "contains_wildcard", "expand_selector_labels", "fir
 def contains_wildcard(text: str) -> bool:
     """Whether `text` holds ``*`` or ``?`` (Kyverno then treats it as a pattern, not a literal)."""
     return "*" in text or "?" in text
-
-
-def match(pattern: str, text: str) -> bool:
-    """Whether `text` matches the wildcard `pattern` as a whole (``"app-*"`` matches ``"app-1"``)."""
-    if not pattern:
-        return not text
-    if pattern == "*":
-        return True
-    if "*" not in pattern and "?" not in pattern:
-        return pattern == text  # the scan below compares such a pattern character by character: equality
-    p = t = 0
-    star = -1  # index in pattern just after the last '*' seen
-    resume = 0  # text index the last '*' is currently assumed to cover up to
-    plen, tlen = len(pattern), len(text)
-    while t < tlen:
-        if p < plen and pattern[p] == "*":
-            star = p + 1
-            resume = t
-            p += 1
-        elif p < plen and (pattern[p] == "?" or pattern[p] == text[t]):
-            p += 1
-            t += 1
-        elif star >= 0:
-            resume += 1  # let the last star swallow one more character and retry
-            t = resume
-            p = star
-        else:
-            return False
-    while p < plen and pattern[p] == "*":
-        p += 1
-    return p == plen
 
 
 def check_patterns(patterns: Iterable[str], names: Iterable[str]) -> bool:
