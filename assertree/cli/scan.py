@@ -6,7 +6,7 @@
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -194,9 +194,12 @@ def scan(
     else:
         loaded = load_resources(files, terraform=terraform, include_deleted=include_deleted,
                                 pre_process=pre_process or (), freeze=process.one_shot, payload_format=payload_format,
-                                jobs=processes)
+                                jobs=processes, fields=_fields_read(policies, context, terraform=terraform,
+                                                                    kyverno_json=kyverno_json))
         del ahead  # its bytes were taken, or the file was not read after all: the thread is done either way
         result = run_scan(loaded.resources, policies, context=context, jobs=processes, freeze=process.one_shot)
+        if loaded.unfinished and any(not found.identifier for found in result.results):
+            loaded.complete()  # a finding without an identifier is fingerprinted by its whole resource
         steps.apply(result.results)
         options = ReportOptions(quiet=quiet, color=use_color, bindings=binding_values,
                                 multiple_sources=len(loaded.files) > 1, problems=tuple(loaded.problems),
@@ -228,6 +231,17 @@ def scan(
               "(--fail-on-empty)", file=sys.stderr)
         raise typer.Exit(EXIT_FAILED)
     raise typer.Exit(EXIT_OK)
+
+
+def _fields_read(policies: list, context: Any, *, terraform: bool, kyverno_json: bool) -> frozenset[str] | None:
+    """The fields of a resource this scan reads before its results are known: the policies', unless a
+    report or exception reads whole resources (``--kyverno-json`` prints them; an exception's conditions may
+    read anything). Asked for --terraform only, where it lets a large plan be read for them alone."""
+    if not terraform or kyverno_json or context.exceptions:
+        return None
+    from assertree.languages.base import fields_read_by
+
+    return fields_read_by(policies)
 
 
 def _read_ahead(arguments: list[str], *, stream: bool, payload_format: str):

@@ -43,7 +43,7 @@ import functools
 import os
 import stat
 import threading
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from assertree.errors import AssertreeError, Problem
@@ -51,6 +51,8 @@ from assertree.inputs.payload import STDIN, Payload, read_payload
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
+
+    from assertree.documents.members import Members
 
 MIN_FILES_PER_JOB = 50
 """Fewer files than this per process are read in one process. A small manifest parses in about 0.4 ms;
@@ -88,7 +90,7 @@ def jobs_for(files: int, jobs: int, per_job: int | None = None) -> int:
 
 
 def read_payloads(paths: Sequence[str], jobs: int = 1, *,
-                  members: Collection[str] | None = None) -> Iterator[tuple[str, Reader]]:
+                  members: Members | None = None) -> Iterator[tuple[str, Reader]]:
     """For each path, in order: the path and a function that returns its `Payload` or raises the
     `AssertreeError` that `read_payload` raises for it (`members`: as `read_payload`'s). With `jobs` > 1 (and
     enough files, `jobs_for`) regular files are parsed by `jobs` - 1 worker processes and this one."""
@@ -100,7 +102,7 @@ def read_payloads(paths: Sequence[str], jobs: int = 1, *,
     yield from _pooled(paths, workers, members)
 
 
-def _reader(path: str, members: Collection[str] | None) -> Reader:
+def _reader(path: str, members: Members | None) -> Reader:
     return lambda: read_payload(path, members=members)
 
 
@@ -120,7 +122,7 @@ def _regular(path: str) -> bool:
         return False  # read in this process, which reports why it cannot be
 
 
-def _pooled(paths: Sequence[str], processes: int, members: Collection[str] | None) -> Iterator[tuple[str, Reader]]:
+def _pooled(paths: Sequence[str], processes: int, members: Members | None) -> Iterator[tuple[str, Reader]]:
     """Regular files parsed by `processes` - 1 workers, the others (and this process's share) here."""
     read_chunk = _read_chunk if members is None else functools.partial(_read_chunk, members=members)
     for path, outcome in pooled(paths, processes, read_chunk, remote=_regular, window=_WINDOW,
@@ -317,7 +319,7 @@ def _start_worker() -> None:
     gc.disable()
 
 
-def _read_chunk(paths: list[str], members: Collection[str] | None = None) -> list[Outcome]:
+def _read_chunk(paths: list[str], members: Members | None = None) -> list[Outcome]:
     import gc
 
     gc.collect(0)  # the YAML loaders' cycles left by the previous chunk (a worker's collector is off): cheap

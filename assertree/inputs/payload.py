@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import gc
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assertree.documents.paths import NO_EXCLUDE, Exclude, walk
 from assertree.documents.reader import (
@@ -55,6 +55,9 @@ from assertree.jp.values import type_name
 from assertree.records import ValueRecord
 from assertree.results import Resource
 
+if TYPE_CHECKING:  # a large file's members: read by `parse_payload` only then
+    from assertree.documents.members import Members
+
 STDIN = "-"
 STDIN_SOURCE = "<stdin>"  # the source name of a payload read from standard input
 __all__ = ["STDIN", "STDIN_SOURCE", "Payload", "collector_paused", "freeze_loaded", "payload_error", "payload_files",
@@ -64,25 +67,27 @@ __all__ = ["STDIN", "STDIN_SOURCE", "Payload", "collector_paused", "freeze_loade
 class Payload(ValueRecord, hidden=("data", "_positioned",)):
     """One payload file as read: its value, whether it was a YAML stream of documents, and its bytes,
     kept so that a report can ask where a field is without reading the file again. Read for some members
-    only (`read_payload`'s `members`), the value of a large JSON object may hold only those."""
+    only (`read_payload`'s `members`), the value of a large JSON object may hold only those (`partial`)."""
 
     source: str
     value: Any
     documents: bool  # True when `value` is the list of a YAML stream's documents (two or more, or none)
     data: bytes | None
     _positioned: list[Document] | None
+    partial: bool  # `value` holds the members asked for only (`data` has the rest)
 
-    __slots__ = ("_positioned", "data", "documents", "source", "value")
+    __slots__ = ("_positioned", "data", "documents", "partial", "source", "value")
 
     def __init__(
             self, source: str, value: Any, documents: bool = False, data: bytes | None = None,
-            _positioned: list[Document] | None = None,
+            _positioned: list[Document] | None = None, partial: bool = False,
     ) -> None:
         self.source = source
         self.value = value
         self.documents = documents
         self.data = data
         self._positioned = _positioned
+        self.partial = partial
 
     @property
     def empty(self) -> bool:
@@ -205,10 +210,11 @@ def payload_files(arguments: Sequence[str], exclude: Exclude = NO_EXCLUDE) -> li
     return list(dict.fromkeys(found))
 
 
-def read_payload(path: str, stdin: Any = None, *, members: Collection[str] | None = None) -> Payload:
+def read_payload(path: str, stdin: Any = None, *, members: Members | None = None) -> Payload:
     """Read one payload file (``-`` for standard input). `members`: the top-level members of a JSON object
-    that will be read (`assertree.jp.fields.fields_read` of a ``--pre-process`` expression); a large
-    object's value may then hold only those (`assertree.documents.members`), parsed in a fraction of the time."""
+    that will be read (`assertree.jp.fields.fields_read` of a ``--pre-process`` expression, or a plan's
+    planned resources, `assertree.inputs.plan_reading`); a large object's value may then hold only those
+    (`assertree.documents.members`, `Payload.partial`), parsed in a fraction of the time."""
     if path == STDIN:
         try:
             data = read_stream(stdin if stdin is not None else stdin_bytes(STDIN_SOURCE), STDIN_SOURCE)
@@ -238,7 +244,7 @@ def payload_error(error: DocumentError, prefix: str = "") -> PayloadError:
                         column=problem.location.column, path=problem.path)
 
 
-def parse_payload(data: bytes, source: str, kind: str | None, *, members: Collection[str] | None = None) -> Payload:
+def parse_payload(data: bytes, source: str, kind: str | None, *, members: Members | None = None) -> Payload:
     """Parse payload bytes as JSON, YAML, or (kind None) whichever they are. A YAML file with no
     document (empty, or comments only) is a payload with no resource (`Payload.empty`). `members`: see
     `read_payload`."""
@@ -246,9 +252,9 @@ def parse_payload(data: bytes, source: str, kind: str | None, *, members: Collec
         from assertree.documents.members import parse_members
 
         with collector_paused():
-            found = parse_members(data, members)
+            found = parse_members(data, members.names, members.checked)
         if found is not None:
-            return Payload(source, found, data=data)
+            return Payload(source, found, data=data, partial=True)
     if not data or data.isspace():
         if kind == "json":
             raise PayloadError("empty file: a .json file must hold a JSON value", source=source)

@@ -11,7 +11,7 @@ the command up front: they are mistakes on the command line, not in a file.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assertree.documents.paths import Exclude
 from assertree.errors import AssertreeError, Location, Problem
@@ -24,6 +24,7 @@ from assertree.inputs.payload import (
     collector_paused,
     compile_preprocessors,
     freeze_loaded,
+    parse_payload,
     payload_files,
     resources_from,
 )
@@ -31,8 +32,11 @@ from assertree.inputs.terraform import looks_like_plan, plan_resources
 from assertree.records import ValueRecord
 from assertree.results import Resource
 
+if TYPE_CHECKING:
+    from assertree.documents.members import Members
 
-class LoadedResources(ValueRecord):
+
+class LoadedResources(ValueRecord, uncompared=("unfinished",)):
     """The resources of every payload, the files that could not be used, and what a report needs
     to know about how they were read."""
 
@@ -40,8 +44,9 @@ class LoadedResources(ValueRecord):
     files: list[str]
     plans_without_terraform: int  # plans read as one payload: a hint for "nothing was checked"
     problems: list[Problem]  # one per payload file that could not be used
+    unfinished: list[tuple[Payload, list[Resource]]]  # plans read without their changes (`complete`)
 
-    __slots__ = ("files", "plans_without_terraform", "problems", "resources")
+    __slots__ = ("files", "plans_without_terraform", "problems", "resources", "unfinished")
 
     def __init__(
             self, resources: list[Resource] | None = None, files: list[str] | None = None,
@@ -51,6 +56,20 @@ class LoadedResources(ValueRecord):
         self.files = [] if files is None else files
         self.plans_without_terraform = plans_without_terraform
         self.problems = [] if problems is None else problems
+        self.unfinished = []
+
+    def complete(self) -> None:
+        """Make every resource what a whole read of its file gives: the plans read for the fields the
+        policies read (`load_resources`'s `fields`) gain their changes (`assertree.inputs.plan_reading`)."""
+        if not self.unfinished:
+            return
+        from assertree.inputs.plan_reading import complete
+
+        with collector_paused():
+            for payload, resources in self.unfinished:
+                assert payload.data is not None  # a partial read keeps the bytes it was read from
+                complete(resources, payload.data, payload.source, payload)
+        self.unfinished = []
 
 
 def looks_like_state(value: object) -> bool:
@@ -69,7 +88,8 @@ STATE_HINT = ("this is a Terraform state, not a plan: --terraform reads plans "
 
 def load_resources(paths: Sequence[str], *, terraform: bool = False, include_deleted: bool = False,
                    pre_process: Sequence[str] = (), freeze: bool = False,
-                   payload_format: str = "auto", jobs: int = 1, exclude: Iterable[str] = ()) -> LoadedResources:
+                   payload_format: str = "auto", jobs: int = 1, exclude: Iterable[str] = (),
+                   fields: frozenset[str] | None = None) -> LoadedResources:
     """Every resource of the payloads named (files, directories, globs, ``-``).
 
     `terraform` reads each payload as a ``terraform show -json`` plan (one
@@ -81,7 +101,9 @@ def load_resources(paths: Sequence[str], *, terraform: bool = False, include_del
     A file that cannot be used is a problem in `LoadedResources.problems`, never
     an exception; a path that names nothing raises `PayloadError`. `jobs` > 1 parses
     files in that many worker processes (`assertree.inputs.parallel`), with the same result. `exclude`
-    patterns leave files and folders out (`assertree.documents.paths`).
+    patterns leave files and folders out (`assertree.documents.paths`). `fields`: the top-level fields of a
+    resource the caller will read (None: any); with `terraform`, a large plan may then be read for those
+    only, and its resources are what a whole read gives after `LoadedResources.complete`.
     """
     preprocessors = compile_preprocessors(pre_process)
     loaded = LoadedResources(files=payload_files(paths, Exclude.of(exclude)))
@@ -89,8 +111,8 @@ def load_resources(paths: Sequence[str], *, terraform: bool = False, include_del
     # parsing them. With `freeze`, they leave its sight before it resumes, so no pass ever runs over them.
     with collector_paused():
         lines = {path for path in loaded.files if is_ndjson(path, payload_format)}
-        parsed = read_payloads([path for path in loaded.files if path not in lines], jobs,
-                               members=_members_read(preprocessors) if not terraform else None)
+        members = (_planned_members(fields, include_deleted) if terraform else _members_read(preprocessors))
+        parsed = read_payloads([path for path in loaded.files if path not in lines], jobs, members=members)
         payload = None  # the last one read: a one-shot run never frees it (`freeze_loaded`)
         for path in loaded.files:
             try:
@@ -110,14 +132,24 @@ def load_resources(paths: Sequence[str], *, terraform: bool = False, include_del
     return loaded
 
 
-def _members_read(preprocessors: Sequence[Any]) -> frozenset[str] | None:
+def _members_read(preprocessors: Sequence[Any]) -> Members | None:
     """The top-level members of a payload object the first ``--pre-process`` expression reads (the others
     read what it gives), or None when it may read more, or there is none."""
     if not preprocessors:
         return None
+    from assertree.documents.members import Members
     from assertree.jp.fields import fields_read
 
-    return fields_read(preprocessors[0])
+    names = fields_read(preprocessors[0])
+    return Members(names) if names is not None else None
+
+
+def _planned_members(fields: frozenset[str] | None, include_deleted: bool) -> Members | None:
+    if fields is None or include_deleted:  # the usual case decided without an import
+        return None
+    from assertree.inputs.plan_reading import planned_members
+
+    return planned_members(fields, include_deleted=include_deleted)
 
 
 def _add_payload(loaded: LoadedResources, payload: Payload, terraform: bool, include_deleted: bool,
@@ -125,10 +157,20 @@ def _add_payload(loaded: LoadedResources, payload: Payload, terraform: bool, inc
     if payload.empty:
         return
     if terraform:
+        unfinished = payload.partial
+        if unfinished:
+            from assertree.inputs.plan_reading import needs_whole
+
+            if needs_whole(payload.value):
+                assert payload.data is not None  # a partial read keeps the bytes it was read from
+                payload = parse_payload(payload.data, payload.source, kind="json")
+                unfinished = False
         if looks_like_state(payload.value):
             raise AssertreeError(STATE_HINT, source=payload.source)
-        loaded.resources.extend(plan_resources(payload.value, payload.source, include_deleted=include_deleted,
-                                               file=payload))
+        resources = plan_resources(payload.value, payload.source, include_deleted=include_deleted, file=payload)
+        loaded.resources.extend(resources)
+        if unfinished:
+            loaded.unfinished.append((payload, resources))
     else:
         loaded.plans_without_terraform += looks_like_plan(payload.value) and not preprocessors
         loaded.resources.extend(resources_from(payload, preprocessors))

@@ -118,21 +118,8 @@ def plan_resources(plan: Any, source: str | None = None, *, include_deleted: boo
             source=source,
         )
     shape = _Shape(source, file)
-    changes: dict[str | None, dict] = {}  # address -> its change (``details``)
     entries = shape.field(plan, "resource_changes", (), list)
-    for position, entry in enumerate(entries):
-        # checked inline, 10,000 times on a big plan; the shape calls only run to word the error
-        details = entry.get("change") if type(entry) is dict else None
-        actions = details.get("actions") if type(details) is dict else None
-        address = entry.get("address") if details is not None else None
-        if details is None or type(details) is not dict or (actions is not None and type(actions) is not list) or (
-                address is not None and type(address) is not str):
-            path = ("resource_changes", position)
-            shape.item(entry, path, dict)
-            details = shape.field(entry, "change", path, dict, optional=False)
-            shape.field(details, "actions", (*path, "change"), list)
-            address = _address(shape, entry, path)
-        changes[address] = details  # the last entry of an address wins, as before
+    changes = changes_by_address(entries, shape)
     resources: list[Resource] = []
     append, change_of = resources.append, changes.get
     planned = shape.field(plan, "planned_values", (), dict)
@@ -155,6 +142,37 @@ def plan_resources(plan: Any, source: str | None = None, *, include_deleted: boo
             if entry["change"].get("actions") == ["delete"]:
                 resources.append(_resource(_deleted(entry), source, plan, ("resource_changes", position), file))
     return resources
+
+
+def changes_by_address(entries: list, shape: _Shape) -> dict[str | None, dict]:
+    """Each ``resource_changes`` entry's ``change`` by its address (the last entry of an address wins),
+    each entry's shape checked."""
+    changes: dict[str | None, dict] = {}
+    for position, entry in enumerate(entries):
+        # checked inline, 10,000 times on a big plan; the shape calls only run to word the error
+        details = entry.get("change") if type(entry) is dict else None
+        actions = details.get("actions") if type(details) is dict else None
+        address = entry.get("address") if details is not None else None
+        if details is None or type(details) is not dict or (actions is not None and type(actions) is not list) or (
+                address is not None and type(address) is not str):
+            path = ("resource_changes", position)
+            shape.item(entry, path, dict)
+            details = shape.field(entry, "change", path, dict, optional=False)
+            shape.field(details, "actions", (*path, "change"), list)
+            address = _address(shape, entry, path)
+        changes[address] = details
+    return changes
+
+
+def attach_changes(resources: list[Resource], plan: Any, source: str | None = None, file: Any = None) -> None:
+    """Give each planned resource of `resources` (`plan_resources` of a plan read without its
+    ``resource_changes``) the ``change`` of its address in `plan` (which has them), in place."""
+    shape = _Shape(source, file)
+    changes = changes_by_address(shape.field(plan, "resource_changes", (), list), shape)
+    for resource in resources:
+        change = changes.get(resource.value.get("address"))
+        if change is not None:
+            resource.value["change"] = change
 
 
 def _deleted(change: dict) -> dict:

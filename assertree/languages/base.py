@@ -30,7 +30,8 @@ if TYPE_CHECKING:  # made by --explain only: a plain scan does not import it
     from assertree.explanation import Explanation
 
 __all__ = ["CompiledPolicy", "CompiledRule", "Explain", "Generator", "Mutator", "PolicyInfo", "RuleInfo",
-           "RuleRunner", "ScanContext", "generator_of", "locate_refusals", "recompile", "reduce_compiled"]
+           "RuleRunner", "ScanContext", "fields_read_by", "generator_of", "locate_refusals", "recompile",
+           "reduce_compiled"]
 
 
 class ScanContext(ValueRecord, hidden=("memo",), uncompared=("memo",)):
@@ -97,6 +98,20 @@ def generator_of(policy: Any, context: ScanContext) -> Generator | None:
     """`policy`'s `Generator` for `context`, or None when it generates nothing."""
     make = getattr(policy, "generator", None)
     return make(context) if make is not None else None
+
+
+def fields_read_by(policies: Sequence[Any]) -> frozenset[str] | None:
+    """The top-level fields of a resource that some rule of `policies` can read, or None when one may read
+    any. A policy says so with an optional member ``fields_read()`` (a language that does not know leaves it
+    out): what lets a reader leave the rest of a large payload unbuilt (`assertree.inputs.plan_reading`)."""
+    found: set[str] = set()
+    for policy in policies:
+        read = getattr(policy, "fields_read", None)
+        fields = read() if read is not None else None
+        if fields is None:
+            return None
+        found.update(fields)
+    return frozenset(found)
 
 
 class CompiledRule(Protocol):

@@ -30,7 +30,7 @@ def test_signatures_of_the_main_entry_points():
     assert str(inspect.signature(assertree.load_resources)) == (
         "(paths: 'Sequence[str]', *, terraform: 'bool' = False, include_deleted: 'bool' = False, "
         "pre_process: 'Sequence[str]' = (), freeze: 'bool' = False, payload_format: 'str' = 'auto', jobs: 'int' = 1, "
-        "exclude: 'Iterable[str]' = ()) -> 'LoadedResources'"
+        "exclude: 'Iterable[str]' = (), fields: 'frozenset[str] | None' = None) -> 'LoadedResources'"
     )
     assert list(inspect.signature(assertree.scan).parameters) == [
         "resources", "policies", "bindings", "context", "jobs", "freeze"]

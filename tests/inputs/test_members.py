@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from support import BUCKETS_POLICY
 
 from assertree.cli import main
-from assertree.documents.members import parse_members
+from assertree.documents.members import Members, parse_members
 from assertree.documents.nesting import MAX_NESTING
 from assertree.inputs import payload
 from assertree.inputs.payload import read_payload
@@ -80,7 +80,7 @@ def plan(tmp_path_factory) -> Path:
 
 
 def test_a_large_payload_is_read_for_the_members_the_expression_reads(plan) -> None:
-    read = read_payload(str(plan), members={"planned"})
+    read = read_payload(str(plan), members=Members({"planned"}))
     assert list(read.value) == ["planned"]
     assert read.value["planned"] == json.loads(plan.read_text())["planned"]
 
@@ -128,6 +128,6 @@ def test_a_worker_process_reads_the_same_members(plan) -> None:
     """``--jobs``: the files a worker parses are read for the same members (`inputs.parallel._read_chunk`)."""
     from assertree.inputs import parallel
 
-    outcome = parallel._read_chunk([str(plan)], members=frozenset({"planned"}))[0]
+    outcome = parallel._read_chunk([str(plan)], members=Members({"planned"}))[0]
     assert isinstance(outcome, payload.Payload) and list(outcome.value) == ["planned"]
     assert list(parallel._read_chunk([str(plan)])[0].value) == ["version", "before", "planned", "after"]

@@ -185,6 +185,12 @@ class CompiledPolicy(Record):
         """kyverno-json policies only validate."""
         return None
 
+    def fields_read(self) -> frozenset[str] | None:
+        """The top-level fields of a resource this policy can read; None: any (`reads`)."""
+        from assertree.languages.kyverno_json.reads import policy_fields_read
+
+        return policy_fields_read(self)
+
     def __reduce__(self) -> tuple[Any, tuple]:
         """Pickles as its document, compiled again where it is unpickled (`base.reduce_compiled`); a policy
         compiled from a model built in Python (no document) pickles as that model."""
