@@ -4,17 +4,17 @@ Why: a Terraform plan is 35 MB at 10,000 resources; ``--pre-process
 'planned_values.root_module.resources'`` reads a third of it. Building the rest
 (``resource_changes``, ``prior_state``, ``configuration``) as Python objects
 is most of a scan's time and memory. msgspec (a JSON library made for decoding
-to a declared shape) reads an object declared with only the wanted members,
-each kept as its raw bytes (``msgspec.Raw``), and skips every other member
-without building it, checking its syntax all the same; orjson then parses the
-wanted members' bytes exactly as `assertree.documents.reader.parse_json` parses a
-whole file, so their values are the same objects a whole parse gives.
+to a declared shape) reads the object's members as raw bytes (``msgspec.Raw``,
+a view of the file's bytes: nothing is built), checking their syntax all the
+same; orjson then parses the wanted members' bytes exactly as
+`assertree.documents.reader.parse_json` parses a whole file, so their values
+are the same objects a whole parse gives.
 
-A member can also be *checked* without being kept: decoded to a declared shape (a msgspec type,
-named by a function that builds it, so that msgspec is imported only when a large file is read), which
-checks what a reader would check of it without building its values (a plan's ``resource_changes`` when
-no policy reads ``change``, `assertree.inputs.plan_reading`); a member that does not fit makes the answer
-None, and the whole parse then words the error.
+The answer keeps the file's order, and also holds the small members the file has
+before the last wanted one (a plan's ``format_version`` and ``variables`` before
+``planned_values``): what lets a report's locator spell its way from the start of
+the object to a wanted member as it does on a whole parse, rather than walking
+the text of all 35 MB (`assertree.documents.reader`'s fast path).
 
 It answers only when it is sure, and None otherwise (the caller then parses the
 whole file, which gives the located error): not an object, any syntax error,
@@ -55,39 +55,51 @@ class Members(ValueRecord):
         self.checked = checked
 
 
+_SMALL = 64 << 10
+"""Bytes up to which a member before a wanted one is parsed too (see the module docstring)."""
+
+
 def parse_members(data: bytes, names: Collection[str], checked: tuple[tuple[str, Shape], ...] = ()
                   ) -> dict[str, Any] | None:
     """The members `names` of the JSON object `data` holds (those it has; the last of a repeated key, as
-    orjson), or None when `data` must be parsed whole (see the module docstring); each member of `checked`
-    must fit its shape, and is not in the answer."""
-    wanted = tuple(sorted(names))
+    orjson), with the small ones before them that orjson reads, in the file's order; or None when `data` must
+    be parsed whole (see the module docstring). Each member of `checked` must fit its shape, and is not in
+    the answer."""
     if not _utf8(data):
         return None
     import msgspec
 
-    decoder = _decoder(wanted, tuple((name, shape()) for name, shape in checked))
     try:
-        raw = msgspec.structs.astuple(decoder.decode(data))
+        members = _members_decoder().decode(data)
+        for name, shape in checked:
+            found = members.get(name)
+            if found is not None:
+                msgspec.json.decode(found, type=shape())
     except (msgspec.DecodeError, RecursionError):  # ValidationError (not an object, a shape) is a DecodeError
         return None
-    try:
-        return {name: parse_json(bytes(value)) for name, value in zip(wanted, raw, strict=False) if value is not None}
-    except JSONError:
-        return None
+    last = max((position for position, name in enumerate(members) if name in names), default=-1)
+    only_checked = {name for name, _ in checked}
+    found = {}
+    for position, (name, raw) in enumerate(members.items()):
+        if name in names:
+            try:
+                found[name] = parse_json(bytes(raw))
+            except JSONError:
+                return None
+        elif position < last and name not in only_checked and len(memoryview(raw)) <= _SMALL:
+            try:  # a help to the locator only: left out when orjson refuses it
+                found[name] = parse_json(bytes(raw))
+            except JSONError:
+                pass
+    return found
 
 
 @cache
-def _decoder(names: tuple[str, ...], checked: tuple[tuple[str, Any], ...]) -> Any:
-    """msgspec's decoder of an object with the members `names`, each optional and kept as raw bytes, then
-    those `checked`, each optional and decoded to its type."""
+def _members_decoder() -> Any:
+    """msgspec's decoder of an object's members, each kept as raw bytes."""
     import msgspec
 
-    fields = [f"m{index}" for index in range(len(names) + len(checked))]  # JSON keys need not be identifiers
-    types = [msgspec.Raw] * len(names) + [shape for _, shape in checked]
-    keys = [*names, *(name for name, _ in checked)]
-    shape = msgspec.defstruct("Members", [(field, kind, None) for field, kind in zip(fields, types, strict=True)],
-                              rename=dict(zip(fields, keys, strict=True)))
-    return msgspec.json.Decoder(shape)
+    return msgspec.json.Decoder(dict[str, msgspec.Raw])
 
 
 def _utf8(data: bytes) -> bool:

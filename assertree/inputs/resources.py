@@ -111,7 +111,7 @@ def load_resources(paths: Sequence[str], *, terraform: bool = False, include_del
     # parsing them. With `freeze`, they leave its sight before it resumes, so no pass ever runs over them.
     with collector_paused():
         lines = {path for path in loaded.files if is_ndjson(path, payload_format)}
-        members = (_planned_members(fields, include_deleted) if terraform else _members_read(preprocessors))
+        members = _planned_members(fields, include_deleted) if terraform else _members_read(preprocessors)
         parsed = read_payloads([path for path in loaded.files if path not in lines], jobs, members=members)
         payload = None  # the last one read: a one-shot run never frees it (`freeze_loaded`)
         for path in loaded.files:
@@ -145,7 +145,8 @@ def _members_read(preprocessors: Sequence[Any]) -> Members | None:
 
 
 def _planned_members(fields: frozenset[str] | None, include_deleted: bool) -> Members | None:
-    if fields is None or include_deleted:  # the usual case decided without an import
+    """What a plan is read for (`assertree.inputs.plan_reading`); None (whole) when the fields are not known."""
+    if fields is None:  # decided without an import
         return None
     from assertree.inputs.plan_reading import planned_members
 

@@ -37,9 +37,14 @@ def _text(members: list[tuple[str, object]], indent: int | None) -> bytes:
 @settings(max_examples=300, deadline=None)
 @given(_members, st.sets(st.sampled_from((*_KEYS, "missing"))), st.sampled_from([None, 2]))
 def test_the_members_read_are_those_of_the_whole_parse(members, names, indent) -> None:
+    """The members asked for, and maybe some small ones before them, in the file's order."""
     data = _text(members, indent)
     whole = orjson.loads(data)
-    assert parse_members(data, names) == {name: whole[name] for name in names if name in whole}
+    found = parse_members(data, names)
+    assert {name: found[name] for name in names if name in found} == {name: whole[name] for name in names
+                                                                       if name in whole}
+    assert {name: whole[name] for name in found} == found
+    assert list(found) == [name for name in whole if name in found]
 
 
 @pytest.mark.parametrize("data", [
@@ -63,6 +68,7 @@ def test_what_a_member_not_read_is_not_checked_for() -> None:
     deep = b"[" * (MAX_NESTING + 5) + b"]" * (MAX_NESTING + 5)
     assert parse_members(b'{"x": ' + deep + b', "a": 1}', {"a"}) == {"a": 1}
     assert parse_members(b'{"x": 1e400, "a": 1}', {"a"}) == {"a": 1}
+    assert parse_members(b'{"x": 1e300, "a": 1}', {"a"}) == {"x": 1e300, "a": 1}  # small, before: read too
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +87,7 @@ def plan(tmp_path_factory) -> Path:
 
 def test_a_large_payload_is_read_for_the_members_the_expression_reads(plan) -> None:
     read = read_payload(str(plan), members=Members({"planned"}))
-    assert list(read.value) == ["planned"]
+    assert list(read.value) == ["version", "planned"]  # "before", larger, is not read
     assert read.value["planned"] == json.loads(plan.read_text())["planned"]
 
 
@@ -96,7 +102,7 @@ def test_the_resources_are_those_of_the_whole_parse(plan, monkeypatch) -> None:
     places = partly.resources[0].file.locate_all([r.origin_path() for r in partly.resources[some]])
     assert places == whole.resources[0].file.locate_all([r.origin_path() for r in whole.resources[some]])
     assert places[3] == (6 + 4 * 3, 3)  # bucket-3's "{": bucket-0's is on line 6, four lines a bucket
-    assert list(partly.resources[0].root) == ["planned"]  # the members read, nothing else
+    assert list(partly.resources[0].root) == ["version", "planned"]  # the members read, and a small one before
 
 
 @pytest.mark.parametrize("expression", ["planned.items", "[planned.items][]", "planned | items"])
@@ -129,5 +135,5 @@ def test_a_worker_process_reads_the_same_members(plan) -> None:
     from assertree.inputs import parallel
 
     outcome = parallel._read_chunk([str(plan)], members=Members({"planned"}))[0]
-    assert isinstance(outcome, payload.Payload) and list(outcome.value) == ["planned"]
+    assert isinstance(outcome, payload.Payload) and list(outcome.value) == ["version", "planned"]
     assert list(parallel._read_chunk([str(plan)])[0].value) == ["version", "before", "planned", "after"]
