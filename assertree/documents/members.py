@@ -28,6 +28,7 @@ large for a double (JSON's grammar allows them; orjson refuses them as infinite)
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Collection
 from functools import cache
 from typing import Any
@@ -87,10 +88,8 @@ def parse_members(data: bytes, names: Collection[str], checked: tuple[tuple[str,
             except JSONError:
                 return None
         elif position < last and name not in only_checked and len(memoryview(raw)) <= _SMALL:
-            try:  # a help to the locator only: left out when orjson refuses it
+            with contextlib.suppress(JSONError):  # a help to the locator only: left out when orjson refuses it
                 found[name] = parse_json(bytes(raw))
-            except JSONError:
-                pass
     return found
 
 

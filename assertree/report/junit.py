@@ -32,7 +32,7 @@ from assertree.report.options import ReportOptions
 from assertree.report.spool import Spool, Writable
 from assertree.report.totals import Tally
 from assertree.report.wording import rule_error
-from assertree.results import ERROR, FAIL, SKIP, PolicyInfo, Resource, RuleResult, ScanResult
+from assertree.results import ERROR, FAIL, PASS, SKIP, PolicyInfo, Resource, RuleResult, ScanResult
 
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _COUNTS = ("tests", "failures", "errors", "skipped")
@@ -65,7 +65,7 @@ class Writer:
         self.spools = {id(policy): Spool(spill_dir, budget) for policy in policies}
         self.counts = {id(policy): dict.fromkeys(_COUNTS, 0) for policy in policies}
 
-        self.pending: dict[int, list[ET.Element]] = {id(policy): [] for policy in policies}
+        self.pending: dict[int, list[ET.Element | str]] = {id(policy): [] for policy in policies}
 
     def add(self, resource: Resource | None, results: Sequence[RuleResult]) -> None:
         detailed = [(item, item.violations[0] if item.violations else None) for item in results if _detailed(item)]
@@ -73,16 +73,33 @@ class Writer:
         for rule_result in results:
             key = id(rule_result.policy)
             pending = self.pending[key]
-            location = next(locations) if _detailed(rule_result) else None
-            pending.append(_case(rule_result, self.counts[key], location, self.options.kyverno_json))
+            passed = _passed_text(rule_result) if rule_result.status == PASS and not rule_result.baselined else None
+            if passed is not None:
+                self.counts[key]["tests"] += 1
+                pending.append(passed)
+            else:
+                location = next(locations) if _detailed(rule_result) else None
+                pending.append(_case(rule_result, self.counts[key], location, self.options.kyverno_json))
             if len(pending) >= _BATCH:
                 self._flush(key)
 
     def _flush(self, key: int) -> None:
-        """Serialise a policy's pending test cases together (one ElementTree call for many), into its spool."""
+        """Serialise a policy's pending test cases into its spool: each run of elements in one ElementTree
+        call, the passed cases already spelled (`_passed_text`) as they are."""
         pending = self.pending[key]
         if pending:
-            self.spools[key].write(_children_text(pending, 2))
+            pieces, run = [], []
+            for case in pending:
+                if isinstance(case, str):
+                    if run:
+                        pieces.append(_children_text(run, 2))
+                        run = []
+                    pieces.append(case)
+                else:
+                    run.append(case)
+            if run:
+                pieces.append(_children_text(run, 2))
+            self.spools[key].write("".join(pieces))
             pending.clear()
 
     def finish(self, tally: Tally, problems: Sequence[Problem] = ()) -> None:
@@ -180,6 +197,23 @@ def _files_suite(problems: tuple[Problem, ...]) -> ET.Element:
         error.text = _clean(str(problem))
     _set_counts(suite, {"tests": len(problems), "failures": 0, "errors": len(problems), "skipped": 0})
     return suite
+
+
+_AS_IS = re.compile('[^&<>"\x00-\x1f\ud800-\udfff\ufffe\uffff]*')
+"""Attribute text that ElementTree writes as it is: nothing it escapes, nothing `_clean` drops."""
+
+
+def _passed_text(rule_result: RuleResult) -> str | None:
+    """The test case of a passed rule result as `_children_text` spells it (``<testcase classname=... name=...
+    />`` at level 2), when its names need no escaping; else None (ElementTree spells it). Most results pass,
+    and an element built and serialised for each was a fifth of the report's time at 10,000 resources.
+
+    Invariant: the text is ElementTree's (`tests/reports/test_junit_passed.py` holds the two together)."""
+    policy_name = rule_result.policy.name
+    name = f"{rule_result.rule.name}: {rule_result.identifier or rule_result.resource.label}"
+    if _AS_IS.fullmatch(policy_name) is None or _AS_IS.fullmatch(name) is None:
+        return None
+    return f'\n    <testcase classname="{policy_name}" name="{name}" />'
 
 
 def _detailed(rule_result: RuleResult) -> bool:

@@ -5,7 +5,9 @@
 * `fieldpath.render` writes a field path in one walk from its last step back;
 * the text report writes a plain pass's line itself rather than through `rule_lines` (assertree/report/text.py);
 * `Tally.of` counts what each rule applied to per result when no result repeats a (rule, resource) pair
-  (`totals._counted_once`, assertree/report/totals.py).
+  (`totals._counted_once`, assertree/report/totals.py);
+* the JUnit report writes a passed test case itself when its names need no escaping, rather than through
+  ElementTree (`junit._passed_text`, assertree/report/junit.py).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import io
 import json
 from types import SimpleNamespace
+from unittest.mock import patch
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -20,7 +23,7 @@ from hypothesis import strategies as st
 from assertree.explanation import Explanation
 from assertree.jp import values
 from assertree.jp.values import to_display
-from assertree.report import totals
+from assertree.report import junit, totals
 from assertree.report.options import ReportOptions
 from assertree.report.text import Writer, rule_lines
 from assertree.results import Resource, RuleError, RuleResult, Violation
@@ -144,3 +147,35 @@ def test_a_scans_results_are_counted_the_short_way():
     results = [RuleResult(resource, _POLICY_POOL[0], rule, "pass") for resource in _RESOURCE_POOL for rule in rules]
     assert totals._counted_once(results) == totals._counted(results)
     assert totals._counted_once([*results, results[0]]) is None  # a pair twice: the general way
+
+
+# Policies, rules and identifiers whose names need no escaping, and names that ElementTree escapes or `_clean` drops.
+_XML_NAMES = st.sampled_from(["p", "a b", "é", "x/y[0]"]) | st.text(
+    st.sampled_from(["a", "&", "<", ">", '"', "'", "\n", "\t", "\r", "\x01", "\ud800", "\ufffe", "é"]), max_size=4)
+
+
+@st.composite
+def _junit_results(draw) -> RuleResult:
+    policy = SimpleNamespace(name=draw(_XML_NAMES), rules=[SimpleNamespace(name=draw(_XML_NAMES), index=0)])
+    status = draw(st.sampled_from(["pass", "pass", "fail", "skip"]))
+    return RuleResult(draw(st.sampled_from(_RESOURCES)), policy, policy.rules[0], status,
+                      identifier=draw(st.none() | _XML_NAMES), baselined=draw(st.booleans()) and draw(st.booleans()),
+                      violations=[Violation("spec.rules[0].assert.all[0]", "m", [])] if status == "fail" else [])
+
+
+@settings(max_examples=300, deadline=None)
+@given(results=st.lists(_junit_results(), max_size=8))
+def test_a_passed_junit_case_is_spelled_as_elementtree_spells_it(results):
+    """`junit._passed_text` writes a passed case itself when its names need no escaping: the same text."""
+    def cases(fast: bool) -> tuple[str, list]:
+        policies = list({id(result.policy): result.policy for result in results}.values())
+        out = io.StringIO()
+        with patch.object(junit, "_passed_text", junit._passed_text if fast else lambda result: None):
+            writer = junit.Writer(policies, ReportOptions(), out)
+            writer.add(None, results)
+            for policy in policies:
+                writer._flush(id(policy))
+                writer.spools[id(policy)].copy_to(out)
+        return out.getvalue(), [writer.counts[id(policy)] for policy in policies]
+
+    assert cases(fast=True) == cases(fast=False)
