@@ -32,7 +32,7 @@ from assertree.report.options import ReportOptions
 from assertree.report.spool import Spool, Writable
 from assertree.report.totals import Tally
 from assertree.report.wording import rule_error
-from assertree.results import ERROR, FAIL, PASS, SKIP, PolicyInfo, Resource, RuleResult, ScanResult
+from assertree.results import ERROR, FAIL, SKIP, PolicyInfo, Resource, RuleResult, ScanResult
 
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _COUNTS = ("tests", "failures", "errors", "skipped")
@@ -53,7 +53,7 @@ class Writer:
     """The JUnit report as a scan goes: each policy's test cases wait in a spool of their own, since a
     suite is one policy's cases with its counts in its start tag; at the end the suites are written in
     policy order around them. The bytes are those of `ElementTree.indent` and `tostring` on the whole
-    tree (each element is serialised by ElementTree, indented at its level)."""
+    tree: the suites are serialised by ElementTree, the test cases spelled as it spells them (`_case_text`)."""
 
     by_resource = False
 
@@ -65,7 +65,7 @@ class Writer:
         self.spools = {id(policy): Spool(spill_dir, budget) for policy in policies}
         self.counts = {id(policy): dict.fromkeys(_COUNTS, 0) for policy in policies}
 
-        self.pending: dict[int, list[ET.Element | str]] = {id(policy): [] for policy in policies}
+        self.pending: dict[int, list[str]] = {id(policy): [] for policy in policies}
 
     def add(self, resource: Resource | None, results: Sequence[RuleResult]) -> None:
         detailed = [(item, item.violations[0] if item.violations else None) for item in results if _detailed(item)]
@@ -73,33 +73,16 @@ class Writer:
         for rule_result in results:
             key = id(rule_result.policy)
             pending = self.pending[key]
-            passed = _passed_text(rule_result) if rule_result.status == PASS and not rule_result.baselined else None
-            if passed is not None:
-                self.counts[key]["tests"] += 1
-                pending.append(passed)
-            else:
-                location = next(locations) if _detailed(rule_result) else None
-                pending.append(_case(rule_result, self.counts[key], location, self.options.kyverno_json))
+            location = next(locations) if _detailed(rule_result) else None
+            pending.append(_case(rule_result, self.counts[key], location, self.options.kyverno_json))
             if len(pending) >= _BATCH:
                 self._flush(key)
 
     def _flush(self, key: int) -> None:
-        """Serialise a policy's pending test cases into its spool: each run of elements in one ElementTree
-        call, the passed cases already spelled (`_passed_text`) as they are."""
+        """Move a policy's pending test cases into its spool, in one write."""
         pending = self.pending[key]
         if pending:
-            pieces, run = [], []
-            for case in pending:
-                if isinstance(case, str):
-                    if run:
-                        pieces.append(_children_text(run, 2))
-                        run = []
-                    pieces.append(case)
-                else:
-                    run.append(case)
-            if run:
-                pieces.append(_children_text(run, 2))
-            self.spools[key].write("".join(pieces))
+            self.spools[key].write("".join(pending))
             pending.clear()
 
     def finish(self, tally: Tally, problems: Sequence[Problem] = ()) -> None:
@@ -112,9 +95,7 @@ class Writer:
             for rule in unmatched.get(id(policy), []):
                 counts["tests"] += 1
                 counts["skipped"] += 1
-                case = ET.Element("testcase", classname=_clean(policy.name), name=_clean(rule.name))
-                ET.SubElement(case, "skipped", message="the rule applied to no resource")
-                pending.append(case)
+                pending.append(_case_text(policy.name, rule.name, "skipped", "the rule applied to no resource"))
             self._flush(id(policy))
             for name in _COUNTS:
                 totals[name] += counts[name]
@@ -156,16 +137,6 @@ class Writer:
             spool.close()
 
 
-def _children_text(elements: list[ET.Element], level: int) -> str:
-    """`_element_text` of each of `elements`, siblings at `level`, made in one serialisation: under a
-    parent of their own, indented, whose tags are then cut off."""
-    parent = ET.Element("p")
-    parent.extend(elements)
-    text = _element_text(parent, level - 1)
-    start = len("\n" + "  " * (level - 1) + "<p>")
-    return text[start : len(text) - len("\n" + "  " * (level - 1) + "</p>")]
-
-
 def _element_text(element: ET.Element, level: int) -> str:
     """`element` as it appears, indented, as a child at `level` - 1 of the whole tree (with the line break
     and indentation before it)."""
@@ -199,54 +170,70 @@ def _files_suite(problems: tuple[Problem, ...]) -> ET.Element:
     return suite
 
 
-_AS_IS = re.compile('[^&<>"\x00-\x1f\ud800-\udfff\ufffe\uffff]*')
-"""Attribute text that ElementTree writes as it is: nothing it escapes, nothing `_clean` drops."""
-
-
-def _passed_text(rule_result: RuleResult) -> str | None:
-    """The test case of a passed rule result as `_children_text` spells it (``<testcase classname=... name=...
-    />`` at level 2), when its names need no escaping; else None (ElementTree spells it). Most results pass,
-    and an element built and serialised for each was a fifth of the report's time at 10,000 resources.
-
-    Invariant: the text is ElementTree's (`tests/reports/test_junit_passed.py` holds the two together)."""
-    policy_name = rule_result.policy.name
-    name = f"{rule_result.rule.name}: {rule_result.identifier or rule_result.resource.label}"
-    if _AS_IS.fullmatch(policy_name) is None or _AS_IS.fullmatch(name) is None:
-        return None
-    return f'\n    <testcase classname="{policy_name}" name="{name}" />'
-
-
 def _detailed(rule_result: RuleResult) -> bool:
     """Whether the test case of `rule_result` says where the resource is (`_details`)."""
     return rule_result.baselined or rule_result.status in (FAIL, ERROR)
 
 
-def _case(rule_result: RuleResult, counts: dict[str, int], location: Location | None,
-          kyverno_json: bool) -> ET.Element:
-    """The test case of one rule result (counted in `counts`, its policy's)."""
+def _case(rule_result: RuleResult, counts: dict[str, int], location: Location | None, kyverno_json: bool) -> str:
+    """The test case of one rule result (counted in `counts`, its policy's), as `_case_text` spells it."""
     counts["tests"] += 1
     policy = rule_result.policy
-    resource = rule_result.identifier or rule_result.resource.label
-    case = ET.Element("testcase", classname=_clean(policy.name), name=_clean(f"{rule_result.rule.name}: {resource}"))
+    name = f"{rule_result.rule.name}: {rule_result.identifier or rule_result.resource.label}"
     if rule_result.baselined:  # a known finding: visible, not failing
         counts["skipped"] += 1
-        skipped = ET.SubElement(case, "skipped", message="baselined: in the --baseline file")
-        skipped.text = _clean(_details(rule_result, location, rule_error(rule_result.error, kyverno_json=kyverno_json)
-                                       if rule_result.error is not None else None))
-    elif rule_result.status == FAIL:
+        details = _details(rule_result, location, rule_error(rule_result.error, kyverno_json=kyverno_json)
+                           if rule_result.error is not None else None)
+        return _case_text(policy.name, name, "skipped", "baselined: in the --baseline file", text=details)
+    if rule_result.status == FAIL:
         counts["failures"] += 1
         message = "; ".join(violation.headline() for violation in rule_result.violations)
-        failure = ET.SubElement(case, "failure", message=_clean(message), type="violation")
-        failure.text = _clean(_details(rule_result, location))
-    elif rule_result.status == ERROR:
+        return _case_text(policy.name, name, "failure", message, "violation", _details(rule_result, location))
+    if rule_result.status == ERROR:
         counts["errors"] += 1
-        text = rule_error(rule_result.error, kyverno_json=kyverno_json)
-        error = ET.SubElement(case, "error", message=_clean(text), type="error")
-        error.text = _clean(_details(rule_result, location, text))
-    elif rule_result.status == SKIP:
+        message = rule_error(rule_result.error, kyverno_json=kyverno_json)
+        return _case_text(policy.name, name, "error", message, "error", _details(rule_result, location, message))
+    if rule_result.status == SKIP:
         counts["skipped"] += 1
-        ET.SubElement(case, "skipped", message=_clean(rule_result.message or "skipped"))
-    return case
+        return _case_text(policy.name, name, "skipped", rule_result.message or "skipped")
+    return _case_text(policy.name, name)
+
+
+def _case_text(classname: str, name: str, tag: str | None = None, message: str = "", kind: str | None = None,
+               text: str = "") -> str:
+    """``<testcase classname= name=>`` holding ``<TAG message= type=KIND>TEXT</TAG>`` (no child without
+    `tag`, no type without `kind`), with the line break and indentation before it: what `_element_text` gives
+    for that element at level 2. Spelled here rather than built and serialised by ElementTree, which was a
+    third of the report's time at 10,000 resources; `_attribute` and `_cdata` escape as ElementTree does.
+
+    Invariant: the text is ElementTree's for the same element (`tests/reports/test_report_fast_paths.py`)."""
+    head = f'\n    <testcase classname="{_attribute(classname)}" name="{_attribute(name)}"'
+    if tag is None:
+        return head + " />"
+    attributes = f' message="{_attribute(message)}"' + (f' type="{_attribute(kind)}"' if kind is not None else "")
+    text = _clean(text)
+    child = f"<{tag}{attributes}>{_cdata(text)}</{tag}>" if text else f"<{tag}{attributes} />"
+    return f"{head}>\n      {child}\n    </testcase>"
+
+
+def _attribute(text: str) -> str:
+    """An attribute's value as ElementTree writes it (``xml.etree.ElementTree._escape_attrib``), after
+    `_clean`."""
+    text = _clean(text)
+    if _ATTRIBUTE_AS_IS.fullmatch(text):
+        return text
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+            .replace("\r", "&#13;").replace("\n", "&#10;").replace("\t", "&#09;"))
+
+
+def _cdata(text: str) -> str:
+    """Element text as ElementTree writes it (``_escape_cdata``)."""
+    if "&" in text or "<" in text or ">" in text:
+        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text
+
+
+_ATTRIBUTE_AS_IS = re.compile('[^&<>"\r\n\t]*')
 
 
 def _details(result: RuleResult, location: Location | None, error: str | None = None) -> str:

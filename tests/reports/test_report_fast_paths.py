@@ -6,8 +6,8 @@
 * the text report writes a plain pass's line itself rather than through `rule_lines` (assertree/report/text.py);
 * `Tally.of` counts what each rule applied to per result when no result repeats a (rule, resource) pair
   (`totals._counted_once`, assertree/report/totals.py);
-* the JUnit report writes a passed test case itself when its names need no escaping, rather than through
-  ElementTree (`junit._passed_text`, assertree/report/junit.py).
+* the JUnit report spells its test cases itself rather than through ElementTree (`junit._case_text`,
+  assertree/report/junit.py).
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 import io
 import json
 from types import SimpleNamespace
-from unittest.mock import patch
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -149,33 +148,28 @@ def test_a_scans_results_are_counted_the_short_way():
     assert totals._counted_once([*results, results[0]]) is None  # a pair twice: the general way
 
 
-# Policies, rules and identifiers whose names need no escaping, and names that ElementTree escapes or `_clean` drops.
-_XML_NAMES = st.sampled_from(["p", "a b", "é", "x/y[0]"]) | st.text(
-    st.sampled_from(["a", "&", "<", ">", '"', "'", "\n", "\t", "\r", "\x01", "\ud800", "\ufffe", "é"]), max_size=4)
+# Text that needs no escaping, and text that ElementTree escapes or `_clean` drops.
+_XML_TEXT = st.sampled_from(["", "p", "a b", "é", "x/y[0]"]) | st.text(
+    st.sampled_from(["a", "&", "<", ">", '"', "'", "\n", "\t", "\r", "\x01", "\ud800", "\ufffe", "é", "]"]),
+    max_size=6)
 
 
-@st.composite
-def _junit_results(draw) -> RuleResult:
-    policy = SimpleNamespace(name=draw(_XML_NAMES), rules=[SimpleNamespace(name=draw(_XML_NAMES), index=0)])
-    status = draw(st.sampled_from(["pass", "pass", "fail", "skip"]))
-    return RuleResult(draw(st.sampled_from(_RESOURCES)), policy, policy.rules[0], status,
-                      identifier=draw(st.none() | _XML_NAMES), baselined=draw(st.booleans()) and draw(st.booleans()),
-                      violations=[Violation("spec.rules[0].assert.all[0]", "m", [])] if status == "fail" else [])
+def _elementtree_case(classname: str, name: str, tag: str | None, message: str, kind: str | None, text: str):
+    """The test case as ElementTree serialises it: the element built as the report built it before it spelled
+    its test cases itself."""
+    import xml.etree.ElementTree as ET
+
+    case = ET.Element("testcase", classname=junit._clean(classname), name=junit._clean(name))
+    if tag is not None:
+        child = ET.SubElement(case, tag, message=junit._clean(message), **({"type": kind} if kind else {}))
+        child.text = junit._clean(text) if text else None
+    return junit._element_text(case, 2)
 
 
-@settings(max_examples=300, deadline=None)
-@given(results=st.lists(_junit_results(), max_size=8))
-def test_a_passed_junit_case_is_spelled_as_elementtree_spells_it(results):
-    """`junit._passed_text` writes a passed case itself when its names need no escaping: the same text."""
-    def cases(fast: bool) -> tuple[str, list]:
-        policies = list({id(result.policy): result.policy for result in results}.values())
-        out = io.StringIO()
-        with patch.object(junit, "_passed_text", junit._passed_text if fast else lambda result: None):
-            writer = junit.Writer(policies, ReportOptions(), out)
-            writer.add(None, results)
-            for policy in policies:
-                writer._flush(id(policy))
-                writer.spools[id(policy)].copy_to(out)
-        return out.getvalue(), [writer.counts[id(policy)] for policy in policies]
-
-    assert cases(fast=True) == cases(fast=False)
+@settings(max_examples=400, deadline=None)
+@given(classname=_XML_TEXT, name=_XML_TEXT, tag=st.sampled_from([None, "failure", "error", "skipped"]),
+       message=_XML_TEXT, kind=st.sampled_from([None, "violation", "error"]), text=_XML_TEXT)
+def test_a_junit_case_is_spelled_as_elementtree_spells_it(classname, name, tag, message, kind, text):
+    """`junit._case_text` spells a test case itself rather than through ElementTree: the same text."""
+    assert junit._case_text(classname, name, tag, message, kind, text) == _elementtree_case(
+        classname, name, tag, message, kind, text)
