@@ -34,7 +34,10 @@ from assertree.report.totals import Tally
 from assertree.report.wording import rule_error
 from assertree.results import ERROR, FAIL, SKIP, PolicyInfo, Resource, RuleResult, ScanResult
 
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# what XML 1.0 cannot hold: every character but tab, line feed, carriage return, 0x20-0xD7FF, 0xE000-0xFFFD and
+# 0x10000 on (written as what is left out rather than what is allowed: the regular expression of the whole
+# allowed range took 7 ms to compile, at every run that writes the report)
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _COUNTS = ("tests", "failures", "errors", "skipped")
 
 
@@ -66,15 +69,21 @@ class Writer:
         self.counts = {id(policy): dict.fromkeys(_COUNTS, 0) for policy in policies}
 
         self.pending: dict[int, list[str]] = {id(policy): [] for policy in policies}
+        self.heads: dict[tuple[int, int], str] = {}  # (policy, rule) -> the start of their test cases
 
     def add(self, resource: Resource | None, results: Sequence[RuleResult]) -> None:
         detailed = [(item, item.violations[0] if item.violations else None) for item in results if _detailed(item)]
         locations = iter(self.locator.results(detailed))
+        heads, kyverno_json = self.heads, self.options.kyverno_json
         for rule_result in results:
-            key = id(rule_result.policy)
+            policy, rule = rule_result.policy, rule_result.rule
+            key = id(policy)
+            head = heads.get((key, id(rule)))
+            if head is None:
+                head = heads[key, id(rule)] = _case_head(policy.name, rule.name)
             pending = self.pending[key]
             location = next(locations) if _detailed(rule_result) else None
-            pending.append(_case(rule_result, self.counts[key], location, self.options.kyverno_json))
+            pending.append(_case(rule_result, self.counts[key], location, kyverno_json, head))
             if len(pending) >= _BATCH:
                 self._flush(key)
 
@@ -95,7 +104,8 @@ class Writer:
             for rule in unmatched.get(id(policy), []):
                 counts["tests"] += 1
                 counts["skipped"] += 1
-                pending.append(_case_text(policy.name, rule.name, "skipped", "the rule applied to no resource"))
+                pending.append(_case_text(_case_head(policy.name, rule.name, resource=False), "", "skipped",
+                                          "the rule applied to no resource"))
             self._flush(id(policy))
             for name in _COUNTS:
                 totals[name] += counts[name]
@@ -175,53 +185,63 @@ def _detailed(rule_result: RuleResult) -> bool:
     return rule_result.baselined or rule_result.status in (FAIL, ERROR)
 
 
-def _case(rule_result: RuleResult, counts: dict[str, int], location: Location | None, kyverno_json: bool) -> str:
-    """The test case of one rule result (counted in `counts`, its policy's), as `_case_text` spells it."""
+def _case(rule_result: RuleResult, counts: dict[str, int], location: Location | None, kyverno_json: bool,
+          head: str) -> str:
+    """The test case of one rule result (counted in `counts`, its policy's), as `_case_text` spells it from
+    `head` (`_case_head` of its policy and rule)."""
     counts["tests"] += 1
-    policy = rule_result.policy
-    name = f"{rule_result.rule.name}: {rule_result.identifier or rule_result.resource.label}"
+    resource = rule_result.identifier or rule_result.resource.label
     if rule_result.baselined:  # a known finding: visible, not failing
         counts["skipped"] += 1
         details = _details(rule_result, location, rule_error(rule_result.error, kyverno_json=kyverno_json)
                            if rule_result.error is not None else None)
-        return _case_text(policy.name, name, "skipped", "baselined: in the --baseline file", text=details)
+        return _case_text(head, resource, "skipped", "baselined: in the --baseline file", text=details)
     if rule_result.status == FAIL:
         counts["failures"] += 1
         message = "; ".join(violation.headline() for violation in rule_result.violations)
-        return _case_text(policy.name, name, "failure", message, "violation", _details(rule_result, location))
+        return _case_text(head, resource, "failure", message, "violation", _details(rule_result, location))
     if rule_result.status == ERROR:
         counts["errors"] += 1
         message = rule_error(rule_result.error, kyverno_json=kyverno_json)
-        return _case_text(policy.name, name, "error", message, "error", _details(rule_result, location, message))
+        return _case_text(head, resource, "error", message, "error", _details(rule_result, location, message))
     if rule_result.status == SKIP:
         counts["skipped"] += 1
-        return _case_text(policy.name, name, "skipped", rule_result.message or "skipped")
-    return _case_text(policy.name, name)
+        return _case_text(head, resource, "skipped", rule_result.message or "skipped")
+    return _case_text(head, resource)
 
 
-def _case_text(classname: str, name: str, tag: str | None = None, message: str = "", kind: str | None = None,
+def _case_head(classname: str, rule: str, *, resource: bool = True) -> str:
+    """The start of `_case_text`'s test cases of one policy (`classname`) and rule, up to the resource's
+    part of the name (``RULE: RESOURCE``; the name is the rule's alone without a `resource`): escaping is
+    character by character, so this part is escaped once for all of them."""
+    name = f"{rule}: " if resource else rule
+    return f'\n    <testcase classname="{_attribute(classname)}" name="{_attribute(name)}'
+
+
+def _case_text(head: str, resource: str, tag: str | None = None, message: str = "", kind: str | None = None,
                text: str = "") -> str:
     """``<testcase classname= name=>`` holding ``<TAG message= type=KIND>TEXT</TAG>`` (no child without
-    `tag`, no type without `kind`), with the line break and indentation before it: what `_element_text` gives
-    for that element at level 2. Spelled here rather than built and serialised by ElementTree, which was a
-    third of the report's time at 10,000 resources; `_attribute` and `_cdata` escape as ElementTree does.
+    `tag`, no type without `kind`), with the line break and indentation before it (`head`, then the
+    `resource`'s part of the name): what `_element_text` gives for that element at level 2. Spelled here
+    rather than built and serialised by ElementTree, which was a third of the report's time at 10,000
+    resources; `_attribute` and `_cdata` escape as ElementTree does.
 
     Invariant: the text is ElementTree's for the same element (`tests/reports/test_report_fast_paths.py`)."""
-    head = f'\n    <testcase classname="{_attribute(classname)}" name="{_attribute(name)}"'
+    start = f'{head}{_attribute(resource)}"'
     if tag is None:
-        return head + " />"
+        return start + " />"
     attributes = f' message="{_attribute(message)}"' + (f' type="{_attribute(kind)}"' if kind is not None else "")
     text = _clean(text)
     child = f"<{tag}{attributes}>{_cdata(text)}</{tag}>" if text else f"<{tag}{attributes} />"
-    return f"{head}>\n      {child}\n    </testcase>"
+    return f"{start}>\n      {child}\n    </testcase>"
 
 
 def _attribute(text: str) -> str:
     """An attribute's value as ElementTree writes it (``xml.etree.ElementTree._escape_attrib``), after
     `_clean`."""
-    text = _clean(text)
     if _ATTRIBUTE_AS_IS.fullmatch(text):
         return text
+    text = _clean(text)
     return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
             .replace("\r", "&#13;").replace("\n", "&#10;").replace("\t", "&#09;"))
 
@@ -233,7 +253,8 @@ def _cdata(text: str) -> str:
     return text
 
 
-_ATTRIBUTE_AS_IS = re.compile('[^&<>"\r\n\t]*')
+_ATTRIBUTE_AS_IS = re.compile('[^&<>"\x00-\x1f\ud800-\udfff\ufffe\uffff]*')
+"""Attribute text that is written as it is: nothing ElementTree escapes, nothing `_clean` drops."""
 
 
 def _details(result: RuleResult, location: Location | None, error: str | None = None) -> str:

@@ -167,9 +167,13 @@ def _elementtree_case(classname: str, name: str, tag: str | None, message: str, 
 
 
 @settings(max_examples=400, deadline=None)
-@given(classname=_XML_TEXT, name=_XML_TEXT, tag=st.sampled_from([None, "failure", "error", "skipped"]),
-       message=_XML_TEXT, kind=st.sampled_from([None, "violation", "error"]), text=_XML_TEXT)
-def test_a_junit_case_is_spelled_as_elementtree_spells_it(classname, name, tag, message, kind, text):
-    """`junit._case_text` spells a test case itself rather than through ElementTree: the same text."""
-    assert junit._case_text(classname, name, tag, message, kind, text) == _elementtree_case(
+@given(classname=_XML_TEXT, rule=_XML_TEXT, resource=_XML_TEXT | st.none(),
+       tag=st.sampled_from([None, "failure", "error", "skipped"]), message=_XML_TEXT,
+       kind=st.sampled_from([None, "violation", "error"]), text=_XML_TEXT)
+def test_a_junit_case_is_spelled_as_elementtree_spells_it(classname, rule, resource, tag, message, kind, text):
+    """`junit._case_text` spells a test case itself rather than through ElementTree, from a start escaped
+    once per policy and rule (`_case_head`; `resource` None: a rule's own test case): the same text."""
+    head = junit._case_head(classname, rule, resource=resource is not None)
+    name = rule if resource is None else f"{rule}: {resource}"
+    assert junit._case_text(head, resource or "", tag, message, kind, text) == _elementtree_case(
         classname, name, tag, message, kind, text)
