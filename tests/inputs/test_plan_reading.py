@@ -123,8 +123,10 @@ def test_a_plan_is_read_whole_when_change_may_be_read(plan, as_large, fields) ->
     assert not deleted.unfinished
 
 
-def test_every_report_is_the_whole_reads(capsys, tmp_path, monkeypatch, plan) -> None:
-    whole, partial = whole_and_partial(capsys, tmp_path, monkeypatch, [str(plan), "--policy", str(POLICIES)])
+@pytest.mark.parametrize("options", [[], ["--explain"]])
+def test_every_report_is_the_whole_reads(capsys, tmp_path, monkeypatch, plan, options) -> None:
+    whole, partial = whole_and_partial(capsys, tmp_path, monkeypatch, [str(plan), "--policy", str(POLICIES),
+                                                                       *options])
     assert partial == whole
     assert whole[0] == 1 and "failed" in whole[1]
 
