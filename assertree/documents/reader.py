@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import json
 import os
 import re
@@ -475,20 +476,36 @@ def _child(container: Any, step: Any) -> Any:
 
 
 class _Spelled:
-    """What `_JSONLocator`'s fast path knows of one container that the text spells as orjson does: its
-    members (an object's as (key, value) pairs) and an object's index of keys; where members start
-    (`indexes`, sorted, and `offsets`: the first member's start is taken, every other one was checked);
-    where the members found start their values (`values`); the members whose value was entered, a
-    container of its own (`entered`: its offset); and where the container ends, once known."""
+    """What `_JSONLocator`'s fast path knows of one container that the text spells as orjson does: the
+    container (and an object's keys, in order); where members start (`indexes`, sorted, and `offsets`: the
+    first member's start is taken, every other one was checked); where the members found start their values
+    (`values`); the members whose value was entered, a container of its own (`entered`: its offset); and
+    where the container ends, once known. A member's index is looked up when asked (`at`): a container is
+    entered for one step or two, so an index of all its keys cost more than it saved."""
 
-    __slots__ = ("end", "entered", "index", "indexes", "items", "offsets", "values")
+    __slots__ = ("container", "end", "entered", "indexes", "keys", "offsets", "values")
 
-    def __init__(self, items: list, index: dict[str, int] | None, first: int) -> None:
-        self.items, self.index = items, index
+    def __init__(self, container: dict | list, first: int) -> None:
+        self.container = container
+        self.keys: list | None = list(container) if type(container) is dict else None  # an object's keys
         self.indexes, self.offsets = [0], [first]
         self.values: dict[int, int] = {}
         self.entered: dict[int, int] = {}
         self.end: int | None = None
+
+    def at(self, step: Any) -> int | None:
+        """The index of member `step` (an object's key, a list's position), or None when it has none."""
+        keys = self.keys
+        if keys is not None:
+            return keys.index(step) if isinstance(step, str) and step in self.container else None
+        return int(step) if isinstance(step, int) and 0 <= step < len(self.container) else None
+
+    def run(self, first: int, stop: int) -> dict | list:
+        """Members `first` to `stop` (excluded), as a container of the same kind (to be spelled)."""
+        container = self.container
+        if isinstance(container, dict):
+            return dict(itertools.islice(container.items(), first, stop))
+        return container[first:stop]
 
 
 _Steps = tuple[dict, list]  # a trie of the paths asked for: ({step: its _Steps}, the numbers of the paths ending here)
@@ -603,12 +620,8 @@ class _JSONLocator:
         if spelled is None:
             return offset, value, mark, [(None, step, node) for step, node in children.items()]
         pending, absent = [], []
-        index, count = spelled.index, len(spelled.items)
         for step, node in children.items():
-            if index is not None:
-                at = index.get(step) if isinstance(step, str) else None
-            else:
-                at = int(step) if isinstance(step, int) and 0 <= step < count else None
+            at = spelled.at(step)
             if at is None:
                 absent.append(node)
             else:
@@ -635,11 +648,8 @@ class _JSONLocator:
             opener = b"{" if kind is dict else b"[" if kind is list else None
             if not container or data[offset : offset + 1] != opener or data[offset + 1 : offset + 2] in _SPACE_BYTES:
                 spelled = None
-            elif kind is dict:
-                spelled = _Spelled(list(container.items()), dict(zip(container, range(len(container)), strict=True)),
-                                   offset + 1)
             else:
-                spelled = _Spelled(container, None, offset + 1)
+                spelled = _Spelled(container, offset + 1)
             self.spelled[offset] = spelled
         return spelled  # type: ignore[return-value]
 
@@ -657,10 +667,10 @@ class _JSONLocator:
         data = self.data
         assert data is not None
         position = self._spelled_offset(spelled, at)
-        if position is not None and spelled.index is None:
+        if position is not None and spelled.keys is None:
             value_offset = position if data[position : position + 1] not in _SPACE_BYTES else None
         elif position is not None:
-            key = orjson.dumps(spelled.items[at][0])
+            key = orjson.dumps(spelled.keys[at])  # type: ignore[index]
             value_offset = position + len(key) + 1
             if not (data.startswith(key, position) and data[value_offset - 1 : value_offset] == b":"
                     and data[value_offset : value_offset + 1] not in _SPACE_BYTES):
@@ -700,9 +710,8 @@ class _JSONLocator:
         orjson does (without the comma after them), else None."""
         import orjson
 
-        run = spelled.items[first:stop]
         try:
-            inner = orjson.dumps(dict(run) if spelled.index is not None else run)[1:-1]
+            inner = orjson.dumps(spelled.run(first, stop))[1:-1]
         except (TypeError, orjson.JSONEncodeError):
             return None
         return position + len(inner) if self.data.startswith(inner, position) else None  # type: ignore[union-attr]
@@ -723,7 +732,7 @@ class _JSONLocator:
         if spelled is None:
             return None
         for spelled in reversed(chain):  # innermost first: each end is where its parent's last member ends
-            last, position, count = spelled.indexes[-1], spelled.offsets[-1], len(spelled.items)
+            last, position, count = spelled.indexes[-1], spelled.offsets[-1], len(spelled.container)
             entered = spelled.entered.get(last)
             if entered is not None:
                 inner = self.spelled.get(entered)
@@ -732,7 +741,7 @@ class _JSONLocator:
                     end = self._spelled_run(spelled, last + 1, count, end + 1) if data[end : end + 1] == b"," else None
             else:
                 end = self._spelled_run(spelled, last, count, position)
-            closer = b"}" if spelled.index is not None else b"]"
+            closer = b"}" if spelled.keys is not None else b"]"
             if end is None or data[end : end + 1] != closer:
                 return None
             spelled.end = end + 1
