@@ -58,8 +58,8 @@ def _rule(rule: CompiledRule, found: set[str]) -> None:
     for block in (rule.match, rule.exclude):
         if block is not None:
             _trees([*block.any, *block.all], found)
-    _trees([assertion.tree for assertion in (*rule.any, *rule.all)], found)
     for assertion in (*rule.any, *rule.all):
+        _trees([assertion.tree], found)
         if assertion.message is not None:
             for expression in assertion.message.expressions:
                 _whole(expression, found)
